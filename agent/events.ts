@@ -1,0 +1,88 @@
+import { z } from 'zod';
+
+const UsageSchema = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadTokens: z.number(),
+  cacheWriteTokens: z.number(),
+});
+
+const base = { at: z.string(), sessionId: z.string() };
+
+/**
+ * Everything the agent loop reports, one discriminated union. Higher layers extend it with their own
+ * events (run, verdict, integrity) in `orchestrator/events.ts`; this layer knows nothing of them.
+ */
+export const AgentEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('session.started'), ...base, model: z.string(), tools: z.array(z.string()) }),
+  z.object({
+    type: z.literal('model.request'),
+    ...base,
+    step: z.number(),
+    messages: z.number(),
+    bytes: z.number(),
+  }),
+  z.object({
+    type: z.literal('model.usage'),
+    ...base,
+    step: z.number(),
+    usage: UsageSchema,
+    costUsd: z.number().nullable(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    type: z.literal('model.error'),
+    ...base,
+    step: z.number(),
+    kind: z.string(),
+    message: z.string(),
+    retryAfterMs: z.number().optional(),
+    willRetry: z.boolean(),
+  }),
+  z.object({ type: z.literal('text.delta'), ...base, text: z.string() }),
+  z.object({ type: z.literal('text'), ...base, step: z.number(), text: z.string() }),
+  z.object({
+    type: z.literal('tool.started'),
+    ...base,
+    step: z.number(),
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.record(z.string(), z.unknown()),
+  }),
+  z.object({
+    type: z.literal('tool.ended'),
+    ...base,
+    step: z.number(),
+    callId: z.string(),
+    name: z.string(),
+    isError: z.boolean(),
+    durationMs: z.number(),
+    outputBytes: z.number(),
+    truncated: z.boolean(),
+  }),
+  z.object({
+    type: z.literal('tool.denied'),
+    ...base,
+    step: z.number(),
+    callId: z.string(),
+    name: z.string(),
+    reason: z.string(),
+  }),
+  z.object({ type: z.literal('loop.detected'), ...base, step: z.number(), kind: z.string(), detail: z.string() }),
+  z.object({ type: z.literal('budget.reminder'), ...base, step: z.number(), message: z.string() }),
+  z.object({ type: z.literal('stop.blocked'), ...base, step: z.number(), reason: z.string(), attempt: z.number() }),
+  z.object({
+    type: z.literal('session.ended'),
+    ...base,
+    outcome: z.string(),
+    steps: z.number(),
+    usage: UsageSchema,
+    costUsd: z.number().nullable(),
+    durationMs: z.number(),
+    error: z.string().optional(),
+  }),
+]);
+export type AgentEvent = z.infer<typeof AgentEvent>;
+
+/** Receives events as they happen; must not throw (a throwing sink is logged and ignored). */
+export type EventSink = (event: AgentEvent) => void;

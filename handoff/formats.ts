@@ -1,0 +1,71 @@
+import { z } from 'zod';
+
+/** A feature id as the harness assigns it: `F-001`, `F-002`, … */
+export const FeatureId = z.string().regex(/^F-\d{3,}$/, 'feature ids look like F-001');
+export type FeatureId = z.infer<typeof FeatureId>;
+
+/**
+ * One entry of `feature_list.json`. Compatible with Anthropic's autonomous-coding quickstart
+ * (`category`, `description`, `steps`, `passes`); unknown fields are kept as they are.
+ */
+export const Feature = z.looseObject({
+  id: FeatureId,
+  category: z.string().min(1),
+  description: z.string().min(1),
+  steps: z.array(z.string().min(1)).min(1, 'each feature needs at least one step'),
+  passes: z.boolean(),
+});
+export type Feature = z.infer<typeof Feature>;
+
+/** A feature as it may be found on disk, before the harness has assigned ids. */
+export const FeatureOnDisk = Feature.extend({ id: FeatureId.optional() });
+export type FeatureOnDisk = z.infer<typeof FeatureOnDisk>;
+
+/** `feature_list.json` with ids assigned. */
+export const FeatureList = z.array(Feature);
+export type FeatureList = z.infer<typeof FeatureList>;
+
+/** The three verdicts; a missing verdict is `blocked`, never `pass`. */
+export const VerdictValue = z.enum(['pass', 'fail', 'blocked']);
+export type VerdictValue = z.infer<typeof VerdictValue>;
+
+/** One checked step of a verdict. */
+export const VerdictStep = z.object({ step: z.string(), ok: z.boolean(), evidence: z.string() });
+export type VerdictStep = z.infer<typeof VerdictStep>;
+
+/** What the evaluator submits through `submit_verdict`. */
+export const SubmittedVerdict = z.object({
+  feature_id: FeatureId,
+  verdict: VerdictValue,
+  steps: z.array(VerdictStep),
+  issues: z.array(z.string()),
+});
+export type SubmittedVerdict = z.infer<typeof SubmittedVerdict>;
+
+/** One line of `.nightshift/verdicts.jsonl`: every evaluation, as applied by the harness. */
+export const VerdictRecord = z.object({
+  featureId: FeatureId,
+  verdict: VerdictValue,
+  steps: z.array(VerdictStep),
+  issues: z.array(z.string()),
+  /** Why the harness recorded `blocked` when it did (no verdict, app did not start, browser crashed…). */
+  reason: z.string().optional(),
+  mode: z.enum(['evaluate', 'regression']),
+  runId: z.string(),
+  session: z.number().int().nonnegative(),
+  at: z.string(),
+  /** Evidence files (screenshots, trace) relative to the data dir. */
+  evidence: z.array(z.string()),
+});
+export type VerdictRecord = z.infer<typeof VerdictRecord>;
+
+/** Workspace-relative paths of the files the harness owns. */
+export const WORKSPACE_FILES = {
+  featureList: 'feature_list.json',
+  progress: 'progress.md',
+  quickstartProgress: 'claude-progress.txt',
+  initScript: 'init.sh',
+  harnessDir: '.nightshift',
+  feedbackDir: '.nightshift/feedback',
+  verdicts: '.nightshift/verdicts.jsonl',
+} as const;
