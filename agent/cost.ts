@@ -19,11 +19,36 @@ export type PriceTable = z.infer<typeof PriceTable>;
  * Cache prices default to Anthropic's ratios (read 0.1x, write 1.25x input) when a model omits them.
  */
 export const DEFAULT_PRICES: PriceTable = {
-  'anthropic:claude-sonnet-4-5': { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
-  'anthropic:claude-opus-4-5': { inputPerMTok: 5, outputPerMTok: 25, cacheReadPerMTok: 0.5, cacheWritePerMTok: 6.25 },
-  'anthropic:claude-haiku-4-5': { inputPerMTok: 1, outputPerMTok: 5, cacheReadPerMTok: 0.1, cacheWritePerMTok: 1.25 },
-  'openai:gpt-5.1': { inputPerMTok: 1.25, outputPerMTok: 10, cacheReadPerMTok: 0.125, cacheWritePerMTok: 1.25 },
-  'openai:gpt-5-mini': { inputPerMTok: 0.25, outputPerMTok: 2, cacheReadPerMTok: 0.025, cacheWritePerMTok: 0.25 },
+  'anthropic:claude-sonnet-4-5': {
+    inputPerMTok: 3,
+    outputPerMTok: 15,
+    cacheReadPerMTok: 0.3,
+    cacheWritePerMTok: 3.75,
+  },
+  'anthropic:claude-opus-4-5': {
+    inputPerMTok: 5,
+    outputPerMTok: 25,
+    cacheReadPerMTok: 0.5,
+    cacheWritePerMTok: 6.25,
+  },
+  'anthropic:claude-haiku-4-5': {
+    inputPerMTok: 1,
+    outputPerMTok: 5,
+    cacheReadPerMTok: 0.1,
+    cacheWritePerMTok: 1.25,
+  },
+  'openai:gpt-5.1': {
+    inputPerMTok: 1.25,
+    outputPerMTok: 10,
+    cacheReadPerMTok: 0.125,
+    cacheWritePerMTok: 1.25,
+  },
+  'openai:gpt-5-mini': {
+    inputPerMTok: 0.25,
+    outputPerMTok: 2,
+    cacheReadPerMTok: 0.025,
+    cacheWritePerMTok: 0.25,
+  },
 };
 
 /**

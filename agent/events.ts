@@ -68,9 +68,21 @@ export const AgentEvent = z.discriminatedUnion('type', [
     name: z.string(),
     reason: z.string(),
   }),
-  z.object({ type: z.literal('loop.detected'), ...base, step: z.number(), kind: z.string(), detail: z.string() }),
+  z.object({
+    type: z.literal('loop.detected'),
+    ...base,
+    step: z.number(),
+    kind: z.string(),
+    detail: z.string(),
+  }),
   z.object({ type: z.literal('budget.reminder'), ...base, step: z.number(), message: z.string() }),
-  z.object({ type: z.literal('stop.blocked'), ...base, step: z.number(), reason: z.string(), attempt: z.number() }),
+  z.object({
+    type: z.literal('stop.blocked'),
+    ...base,
+    step: z.number(),
+    reason: z.string(),
+    attempt: z.number(),
+  }),
   z.object({
     type: z.literal('session.ended'),
     ...base,

@@ -37,7 +37,10 @@ export function defineTool<P extends z.ZodType>(tool: Tool<P>): Tool<P> {
 
 /** The JSON Schema a model sees for a tool (from its zod parameters). */
 export function toolSchema(tool: Tool): ToolSchema {
-  const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<string, unknown>;
+  const schema = z.toJSONSchema(tool.parameters, { target: 'draft-7', io: 'input' }) as Record<
+    string,
+    unknown
+  >;
   delete schema.$schema;
   return { name: tool.name, description: tool.description, inputSchema: schema };
 }

@@ -7,7 +7,11 @@ export class NightshiftError extends Error {
   /** Exit code the CLI uses when this error ends the process (2 = bad usage or bad input). */
   readonly exitCode: number;
 
-  constructor(code: string, message: string, options: { hint?: string; exitCode?: number; cause?: unknown } = {}) {
+  constructor(
+    code: string,
+    message: string,
+    options: { hint?: string; exitCode?: number; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -29,7 +33,9 @@ export class InputError extends NightshiftError {
 }
 
 /** Formats a zod error as one line per issue, each naming the field path, for messages to users and models. */
-export function formatZodIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
+export function formatZodIssues(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): string {
   return issues
     .map((issue) => {
       const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';

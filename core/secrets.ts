@@ -1,5 +1,6 @@
 /** Environment variables that carry credentials: never passed to `bash`, never logged, scrubbed from transcripts. */
-export const SECRET_ENV_PATTERN = /(API_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE_KEY|ACCESS_KEY)/i;
+export const SECRET_ENV_PATTERN =
+  /(API_KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|PRIVATE_KEY|ACCESS_KEY)/i;
 
 /** Prefixes of variables that belong to the harness (or its runtime) and are not the workload's business. */
 export const HARNESS_ENV_PREFIXES = [

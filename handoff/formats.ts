@@ -69,3 +69,20 @@ export const WORKSPACE_FILES = {
   feedbackDir: '.nightshift/feedback',
   verdicts: '.nightshift/verdicts.jsonl',
 } as const;
+
+/** One rule a session broke in `feature_list.json` (or git history), found and reverted by the harness. */
+export const IntegrityViolation = z.object({
+  kind: z.enum([
+    'feature_edited',
+    'feature_removed',
+    'feature_added',
+    'features_reordered',
+    'passes_changed',
+    'feature_list_invalid',
+    'history_rewritten',
+    'protected_path_changed',
+  ]),
+  featureId: z.string().optional(),
+  detail: z.string(),
+});
+export type IntegrityViolation = z.infer<typeof IntegrityViolation>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VerdictRecord } from '../handoff/formats.js';
+import { IntegrityViolation, VerdictRecord } from '../handoff/formats.js';
 
 /** The roles a session can play. */
 export const RoleName = z.enum(['initializer', 'generator', 'evaluator']);
@@ -26,22 +26,8 @@ export const SessionOutcome = z.enum([
 ]);
 export type SessionOutcome = z.infer<typeof SessionOutcome>;
 
-/** One rule a session broke in `feature_list.json` (or git history), found and reverted by the harness. */
-export const IntegrityViolation = z.object({
-  kind: z.enum([
-    'feature_edited',
-    'feature_removed',
-    'feature_added',
-    'features_reordered',
-    'passes_changed',
-    'feature_list_invalid',
-    'history_rewritten',
-    'protected_path_changed',
-  ]),
-  featureId: z.string().optional(),
-  detail: z.string(),
-});
-export type IntegrityViolation = z.infer<typeof IntegrityViolation>;
+/** One rule a session broke (defined in handoff/formats.ts, re-exported here for the roles layer). */
+export { IntegrityViolation };
 
 const UsageSchema = z.object({
   inputTokens: z.number(),

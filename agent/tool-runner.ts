@@ -1,0 +1,83 @@
+import { formatZodIssues } from '../core/errors.js';
+import type { ToolCallBlock, ToolResultBlock } from './messages.js';
+import { type Tool, type ToolContext, ToolError, type ToolOutput } from './tool.js';
+
+/** Bytes of tool output sent to the model when a tool does not cut its own output. */
+export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
+
+/** The outcome of running one call, before it becomes a `tool_result` block. */
+export interface ToolRun {
+  output: ToolOutput;
+  truncated: boolean;
+}
+
+/** Cuts text to `maxBytes` keeping the head and the tail, with a note saying what was left out. */
+export function cutMiddle(text: string, maxBytes: number): { text: string; truncated: boolean } {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= maxBytes) return { text, truncated: false };
+  const buffer = Buffer.from(text);
+  const half = Math.floor(maxBytes / 2);
+  // toString on a cut multi-byte sequence yields U+FFFD rather than invalid UTF-8.
+  const head = buffer.subarray(0, half).toString('utf8');
+  const tail = buffer.subarray(bytes - half).toString('utf8');
+  const note = `\n[... ${(bytes - 2 * half).toLocaleString('en-US')} bytes omitted: output exceeded the ${maxBytes.toLocaleString('en-US')}-byte limit ...]\n`;
+  return { text: head + note + tail, truncated: true };
+}
+
+/** Error text for a call whose arguments were not a JSON object. */
+function invalidJsonMessage(call: ToolCallBlock): string {
+  const raw = (call.invalidArguments ?? '').slice(0, 200);
+  return `The arguments of ${call.name} were not valid JSON (${JSON.stringify(raw)}). Call it again with a JSON object.`;
+}
+
+/**
+ * Validates and runs one tool call. Never throws: unknown tools, invalid arguments and thrown errors
+ * all become error results the model can act on.
+ */
+export async function runToolCall(
+  call: ToolCallBlock,
+  tools: ReadonlyMap<string, Tool>,
+  context: ToolContext,
+  outputLimitBytes = DEFAULT_TOOL_OUTPUT_LIMIT,
+): Promise<ToolRun> {
+  if (call.invalidArguments !== undefined) return failed(invalidJsonMessage(call));
+  const tool = tools.get(call.name);
+  if (!tool) {
+    const known = [...tools.keys()].join(', ');
+    return failed(`Unknown tool "${call.name}". Available tools: ${known}.`);
+  }
+  const parsed = tool.parameters.safeParse(call.arguments);
+  if (!parsed.success) {
+    return failed(`Invalid arguments for ${call.name}:\n${formatZodIssues(parsed.error.issues)}`);
+  }
+  try {
+    const result = await tool.execute(parsed.data, context);
+    const output: ToolOutput = typeof result === 'string' ? { content: result } : result;
+    const cut = cutMiddle(output.content, outputLimitBytes);
+    return { output: { ...output, content: cut.text }, truncated: cut.truncated };
+  } catch (error) {
+    const message =
+      error instanceof ToolError ? error.message : `${call.name} failed: ${describeError(error)}`;
+    return failed(message);
+  }
+}
+
+function failed(content: string): ToolRun {
+  return { output: { content, isError: true }, truncated: false };
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Turns a run into the block the model sees. */
+export function toResultBlock(call: ToolCallBlock, run: ToolRun): ToolResultBlock {
+  const block: ToolResultBlock = {
+    type: 'tool_result',
+    toolCallId: call.id,
+    content: run.output.content,
+    isError: run.output.isError === true,
+  };
+  if (run.output.images?.length) block.images = run.output.images;
+  return block;
+}

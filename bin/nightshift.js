@@ -1,0 +1,8 @@
+#!/usr/bin/env node
+// Runs the TypeScript sources directly through tsx's loader: one artefact to ship, no stale build output.
+// docs/architecture.md says why (and how `npm run build` still type-checks and bundles the dashboard UI).
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../cli/main.ts');
+process.exitCode = await main(process.argv);

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# One-time (and idempotent) set-up of a fresh Debian/Ubuntu machine for nightshift:
+# system packages (Chromium for the evaluator, bubblewrap for the bash sandbox, Redis, git),
+# then the npm dependencies. Safe to run again: it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v chromium >/dev/null 2>&1 || [ -x "${NIGHTSHIFT_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
+command -v git >/dev/null 2>&1 || need+=(git)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  echo "setup: installing ${need[*]} with apt-get" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies" >&2
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+echo "setup: ready" >&2
