@@ -10,3 +10,23 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 export function runDataDir(home: string, runId: string): string {
   return path.join(home, 'runs', runId);
 }
+
+/** The JSONL transcript of one session (`<data>/runs/<run>/sessions/<seq>.jsonl`); the dashboard reads it. */
+export function sessionTranscriptPath(home: string, runId: string, seq: number): string {
+  return path.join(runDataDir(home, runId), 'sessions', `${seq}.jsonl`);
+}
+
+/** Screenshots and the Playwright trace of one evaluation (`<data>/runs/<run>/evidence/<seq>/`). */
+export function sessionEvidenceDir(home: string, runId: string, seq: number): string {
+  return path.join(runDataDir(home, runId), 'evidence', String(seq));
+}
+
+/** Output of the app under test during one evaluation. */
+export function sessionAppLogPath(home: string, runId: string, seq: number): string {
+  return path.join(runDataDir(home, runId), 'sessions', `${seq}-app.log`);
+}
+
+/** The mirror of a workspace's repository, refreshed before each session, to rebuild a destroyed `.git`. */
+export function repoBackupDir(home: string, runId: string): string {
+  return path.join(runDataDir(home, runId), 'backup.git');
+}

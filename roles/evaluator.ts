@@ -1,0 +1,160 @@
+import path from 'node:path';
+import type { AgentResult } from '../agent/loop.js';
+import { createBrowserTools } from '../agent/tools/browser.js';
+import { createFileTools } from '../agent/tools/index.js';
+import { sessionAppLogPath, sessionEvidenceDir } from '../core/paths.js';
+import { freePort, type RunningApp, startApp } from '../handoff/app-runner.js';
+import { readFeatureList } from '../handoff/feature-list.js';
+import { type Feature, WORKSPACE_FILES } from '../handoff/formats.js';
+import type { WorkspaceRepo } from '../handoff/git.js';
+import { evaluatorMessage } from './orientation.js';
+import type { RoleFinish, RolePlan } from './plan.js';
+import { rolePrompt } from './prompt-files.js';
+import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
+import type { RoleSessionInput } from './types.js';
+import { toVerdictRecord, type VerdictContext } from './verdicts.js';
+
+/** The evaluator reads files but writes nothing. */
+export const EVALUATOR_PROTECTED_PATHS = [
+  '.',
+  WORKSPACE_FILES.featureList,
+  WORKSPACE_FILES.harnessDir,
+  '.git',
+];
+
+/** Loop outcomes after which a missing verdict means the check did not run to the end (recorded `blocked`). */
+const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
+  'completed',
+  'step_limit',
+  'time_limit',
+  'ended_by_hook',
+  'context_overflow',
+]);
+
+/**
+ * Prepares an evaluator session: the harness starts the app and a fresh browser context; the model gets
+ * read-only file tools, the browser tools and `submit_verdict`. An app that does not come up, or a browser
+ * that cannot be had, ends the session at once with `blocked` verdicts and the reason — never a pass.
+ */
+export async function prepareEvaluator(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+): Promise<RolePlan | RoleFinish> {
+  const mode = input.mode ?? 'evaluate';
+  const clock = input.clock ?? Date.now;
+  const features = await featuresUnderEvaluation(repo, input.featureIds);
+  const evidenceDir = sessionEvidenceDir(input.dataDir, input.runId, input.session);
+  const context = (evidence: string[]): VerdictContext => ({
+    runId: input.runId,
+    session: input.session,
+    mode,
+    at: new Date(clock()).toISOString(),
+    evidence,
+  });
+  const blockAll = (reason: string): RoleFinish => ({
+    outcome: 'blocked',
+    reason,
+    verdicts: input.featureIds.map((id) => toVerdictRecord(id, undefined, context([]), reason)),
+  });
+  if (features.length !== input.featureIds.length)
+    return blockAll('a feature under evaluation is not in feature_list.json');
+  if (!input.browser) return blockAll('no browser is available to this worker');
+  const started = await startApp({
+    workspace: repo.dir,
+    port: await freePort(),
+    logFile: sessionAppLogPath(input.dataDir, input.runId, input.session),
+    ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
+  });
+  if (!started.ok) {
+    input.onNotice?.({ type: 'app.blocked', reason: started.reason });
+    return blockAll(started.reason);
+  }
+  const app: RunningApp = started.app;
+  let evaluation: Awaited<ReturnType<NonNullable<RoleSessionInput['browser']>['acquireContext']>>;
+  try {
+    evaluation = await input.browser.acquireContext({ evidenceDir, trace: true, baseURL: app.url });
+  } catch (error) {
+    await app.stop();
+    return blockAll(`the browser could not be started: ${(error as Error).message}`);
+  }
+  const collector = new VerdictCollector(input.featureIds);
+  let evidence: string[] = [];
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    const left = await evaluation.close();
+    evidence = [...left.screenshots, ...(left.tracePath ? [left.tracePath] : [])].map((file) =>
+      path.relative(input.dataDir, file),
+    );
+    await app.stop();
+  };
+  return {
+    system: rolePrompt('evaluator'),
+    firstMessage: evaluatorMessage({ appUrl: app.url, features, mode }),
+    tools: [
+      ...createFileTools({ readOnly: true }),
+      ...createBrowserTools({
+        page: evaluation.page,
+        evidenceDir,
+        consoleMessages: () => evaluation.consoleMessages,
+        allowedOrigins: [app.url],
+      }),
+      createSubmitVerdictTool(collector),
+    ],
+    protectedPaths: EVALUATOR_PROTECTED_PATHS,
+    featureListRules: { mayChangePasses: false, mayCreate: false },
+    hooks: {
+      beforeStop: () => {
+        const missing = collector.missing();
+        return missing.length
+          ? {
+              stop: false,
+              message: `Submit a verdict (submit_verdict) for: ${missing.join(', ')}. Then stop.`,
+            }
+          : { stop: true };
+      },
+    },
+    release,
+    finish: async (result) => {
+      await release();
+      const blockedReason = BLOCKING_OUTCOMES.has(result.outcome)
+        ? `the evaluator ended (${result.outcome}) without submitting a verdict`
+        : undefined;
+      const verdicts = input.featureIds
+        .filter((id) => collector.get(id) || blockedReason)
+        .map((id) =>
+          toVerdictRecord(
+            id,
+            collector.get(id),
+            context(evidence),
+            collector.get(id) ? undefined : blockedReason,
+          ),
+        );
+      const outcome = sessionOutcome(result);
+      return { outcome, ...(result.reason ? { reason: result.reason } : {}), verdicts };
+    },
+  };
+}
+
+async function featuresUnderEvaluation(repo: WorkspaceRepo, ids: readonly string[]): Promise<Feature[]> {
+  const features = await readFeatureList(repo.dir);
+  return ids
+    .map((id) => features.find((feature) => feature.id === id))
+    .filter((f): f is Feature => Boolean(f));
+}
+
+function sessionOutcome(result: AgentResult): RoleFinish['outcome'] {
+  switch (result.outcome) {
+    case 'completed':
+      return 'completed';
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'provider_error':
+      return 'provider_error';
+    case 'aborted':
+      return 'aborted';
+    default:
+      return 'blocked';
+  }
+}

@@ -1,0 +1,120 @@
+import type { LoopState } from '../agent/loop.js';
+import { createBashTool, createFileTools } from '../agent/tools/index.js';
+import { readFeatureList } from '../handoff/feature-list.js';
+import { readFeedback } from '../handoff/feedback.js';
+import { WORKSPACE_FILES } from '../handoff/formats.js';
+import { checkpoint, commitsSince, head, isClean, type WorkspaceRepo } from '../handoff/git.js';
+import { generatorMessage } from './orientation.js';
+import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import { rolePrompt } from './prompt-files.js';
+import type { RoleSessionInput } from './types.js';
+import { snapshotWorkspace } from './workspace-state.js';
+
+/** Paths a generator may read but never write: the harness owns them. */
+export const GENERATOR_PROTECTED_PATHS = [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'];
+
+/** Share of the context window after which the session is asked to checkpoint, and after which it is ended. */
+const CONTEXT_CHECKPOINT_AT = 0.8;
+const CONTEXT_END_AT = 0.95;
+
+/** Prepares a generator session on the one feature the harness chose. */
+export async function prepareGenerator(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+): Promise<RolePlan | RoleFinish> {
+  const featureId = input.featureIds[0];
+  const features = await readFeatureList(repo.dir);
+  const feature = features.find((candidate) => candidate.id === featureId);
+  if (!feature) {
+    return {
+      outcome: 'failed',
+      reason: `feature ${featureId ?? '(none)'} is not in feature_list.json`,
+      verdicts: [],
+    };
+  }
+  const startCommit = (await head(repo)) as string;
+  const [feedback, snapshot] = await Promise.all([
+    readFeedback(repo.dir, feature.id),
+    snapshotWorkspace(repo),
+  ]);
+  const tools = [
+    ...createFileTools(),
+    createBashTool({
+      ...input.sandbox,
+      hiddenPaths: [input.dataDir, ...(input.sandbox?.hiddenPaths ?? [])],
+      readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir],
+    }),
+  ];
+  const contextTokens = input.limits.contextTokens ?? 200_000;
+  let askedToCheckpoint = false;
+  return {
+    system: rolePrompt('generator'),
+    firstMessage: generatorMessage({
+      feature,
+      feedback,
+      snapshot,
+      remainingFailing: features.filter((candidate) => !candidate.passes).length,
+    }),
+    tools,
+    protectedPaths: GENERATOR_PROTECTED_PATHS,
+    featureListRules: { mayChangePasses: false, mayCreate: false },
+    hooks: {
+      beforeTurn: (state) => {
+        const used = estimateContextTokens(state) / contextTokens;
+        if (used >= CONTEXT_END_AT) return { end: 'context window nearly full' };
+        if (used >= CONTEXT_CHECKPOINT_AT && !askedToCheckpoint) {
+          askedToCheckpoint = true;
+          return {
+            note: 'The context window is nearly full. Checkpoint now: commit, append a progress note, stop.',
+          };
+        }
+        return {};
+      },
+      beforeStop: async () => {
+        const problem = await uncommittedWork(repo, startCommit);
+        return problem ? { stop: false, message: problem } : { stop: true };
+      },
+    },
+    finish: (result) => finishGenerator(input, repo, startCommit, result),
+  };
+}
+
+/** Why the generator may not stop yet, or undefined when the tree is clean and it committed. */
+async function uncommittedWork(repo: WorkspaceRepo, startCommit: string): Promise<string | undefined> {
+  if (!(await isClean(repo))) {
+    return 'Your working tree has uncommitted changes. Commit them (git add -A && git commit -m "<feature id>: …"), append a note to progress.md, commit that too, then stop.';
+  }
+  if ((await commitsSince(repo, startCommit)).length === 0) {
+    return 'You have not committed anything in this session. Implement the feature, commit it and append a progress note before you stop.';
+  }
+  return undefined;
+}
+
+async function finishGenerator(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  startCommit: string,
+  result: Parameters<RolePlan['finish']>[0],
+): Promise<RoleFinish> {
+  const interrupted = outcomeOfInterruptedLoop(result);
+  const wip = await checkpoint(repo, {
+    role: 'generator',
+    runId: input.runId,
+    session: input.session,
+    featureId: input.featureIds[0],
+    summary: interrupted ? `work in progress (${result.reason ?? result.outcome})` : 'uncommitted leftovers',
+    wip: true,
+  });
+  if (wip) input.onNotice?.({ type: 'checkpoint', sha: wip, wip: true });
+  if (interrupted)
+    return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+  const commits = await commitsSince(repo, startCommit);
+  if (commits.length === 0)
+    return { outcome: 'failed', reason: 'the generator made no change', verdicts: [] };
+  return { outcome: 'completed', ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+}
+
+/** Rough size of the next request: the conversation's bytes over four (good enough for a threshold). */
+function estimateContextTokens(state: LoopState): number {
+  return Math.ceil(Buffer.byteLength(JSON.stringify(state.messages)) / 4);
+}

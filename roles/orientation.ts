@@ -1,0 +1,88 @@
+import type { Feature } from '../handoff/formats.js';
+
+/** Pieces of workspace state the harness gathers so the model spends no turns on orientation. */
+export interface WorkspaceSnapshot {
+  /** Tracked files, one per line (capped). */
+  files: string[];
+  /** `git log --oneline` of the last commits, newest first. */
+  gitLog: string;
+  /** The tail of `progress.md`. */
+  progressTail: string;
+}
+
+function section(title: string, body: string): string {
+  return `## ${title}\n${body.trim() || '(none)'}`;
+}
+
+function numberedSteps(steps: readonly string[]): string {
+  return steps.map((step, index) => `${index + 1}. ${step}`).join('\n');
+}
+
+function fileList(files: readonly string[], max = 80): string {
+  const shown = files.slice(0, max).join('\n');
+  return files.length > max ? `${shown}\n… and ${files.length - max} more` : shown;
+}
+
+/** The initializer's first message: the spec text verbatim and the rules for the feature list. */
+export function initializerMessage(input: {
+  specName: string;
+  specText: string;
+  featureCount?: { min?: number; max?: number };
+}): string {
+  const range = input.featureCount;
+  const count =
+    range?.min !== undefined || range?.max !== undefined
+      ? `Aim for ${range?.min ?? 1}–${range?.max ?? 'any number of'} features.`
+      : 'Aim for as many features as the spec needs, each small enough for one session.';
+  return [
+    `# Spec (${input.specName})`,
+    input.specText.trim(),
+    section(
+      'Your output',
+      `${count}\nWrite feature_list.json, init.sh, progress.md and a skeleton app, then commit.`,
+    ),
+  ].join('\n\n');
+}
+
+/** The generator's first message: the feature (id and description verbatim), feedback, progress, git log. */
+export function generatorMessage(input: {
+  feature: Feature;
+  feedback: string | null;
+  snapshot: WorkspaceSnapshot;
+  remainingFailing: number;
+}): string {
+  const { feature, snapshot } = input;
+  const parts = [
+    `# Feature ${feature.id}: ${feature.description}`,
+    `Category: ${feature.category}. ${input.remainingFailing} feature(s) still failing in total; work on this one only.`,
+    section('Steps the evaluator will perform in a browser', numberedSteps(feature.steps)),
+  ];
+  if (input.feedback)
+    parts.push(section('Evaluator feedback from the last attempt (fix this)', input.feedback));
+  parts.push(
+    section('Recent progress notes (progress.md)', snapshot.progressTail),
+    section('Recent commits', snapshot.gitLog),
+    section('Files in the workspace', fileList(snapshot.files)),
+    section(
+      'Running the app',
+      'Start it with `PORT=<port> ./init.sh` (it must listen on $PORT). Stop what you start.',
+    ),
+  );
+  return parts.join('\n\n');
+}
+
+/** The evaluator's first message: the app URL and, for each feature, its id, description and steps. */
+export function evaluatorMessage(input: {
+  appUrl: string;
+  features: readonly Feature[];
+  mode: 'evaluate' | 'regression';
+}): string {
+  const intro =
+    input.mode === 'regression'
+      ? `Regression check: these features passed before; verify each one still works. Submit one verdict per feature.`
+      : `Check this feature. Submit one verdict.`;
+  const features = input.features.map((feature) =>
+    [`## ${feature.id}: ${feature.description}`, 'Steps:', numberedSteps(feature.steps)].join('\n'),
+  );
+  return [`# Evaluate the app at ${input.appUrl}`, intro, ...features].join('\n\n');
+}

@@ -1,0 +1,48 @@
+import type { AgentResult, LoopHooks } from '../agent/loop.js';
+import type { Tool } from '../agent/tool.js';
+import type { VerdictRecord } from '../handoff/formats.js';
+import type { WorkspaceRepo } from '../handoff/git.js';
+import type { SessionOutcome } from './session-result.js';
+import type { RoleSessionInput } from './types.js';
+
+/** What a role's `finish` decides after the loop ended. */
+export interface RoleFinish {
+  outcome: SessionOutcome;
+  reason?: string;
+  verdicts: VerdictRecord[];
+}
+
+/** One session of one role, prepared: what the loop runs and how the role closes the session. */
+export interface RolePlan {
+  system: string;
+  firstMessage: string;
+  tools: Tool[];
+  /** Workspace-relative paths the file tools may not write. */
+  protectedPaths: string[];
+  hooks: LoopHooks;
+  /** Role-specific closing: validation, WIP commit, verdicts. Runs before the integrity checks. */
+  finish(result: AgentResult): Promise<RoleFinish>;
+  /** Releases what `prepare` acquired (app, browser context); always called. */
+  release?(): Promise<void>;
+  /** Whether this role may change `passes` (none may: only verdict application, after the guard). */
+  featureListRules: { mayChangePasses: boolean; mayCreate: boolean };
+}
+
+/** Builds a role's plan for one session. */
+export type RolePreparer = (input: RoleSessionInput, repo: WorkspaceRepo) => Promise<RolePlan | RoleFinish>;
+
+/** Maps how the loop ended to a session outcome for roles whose work is commits (initializer, generator). */
+export function outcomeOfInterruptedLoop(result: AgentResult): SessionOutcome | undefined {
+  switch (result.outcome) {
+    case 'completed':
+      return undefined;
+    case 'rate_limited':
+      return 'rate_limited';
+    case 'provider_error':
+      return 'provider_error';
+    case 'aborted':
+      return 'aborted';
+    default:
+      return 'checkpointed';
+  }
+}

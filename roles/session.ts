@@ -1,0 +1,148 @@
+import { realpath } from 'node:fs/promises';
+import type { AgentEvent } from '../agent/events.js';
+import { type AgentResult, runAgent } from '../agent/loop.js';
+import { emptyUsage } from '../agent/messages.js';
+import { TranscriptWriter } from '../agent/transcript.js';
+import { moduleLogger } from '../core/log.js';
+import { repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
+import type { IntegrityViolation } from '../handoff/formats.js';
+import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
+import { backupRepo, verifyDescendsFrom } from '../handoff/git-history.js';
+import { guardFeatureList } from '../handoff/integrity.js';
+import { prepareEvaluator } from './evaluator.js';
+import { prepareGenerator } from './generator.js';
+import { prepareInitializer } from './initializer.js';
+import type { RoleFinish, RolePlan, RolePreparer } from './plan.js';
+import type { SessionResult } from './session-result.js';
+import type { RoleSessionInput } from './types.js';
+import { applyVerdicts } from './verdicts.js';
+
+const log = moduleLogger('roles/session');
+
+const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
+  initializer: prepareInitializer,
+  generator: prepareGenerator,
+  evaluator: prepareEvaluator,
+};
+
+/**
+ * Runs one session of one role from a clean tree at the run branch's head: the harness orients the
+ * model, runs the loop with the role's tools and hooks, closes the session the role's way (validation,
+ * WIP commit, verdicts), then checks the history and the feature list and reverts what was not allowed.
+ */
+export async function runRoleSession(input: RoleSessionInput): Promise<SessionResult> {
+  const clock = input.clock ?? Date.now;
+  const startedAt = clock();
+  const repo = openRepo(await realpath(input.workspace));
+  const startCommit = await head(repo);
+  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
+  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
+  await rollback(repo, startCommit);
+  await backupRepo(repo, repoBackupDir(input.dataDir, input.runId));
+  const prepared = await PREPARERS[input.role](input, repo);
+  const finished =
+    'system' in prepared ? await runPlan(input, repo, prepared) : { ...prepared, agent: undefined };
+  const violations = await checkIntegrity(
+    input,
+    repo,
+    startCommit,
+    'system' in prepared ? prepared : undefined,
+  );
+  const verdicts = finished.verdicts;
+  if (input.role === 'evaluator' && verdicts.length) {
+    await applyVerdicts(repo, verdicts);
+  }
+  const endCommit = (await head(repo)) ?? startCommit;
+  return {
+    role: input.role,
+    featureIds: input.featureIds,
+    outcome: finished.outcome,
+    ...(finished.reason === undefined ? {} : { reason: finished.reason }),
+    model: input.provider.id,
+    startCommit,
+    endCommit,
+    commits: await commitsSince(repo, startCommit),
+    usage: finished.agent?.usage ?? emptyUsage(),
+    costUsd: finished.agent ? finished.agent.costUsd : 0,
+    steps: finished.agent?.steps ?? 0,
+    startedAt: new Date(startedAt).toISOString(),
+    durationMs: clock() - startedAt,
+    violations,
+    verdicts,
+    ...(finished.agent?.failure?.retryAfterMs === undefined
+      ? {}
+      : { retryAfterMs: finished.agent.failure.retryAfterMs }),
+  };
+}
+
+async function runPlan(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  plan: RolePlan,
+): Promise<RoleFinish & { agent: AgentResult }> {
+  const sessionId = `${input.runId}-${input.session}`;
+  try {
+    const agent = await runAgent({
+      sessionId,
+      provider: input.provider,
+      system: plan.system,
+      firstMessage: plan.firstMessage,
+      tools: plan.tools,
+      toolContext: { workspace: repo.dir, protectedPaths: plan.protectedPaths },
+      limits: { maxSteps: input.limits.maxSteps, maxWallMs: input.limits.maxMinutes * 60_000 },
+      hooks: withBudgetHook(input, plan),
+      sink: (event: AgentEvent) => input.sink?.(event),
+      transcript: new TranscriptWriter(
+        sessionTranscriptPath(input.dataDir, input.runId, input.session),
+        input.secrets,
+      ),
+      ...(input.signal ? { signal: input.signal } : {}),
+      ...(input.prices ? { prices: input.prices } : {}),
+      ...(input.clock ? { clock: input.clock } : {}),
+    });
+    const finished = await plan.finish(agent);
+    return { ...finished, agent };
+  } finally {
+    await plan.release?.().catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
+  }
+}
+
+/**
+ * Budgets first (the orchestrator's `stopReason`), then the role's own turn hook. A context window
+ * nearly full asks for a checkpoint: the loop reports usage per request, the last one tells the size.
+ */
+function withBudgetHook(input: RoleSessionInput, plan: RolePlan): RolePlan['hooks'] {
+  return {
+    ...plan.hooks,
+    beforeTurn: async (state) => {
+      const reason = input.stopReason?.(state);
+      if (reason) return { end: reason };
+      return (await plan.hooks.beforeTurn?.(state)) ?? {};
+    },
+  };
+}
+
+async function checkIntegrity(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  startCommit: string,
+  plan: RolePlan | undefined,
+): Promise<IntegrityViolation[]> {
+  const violations: IntegrityViolation[] = [];
+  const history = await verifyDescendsFrom(repo, startCommit, {
+    branch: input.branch ?? 'main',
+    backupDir: repoBackupDir(input.dataDir, input.runId),
+    label: `${input.runId}-${input.session}`,
+  });
+  if (!history.ok) violations.push(history.violation);
+  if (plan && !plan.featureListRules.mayCreate) {
+    const guard = await guardFeatureList(repo, startCommit, {
+      mayChangePasses: plan.featureListRules.mayChangePasses,
+      runId: input.runId,
+      session: input.session,
+    });
+    violations.push(...guard.violations);
+  }
+  for (const violation of violations) input.onNotice?.({ type: 'integrity.violation', violation });
+  return violations;
+}

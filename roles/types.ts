@@ -1,0 +1,76 @@
+import type { PriceTable } from '../agent/cost.js';
+import type { EventSink } from '../agent/events.js';
+import type { LoopState } from '../agent/loop.js';
+import type { ModelProvider } from '../agent/messages.js';
+import type { BashToolOptions } from '../agent/tools/index.js';
+import type { IntegrityViolation } from '../handoff/formats.js';
+import type { RoleName } from './session-result.js';
+
+/** Step and time limits of one session. */
+export interface SessionLimits {
+  /** Model requests at most. */
+  maxSteps: number;
+  /** Wall-clock minutes at most. */
+  maxMinutes: number;
+  /** Context window of the model in tokens; past 80 % the session is asked to checkpoint. Default 200,000. */
+  contextTokens?: number;
+}
+
+/**
+ * The browser as the evaluator needs it: a fresh context per evaluation on a browser shared by the
+ * process. `workers/browser-pool.ts` implements it; declared here structurally so roles do not import workers.
+ */
+export interface BrowserSource {
+  acquireContext(options: { evidenceDir: string; trace: boolean; baseURL?: string }): Promise<{
+    page: import('playwright-core').Page;
+    consoleMessages: readonly string[];
+    close(): Promise<{ tracePath?: string; screenshots: string[] }>;
+  }>;
+}
+
+/** What the harness reports besides agent events: violations found, verdicts applied, checkpoints. */
+export type HarnessNotice =
+  | { type: 'integrity.violation'; violation: IntegrityViolation }
+  | { type: 'checkpoint'; sha: string; wip: boolean }
+  | { type: 'app.blocked'; reason: string };
+
+/** Everything one role session needs, passed explicitly (no globals). */
+export interface RoleSessionInput {
+  role: RoleName;
+  runId: string;
+  /** The session's number in the run (the job sequence). */
+  session: number;
+  /** Absolute path of the workspace (a git repository). */
+  workspace: string;
+  /** The run branch (default `main`). */
+  branch?: string;
+  /** Features to work on: one for a generator, one or more for an evaluator, none for the initializer. */
+  featureIds: string[];
+  /** `regression` re-checks features that already pass (evaluator only). */
+  mode?: 'evaluate' | 'regression';
+  provider: ModelProvider;
+  prices?: PriceTable;
+  limits: SessionLimits;
+  /** The data dir: transcripts, evidence, backups. */
+  dataDir: string;
+  /** Bash sandbox settings (network, bubblewrap, hidden paths). */
+  sandbox?: Pick<BashToolOptions, 'sandbox' | 'network' | 'hiddenPaths'>;
+  /** Initializer: the wanted number of features. */
+  featureCount?: { min?: number; max?: number };
+  /** Evaluator: the shared browser. */
+  browser?: BrowserSource;
+  /** Evaluator: how long the app may take to answer after `init.sh` starts. Default 60 s. */
+  appReadyTimeoutMs?: number;
+  /** Cancels the session (shutdown, user cancel); the harness still checkpoints. */
+  signal?: AbortSignal;
+  /** Agent events, as they happen. */
+  sink?: EventSink;
+  /** Harness notices (violations, checkpoints). */
+  onNotice?: (notice: HarnessNotice) => void;
+  /** Budgets checked before each turn: a reason ends the session with a checkpoint. */
+  stopReason?: (state: LoopState) => string | undefined;
+  /** Secret values to redact from the transcript. */
+  secrets?: readonly string[];
+  /** Milliseconds clock, injectable. */
+  clock?: () => number;
+}
