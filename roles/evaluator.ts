@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentResult } from '../agent/loop.js';
 import { createBrowserTools } from '../agent/tools/browser.js';
@@ -59,10 +60,12 @@ export async function prepareEvaluator(
   if (features.length !== input.featureIds.length)
     return blockAll('a feature under evaluation is not in feature_list.json');
   if (!input.browser) return blockAll('no browser is available to this worker');
+  const appLog = sessionAppLogPath(input.dataDir, input.runId, input.session);
+  await mkdir(path.dirname(appLog), { recursive: true });
   const started = await startApp({
     workspace: repo.dir,
     port: await freePort(),
-    logFile: sessionAppLogPath(input.dataDir, input.runId, input.session),
+    logFile: appLog,
     ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
   });
   if (!started.ok) {

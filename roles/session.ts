@@ -6,7 +6,7 @@ import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
 import { repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
-import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
+import { commitsSince, head, openRepo, rollback, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { backupRepo, verifyDescendsFrom } from '../handoff/git-history.js';
 import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
@@ -18,6 +18,9 @@ import type { RoleSessionInput } from './types.js';
 import { applyVerdicts } from './verdicts.js';
 
 const log = moduleLogger('roles/session');
+
+/** Author of the commits sessions make themselves (the harness's own commits are by `nightshift`). */
+export const AGENT_IDENTITY = { name: 'nightshift agent', email: 'agent@nightshift.localhost' };
 
 const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
   initializer: prepareInitializer,
@@ -38,6 +41,9 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
   // Leftovers of a crashed session are not trusted: every session starts from the last commit.
   await rollback(repo, startCommit);
+  // The agent commits through `bash`, whose HOME is private: the identity must live in the repository.
+  await runGit(repo, ['config', 'user.name', AGENT_IDENTITY.name]);
+  await runGit(repo, ['config', 'user.email', AGENT_IDENTITY.email]);
   await backupRepo(repo, repoBackupDir(input.dataDir, input.runId));
   const prepared = await PREPARERS[input.role](input, repo);
   const finished =

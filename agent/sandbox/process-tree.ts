@@ -1,0 +1,131 @@
+/**
+ * Finding and killing every process a command started, via /proc (Linux). A process can leave its
+ * process group (setsid, nohup + disown) and be re-parented to init when its parent exits, so the
+ * tree is found by several links at once: parent pid, process group, session, and (optionally) a
+ * marker variable in its initial environment.
+ */
+import fs from 'node:fs';
+
+/** One row of the process table. */
+export interface ProcessEntry {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  sid: number;
+}
+
+/** Parses `/proc/<pid>/stat`; the command name may contain spaces and parentheses, so split after the last `)`. */
+export function parseStat(stat: string): ProcessEntry | undefined {
+  const close = stat.lastIndexOf(')');
+  if (close === -1) return undefined;
+  const pid = Number.parseInt(stat, 10);
+  const fields = stat.slice(close + 2).split(' ');
+  // Fields after the name: state, ppid, pgrp, session, ...
+  const [ppid, pgid, sid] = [fields[1], fields[2], fields[3]].map((f) => Number.parseInt(f ?? '', 10));
+  if (!Number.isFinite(pid) || ppid === undefined || pgid === undefined || sid === undefined)
+    return undefined;
+  return { pid, ppid, pgid, sid };
+}
+
+/** The current process table (processes that vanish while reading are skipped). */
+export function listProcesses(): ProcessEntry[] {
+  const entries: ProcessEntry[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const entry = parseStat(fs.readFileSync(`/proc/${name}/stat`, 'utf8'));
+      if (entry) entries.push(entry);
+    } catch {
+      // Exited between readdir and read.
+    }
+  }
+  return entries;
+}
+
+function hasMarker(pid: number, marker: string): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/environ`).includes(marker);
+  } catch {
+    return false;
+  }
+}
+
+/** What ties a process to one command. */
+export interface TreeRoots {
+  /** The spawned process (also a group and session leader, since it was spawned detached). */
+  rootPid: number;
+  /** `NAME=value` set only in this command's environment; finds processes that left the tree. */
+  marker?: string;
+}
+
+/** Pids of every process of the command: descendants of the root, its group, its session, marked ones. */
+export function findCommandProcesses(roots: TreeRoots, table: ProcessEntry[] = listProcesses()): number[] {
+  const self = process.pid;
+  const found = new Set<number>();
+  for (const entry of table) {
+    if (entry.pid === self) continue;
+    if (entry.pid === roots.rootPid || entry.pgid === roots.rootPid || entry.sid === roots.rootPid) {
+      found.add(entry.pid);
+    } else if (roots.marker && hasMarker(entry.pid, roots.marker)) {
+      found.add(entry.pid);
+    }
+  }
+  // Close over parent links: children of anything found (they may have changed group and session).
+  const children = new Map<number, number[]>();
+  for (const entry of table) {
+    const list = children.get(entry.ppid) ?? [];
+    list.push(entry.pid);
+    children.set(entry.ppid, list);
+  }
+  const queue = [...found];
+  while (queue.length > 0) {
+    const pid = queue.pop() as number;
+    for (const child of children.get(pid) ?? []) {
+      if (child !== self && !found.has(child)) {
+        found.add(child);
+        queue.push(child);
+      }
+    }
+  }
+  return [...found];
+}
+
+function killPid(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SIGKILLs the command's processes, re-scanning until none is left (a process may fork while we
+ * kill), at most `rounds` times. Returns the pids signalled.
+ */
+export async function killCommandProcesses(roots: TreeRoots, rounds = 20): Promise<number[]> {
+  const killed = new Set<number>();
+  killPid(-roots.rootPid, 'SIGKILL');
+  for (let round = 0; round < rounds; round++) {
+    const pids = findCommandProcesses(roots).filter((pid) => !isZombie(pid));
+    if (pids.length === 0) break;
+    for (const pid of pids) if (killPid(pid, 'SIGKILL')) killed.add(pid);
+    await new Promise((resolve) => setTimeout(resolve, 10 * (round + 1)));
+  }
+  return [...killed];
+}
+
+/** A zombie is dead already; it only waits for its parent to reap it. */
+export function isZombie(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/** True when a process with this pid exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  return !isZombie(pid);
+}

@@ -1,0 +1,24 @@
+/** The file tools (`read`, `write`, `edit`) and the sandboxed `bash` tool. Browser tools live in browser*.ts. */
+import type { Tool } from '../tool.js';
+import { editTool } from './edit.js';
+import { readTool } from './read.js';
+import { writeTool } from './write.js';
+
+export { type BashToolOptions, createBashTool } from './bash.js';
+export { EditArgs, editTool } from './edit.js';
+export { type ResolvedPath, resolveInWorkspace } from './paths.js';
+export { READ_LIMITS, ReadArgs, readTool } from './read.js';
+export { OutputCollector, type TruncatedText, truncateMiddle } from './truncate.js';
+export { WriteArgs, writeTool } from './write.js';
+
+/** Options of `createFileTools`. */
+export interface FileToolsOptions {
+  /** Only `read` (e.g. for the evaluator). Default false. */
+  readOnly?: boolean;
+}
+
+/** The file tools for a role: `[read, write, edit]`, or `[read]` when read-only. */
+export function createFileTools(options: FileToolsOptions = {}): Tool[] {
+  const tools = options.readOnly ? [readTool] : [readTool, writeTool, editTool];
+  return tools as unknown as Tool[];
+}

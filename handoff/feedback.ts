@@ -1,0 +1,61 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { FeatureId, VerdictRecord, WORKSPACE_FILES } from './formats.js';
+
+/** Workspace-relative path of a feature's feedback file: `.nightshift/feedback/F-003.md`. */
+export function feedbackPath(featureId: string): string {
+  return path.posix.join(WORKSPACE_FILES.feedbackDir, `${FeatureId.parse(featureId)}.md`);
+}
+
+/** Renders an evaluator verdict as the markdown a generator reads: failing steps first, with their evidence. */
+export function renderFeedback(input: VerdictRecord): string {
+  const record = VerdictRecord.parse(input);
+  const failing = record.steps.filter((s) => !s.ok);
+  const passing = record.steps.filter((s) => s.ok);
+  const lines = [
+    `# Feedback for ${record.featureId}: ${record.verdict}`,
+    '',
+    `Evaluated in session ${record.session} of run ${record.runId} (${record.mode}) at ${record.at}.`,
+  ];
+  if (record.reason) lines.push('', `Reason: ${record.reason}`);
+  if (failing.length > 0) {
+    lines.push('', '## Failing steps', '');
+    for (const step of failing) lines.push(`- ✗ ${step.step}`, `  Evidence: ${oneLine(step.evidence)}`);
+  }
+  if (record.issues.length > 0) {
+    lines.push('', '## Issues', '');
+    for (const issue of record.issues) lines.push(`- ${oneLine(issue)}`);
+  }
+  if (passing.length > 0) {
+    lines.push('', '## Passing steps', '');
+    for (const step of passing) lines.push(`- ✓ ${step.step}`);
+  }
+  if (record.evidence.length > 0) {
+    lines.push('', '## Evidence files (data dir)', '');
+    for (const file of record.evidence) lines.push(`- ${file}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Writes the feature's feedback file from a verdict, replacing the previous one; returns its workspace-relative path. */
+export async function writeFeedback(workspace: string, record: VerdictRecord): Promise<string> {
+  const relative = feedbackPath(record.featureId);
+  const file = path.join(workspace, relative);
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, renderFeedback(record));
+  return relative;
+}
+
+/** The feature's latest feedback text, or null when it has none. */
+export async function readFeedback(workspace: string, featureId: string): Promise<string | null> {
+  try {
+    return await readFile(path.join(workspace, feedbackPath(featureId)), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').trim();
+}

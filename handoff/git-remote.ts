@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { moduleLogger } from '../core/log.js';
+import { GitError, PushRejectedError } from './errors.js';
+import {
+  gitClient,
+  headUnlocked,
+  locked,
+  openRepo,
+  type RepoOptions,
+  runGit,
+  type WorkspaceRepo,
+} from './git.js';
+
+const log = moduleLogger('handoff/git-remote');
+
+/** Where a remote workspace comes from and where this worker keeps its clone. */
+export interface SyncOptions extends RepoOptions {
+  /** The remote's URL (any URL git accepts, a bare repository path included). */
+  url: string;
+  /** The run branch. */
+  branch: string;
+  /** This worker's clone (one per worker, under the data dir). */
+  cacheDir: string;
+}
+
+/** The synced clone: on the run branch, at the remote's head, with no local changes or untracked files. */
+export interface SyncResult {
+  repo: WorkspaceRepo;
+  head: string;
+  /** The run branch did not exist on the remote and this call created it. */
+  createdBranch: boolean;
+}
+
+/**
+ * Clones the remote into the cache dir (or fetches when the clone exists), then hard-resets to
+ * `origin/<branch>` and removes untracked files. When the branch is missing on the remote it is created from
+ * the remote's default head, or, when the remote is empty, from a new empty root commit; it is pushed
+ * (fast-forward only) at once so that every worker builds on the same root. If another worker created it first,
+ * theirs is taken.
+ */
+export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
+  const repo = openRepo(options.cacheDir, options);
+  return locked(repo, async () => {
+    await cloneOrFetch(repo, options.url);
+    const remoteRef = `refs/remotes/origin/${options.branch}`;
+    if (await resolves(repo, remoteRef)) {
+      await resetToRef(repo, options.branch, remoteRef);
+      return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
+    }
+    const base = (await resolves(repo, 'refs/remotes/origin/HEAD'))
+      ? 'refs/remotes/origin/HEAD'
+      : await rootCommit(repo);
+    await resetToRef(repo, options.branch, base);
+    try {
+      await pushUnlocked(repo, options.branch);
+      log.info({ url: options.url, branch: options.branch }, 'created the run branch on the remote');
+      return { repo, head: (await headUnlocked(repo))!, createdBranch: true };
+    } catch (error) {
+      if (!(error instanceof PushRejectedError)) throw error;
+      await runGit(repo, ['fetch', '-q', '--prune', 'origin']);
+      await resetToRef(repo, options.branch, remoteRef);
+      return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
+    }
+  });
+}
+
+/** Pushes the branch to `origin` without force; throws {@link PushRejectedError} when it is not a fast-forward. */
+export async function pushFastForward(repo: WorkspaceRepo, branch: string): Promise<string> {
+  return locked(repo, () => pushUnlocked(repo, branch));
+}
+
+async function pushUnlocked(repo: WorkspaceRepo, branch: string): Promise<string> {
+  const args = ['push', '-q', 'origin', `refs/heads/${branch}:refs/heads/${branch}`];
+  try {
+    await gitClient(repo).raw(args);
+  } catch (error) {
+    const message = (error as Error).message;
+    if (/rejected|non-fast-forward|fetch first/i.test(message)) {
+      throw new PushRejectedError(branch, message.trim(), { cause: error });
+    }
+    throw new GitError(args, message.trim(), { cause: error });
+  }
+  await runGit(repo, ['update-ref', `refs/remotes/origin/${branch}`, `refs/heads/${branch}`]);
+  return (await headUnlocked(repo))!;
+}
+
+async function cloneOrFetch(repo: WorkspaceRepo, url: string): Promise<void> {
+  if (!existsSync(path.join(repo.dir, '.git'))) {
+    await mkdir(path.dirname(repo.dir), { recursive: true });
+    await runGit(repo, ['clone', '-q', '--no-checkout', url, repo.dir], path.dirname(repo.dir));
+    return;
+  }
+  const current = await runGit(repo, ['config', '--get', 'remote.origin.url']).catch(() => '');
+  if (current.trim() === '') await runGit(repo, ['remote', 'add', 'origin', url]);
+  else if (current.trim() !== url) await runGit(repo, ['remote', 'set-url', 'origin', url]);
+  await runGit(repo, ['fetch', '-q', '--prune', 'origin']);
+}
+
+async function resolves(repo: WorkspaceRepo, ref: string): Promise<boolean> {
+  const out = await gitClient(repo)
+    .raw(['rev-parse', '--verify', '-q', `${ref}^{commit}`])
+    .catch(() => '');
+  return out.trim() !== '';
+}
+
+async function resetToRef(repo: WorkspaceRepo, branch: string, ref: string): Promise<void> {
+  await runGit(repo, ['checkout', '-q', '-f', '-B', branch, ref]);
+  await runGit(repo, ['clean', '-q', '-ffd']);
+}
+
+/** A new empty root commit (for a remote with no commits at all). */
+async function rootCommit(repo: WorkspaceRepo): Promise<string> {
+  await runGit(repo, ['read-tree', '--empty']);
+  const tree = (await runGit(repo, ['write-tree'])).trim();
+  const sha = await runGit(repo, ['commit-tree', tree, '-m', 'nightshift: start of the run branch']);
+  return sha.trim();
+}

@@ -1,0 +1,69 @@
+import { chmod, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { WORKSPACE_FILES } from './formats.js';
+
+/**
+ * The `init.sh` convention, as told to the initializer and checked by the harness:
+ * - it lives at the workspace root and is executable;
+ * - it is idempotent: running it again on a set-up workspace is quick and harmless;
+ * - it installs what the app needs and starts the app listening on `$PORT` (given by the harness; never a fixed port)
+ *   on 127.0.0.1;
+ * - it either stays in the foreground with the app, or backgrounds the app and exits 0 while the app keeps answering;
+ * - the harness runs it with `bash init.sh` in its own process group and stops that whole group afterwards.
+ */
+export const INIT_SCRIPT_CONVENTION = [
+  '`init.sh` (at the workspace root, executable):',
+  '- idempotent: safe and quick to run again on a workspace that is already set up;',
+  '- installs dependencies and starts the app listening on 127.0.0.1:$PORT (the harness sets PORT; never hard-code a port);',
+  '- stays in the foreground running the app, or starts it in the background and exits 0 while the app keeps answering HTTP;',
+  '- the harness runs it as `bash init.sh` in its own process group and stops the whole group afterwards.',
+].join('\n');
+
+/** What {@link checkInitScript} found. */
+export interface InitScriptCheck {
+  /** `init.sh` exists as a file. */
+  present: boolean;
+  /** It is executable (possibly after this check made it so). */
+  executable: boolean;
+  /** The check set the executable bits. */
+  madeExecutable: boolean;
+  /** It mentions `$PORT` / `${PORT}`. */
+  usesPort: boolean;
+  /** Human-readable problems; empty when the script follows the convention. */
+  problems: string[];
+}
+
+/** Checks `init.sh` against the convention; with `makeExecutable` (default true) sets missing execute bits. */
+export async function checkInitScript(
+  workspace: string,
+  options: { makeExecutable?: boolean } = {},
+): Promise<InitScriptCheck> {
+  const file = path.join(workspace, WORKSPACE_FILES.initScript);
+  let mode: number;
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return missing('init.sh is not a regular file');
+    mode = info.mode;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return missing('init.sh is missing');
+    throw error;
+  }
+  const problems: string[] = [];
+  let executable = (mode & 0o111) !== 0;
+  let madeExecutable = false;
+  if (!executable && (options.makeExecutable ?? true)) {
+    await chmod(file, mode | 0o755);
+    executable = true;
+    madeExecutable = true;
+  }
+  if (!executable) problems.push('init.sh is not executable (chmod +x init.sh)');
+  const text = await readFile(file, 'utf8');
+  const usesPort = /\$\{?PORT\b/.test(text);
+  if (!usesPort)
+    problems.push('init.sh does not use $PORT: the app must listen on the port the harness gives it');
+  return { present: true, executable, madeExecutable, usesPort, problems };
+}
+
+function missing(problem: string): InitScriptCheck {
+  return { present: false, executable: false, madeExecutable: false, usesPort: false, problems: [problem] };
+}

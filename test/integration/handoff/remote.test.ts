@@ -1,0 +1,117 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PushRejectedError } from '../../../handoff/errors.js';
+import { checkpoint, head } from '../../../handoff/git.js';
+import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
+import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+
+let restoreConfig: () => void;
+beforeAll(() => {
+  restoreConfig = isolateGitConfig();
+});
+afterAll(() => restoreConfig());
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function setup() {
+  const temp = tempDir('ns-remote-');
+  cleanups.push(temp.cleanup);
+  const url = path.join(temp.dir, 'origin.git');
+  execFileSync('git', ['init', '-q', '--bare', '-b', 'main', url]);
+  return {
+    url,
+    cacheA: path.join(temp.dir, 'workers', 'a', 'run-1'),
+    cacheB: path.join(temp.dir, 'workers', 'b', 'run-1'),
+  };
+}
+
+const branch = 'nightshift/run-1';
+
+describe('remote mode', () => {
+  it('two workers with separate clones take turns through a bare repository', async () => {
+    const { url, cacheA, cacheB } = setup();
+    const a1 = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    expect(a1.createdBranch).toBe(true);
+    expect(agentGit(url, 'rev-parse', branch)).toBe(a1.head);
+
+    await writeFile(path.join(cacheA, 'a.txt'), 'from A\n');
+    const aCommit = await checkpoint(a1.repo, {
+      role: 'generator',
+      runId: 'run-1',
+      session: 1,
+      summary: 'a',
+    });
+    expect(await pushFastForward(a1.repo, branch)).toBe(aCommit);
+
+    const b1 = await syncWorkspace({ url, branch, cacheDir: cacheB });
+    expect(b1).toMatchObject({ head: aCommit, createdBranch: false });
+    expect(await readFile(path.join(cacheB, 'a.txt'), 'utf8')).toBe('from A\n');
+    await writeFile(path.join(cacheB, 'b.txt'), 'from B\n');
+    const bCommit = await checkpoint(b1.repo, {
+      role: 'evaluator',
+      runId: 'run-1',
+      session: 2,
+      summary: 'b',
+    });
+    await pushFastForward(b1.repo, branch);
+
+    // A left junk behind (an interrupted session): the sync discards it and lands on B's commit.
+    await writeFile(path.join(cacheA, 'a.txt'), 'local edit\n');
+    await writeFile(path.join(cacheA, 'junk.txt'), 'junk');
+    const a2 = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    expect(a2.head).toBe(bCommit);
+    expect(await readFile(path.join(cacheA, 'b.txt'), 'utf8')).toBe('from B\n');
+    expect(await readFile(path.join(cacheA, 'a.txt'), 'utf8')).toBe('from A\n');
+    expect(existsSync(path.join(cacheA, 'junk.txt'))).toBe(false);
+    await writeFile(path.join(cacheA, 'c.txt'), 'from A again\n');
+    const cCommit = await checkpoint(a2.repo, {
+      role: 'generator',
+      runId: 'run-1',
+      session: 3,
+      summary: 'c',
+    });
+    await pushFastForward(a2.repo, branch);
+
+    const b2 = await syncWorkspace({ url, branch, cacheDir: cacheB });
+    expect(b2.head).toBe(cCommit);
+    expect(agentGit(url, 'rev-list', '--count', branch)).toBe('4');
+  });
+
+  it('rejects a non-fast-forward push with PushRejectedError and never forces', async () => {
+    const { url, cacheA, cacheB } = setup();
+    const a = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    const b = await syncWorkspace({ url, branch, cacheDir: cacheB });
+    await writeFile(path.join(cacheA, 'a.txt'), 'A');
+    await checkpoint(a.repo, { role: 'generator', runId: 'run-1', session: 1, summary: 'a' });
+    const pushed = await pushFastForward(a.repo, branch);
+    await writeFile(path.join(cacheB, 'b.txt'), 'B');
+    await checkpoint(b.repo, { role: 'generator', runId: 'run-1', session: 1, summary: 'b' });
+    const error = await pushFastForward(b.repo, branch).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(PushRejectedError);
+    expect((error as PushRejectedError).branch).toBe(branch);
+    expect((error as PushRejectedError).code).toBe('PUSH_REJECTED');
+    expect(agentGit(url, 'rev-parse', branch)).toBe(pushed);
+    const again = await syncWorkspace({ url, branch, cacheDir: cacheB });
+    expect(again.head).toBe(pushed);
+    expect(await head(b.repo)).toBe(pushed);
+  });
+
+  it('creates the run branch from the remote default branch when it has commits', async () => {
+    const { url, cacheA } = setup();
+    const seed = tempDir('ns-seed-');
+    cleanups.push(seed.cleanup);
+    agentGit(seed.dir, 'init', '-q', '-b', 'main');
+    await writeFile(path.join(seed.dir, 'app_spec.md'), '# spec\n');
+    agentGit(seed.dir, 'add', '-A');
+    agentGit(seed.dir, 'commit', '-q', '-m', 'spec');
+    agentGit(seed.dir, 'push', '-q', url, 'main');
+    const synced = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    expect(synced).toMatchObject({ createdBranch: true, head: agentGit(seed.dir, 'rev-parse', 'HEAD') });
+    expect(await readFile(path.join(cacheA, 'app_spec.md'), 'utf8')).toBe('# spec\n');
+  });
+});

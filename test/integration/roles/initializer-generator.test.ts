@@ -1,0 +1,163 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFeatureList } from '../../../handoff/feature-list.js';
+import { isClean, openRepo, runGit } from '../../../handoff/git.js';
+import { startModelServer } from '../../../testkit/server.js';
+import type { ModelServer } from '../../../testkit/types.js';
+import { lastUserText, makeWorkspace, removeWorkspace, runSession, TWO_FEATURES, turnOf } from './role-helpers.js';
+
+let server: ModelServer;
+beforeAll(async () => {
+  server = await startModelServer({ policy: () => ({ text: 'idle' }) });
+});
+afterAll(() => server.close());
+
+const INIT_SH = '#!/usr/bin/env bash\nexec node server.js # listens on $PORT\n';
+
+describe('initializer', () => {
+  it('gets the exact validation error back, corrects its feature list, and the harness assigns ids and commits', async () => {
+    const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Todo app\nA list of todos.\n' });
+    const corrections: string[] = [];
+    server.setPolicy((conversation) => {
+      const turn = turnOf(conversation);
+      if (turn === 0) {
+        const invalid = [{ ...TWO_FEATURES[0], passes: true }, { ...TWO_FEATURES[1], steps: [] }];
+        return {
+          toolCalls: [
+            { name: 'write', arguments: { path: 'feature_list.json', content: JSON.stringify(invalid) } },
+            { name: 'write', arguments: { path: 'init.sh', content: INIT_SH } },
+            { name: 'write', arguments: { path: 'progress.md', content: '# Progress\n' } },
+            { name: 'bash', arguments: { command: 'git add -A && git commit -qm init' } },
+          ],
+        };
+      }
+      if (turn === 1) return { text: 'Done.' };
+      corrections.push(lastUserText(conversation));
+      if (turn === 2) {
+        return {
+          toolCalls: [
+            { name: 'write', arguments: { path: 'feature_list.json', content: JSON.stringify(TWO_FEATURES, null, 2) } },
+            { name: 'bash', arguments: { command: 'git add -A && git commit -qm "fix feature list"' } },
+          ],
+        };
+      }
+      return { text: 'Fixed.' };
+    });
+    const result = await runSession(server, { role: 'initializer', workspace, dataDir, featureIds: [] });
+    expect(result.outcome).toBe('completed');
+    expect(corrections[0]).toMatch(/\[0\]\.passes: must be false/);
+    expect(corrections[0]).toMatch(/\[1\]\.steps: each feature needs at least one step/);
+    const list = await readFeatureList(workspace);
+    expect(list.map((feature) => feature.id)).toEqual(['F-001', 'F-002']);
+    expect(list.every((feature) => !feature.passes)).toBe(true);
+    expect(fs.statSync(path.join(workspace, 'init.sh')).mode & 0o111).not.toBe(0);
+    expect(await isClean(openRepo(workspace))).toBe(true);
+    expect(result.commits.length).toBeGreaterThanOrEqual(2);
+    removeWorkspace(workspace);
+  });
+
+  it('fails with the validation error when the model never fixes its output', async () => {
+    const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Spec\n' });
+    server.setPolicy((conversation) =>
+      turnOf(conversation) === 0
+        ? { toolCalls: [{ name: 'write', arguments: { path: 'feature_list.json', content: '[]' } }] }
+        : { text: 'I am done.' },
+    );
+    const result = await runSession(server, { role: 'initializer', workspace, dataDir, featureIds: [] });
+    expect(result.outcome).toBe('failed');
+    expect(result.reason).toMatch(/has 0 features; at least 1 are needed/);
+    expect(result.reason).toMatch(/init\.sh is missing/);
+    removeWorkspace(workspace);
+  });
+});
+
+async function builtWorkspace() {
+  const list = TWO_FEATURES.map((feature, index) => ({ id: `F-00${index + 1}`, ...feature }));
+  return makeWorkspace({
+    'app_spec.md': '# Todo\n',
+    'feature_list.json': `${JSON.stringify(list, null, 2)}\n`,
+    'init.sh': INIT_SH,
+    'progress.md': '# Progress\n\n## Session 0\nSkeleton in place.\n',
+    'server.js': '// app\n',
+  });
+}
+
+describe('generator', () => {
+  it('is orientated by the harness: the first message has the feature id, description, progress and git log', async () => {
+    const { workspace, dataDir } = await builtWorkspace();
+    let first = '';
+    server.setPolicy((conversation) => {
+      const turn = turnOf(conversation);
+      if (turn === 0) {
+        const message = conversation.messages[0];
+        first = message?.content.map((block) => (block.type === 'text' ? block.text : '')).join('') ?? '';
+        return {
+          toolCalls: [
+            { name: 'write', arguments: { path: 'server.js', content: '// app with add\n' } },
+            { name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } },
+          ],
+        };
+      }
+      return { text: 'Done.' };
+    });
+    const result = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
+    expect(result.outcome).toBe('completed');
+    expect(first).toContain('F-001: Add a todo');
+    expect(first).toContain('Skeleton in place.');
+    expect(first).toMatch(/Recent commits\n[0-9a-f]{7,} nightshift\(harness\)/);
+    expect(first).toContain('server.js');
+    removeWorkspace(workspace);
+  });
+
+  it('is sent back when it forgets to commit, and then commits', async () => {
+    const { workspace, dataDir } = await builtWorkspace();
+    const notes: string[] = [];
+    server.setPolicy((conversation) => {
+      const turn = turnOf(conversation);
+      if (turn === 0) return { toolCalls: [{ name: 'write', arguments: { path: 'server.js', content: '// v2\n' } }] };
+      if (turn === 1) return { text: 'Implemented.' };
+      notes.push(lastUserText(conversation));
+      if (turn === 2) return { toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } }] };
+      return { text: 'Committed.' };
+    });
+    const result = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
+    expect(notes[0]).toMatch(/uncommitted changes/);
+    expect(result.outcome).toBe('completed');
+    expect(result.commits).toHaveLength(1);
+    const subject = await runGit(openRepo(workspace), ['log', '-1', '--format=%s']);
+    expect(subject.trim()).toBe('F-001: add');
+    expect(await isClean(openRepo(workspace))).toBe(true);
+    removeWorkspace(workspace);
+  });
+
+  it('cannot write the feature list with file tools, and a passes flip made through bash is reverted and recorded', async () => {
+    const { workspace, dataDir } = await builtWorkspace();
+    const refusals: string[] = [];
+    server.setPolicy((conversation) => {
+      const turn = turnOf(conversation);
+      if (turn === 0) {
+        return { toolCalls: [{ name: 'edit', arguments: { path: 'feature_list.json', old_string: '"passes": false', new_string: '"passes": true', replace_all: true } }] };
+      }
+      if (turn === 1) {
+        refusals.push(lastUserText(conversation));
+        return {
+          toolCalls: [
+            {
+              name: 'bash',
+              arguments: { command: `sed -i 's/"passes": false/"passes": true/' feature_list.json && git commit -qam "F-001: all done"` },
+            },
+          ],
+        };
+      }
+      return { text: 'All features pass now.' };
+    });
+    const result = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
+    expect(refusals[0]).toMatch(/protected/);
+    expect(result.violations.filter((violation) => violation.kind === 'passes_changed')).toHaveLength(2);
+    const list = await readFeatureList(workspace);
+    expect(list.every((feature) => feature.passes === false)).toBe(true);
+    expect(await isClean(openRepo(workspace))).toBe(true);
+    removeWorkspace(workspace);
+  });
+});
