@@ -6,11 +6,25 @@ import { readVerdicts } from '../../../handoff/verdicts.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
-import { firstMessage, lastUserText, makeWorkspace, refOf, removeWorkspace, runSession, turnOf } from './role-helpers.js';
+import {
+  firstMessage,
+  lastUserText,
+  makeWorkspace,
+  refOf,
+  removeWorkspace,
+  runSession,
+  turnOf,
+} from './role-helpers.js';
 
 const FIXTURE = path.resolve('test/fixtures/todo-app/server.js');
 const FEATURES = [
-  { id: 'F-001', category: 'functional', description: 'Remaining count', steps: ['Add "Alpha" and "Beta"', 'Complete "Alpha"', 'The page says "1 item left"'], passes: false },
+  {
+    id: 'F-001',
+    category: 'functional',
+    description: 'Remaining count',
+    steps: ['Add "Alpha" and "Beta"', 'Complete "Alpha"', 'The page says "1 item left"'],
+    passes: false,
+  },
 ];
 const buggyInit = '#!/usr/bin/env bash\nexport BUG=count\nexec node server.js # on $PORT\n';
 
@@ -77,7 +91,13 @@ const fixingGenerator: Policy = (conversation) => {
     return {
       toolCalls: [
         { name: 'edit', arguments: { path: 'init.sh', old_string: 'export BUG=count\n', new_string: '' } },
-        { name: 'bash', arguments: { command: 'printf "\\n## fixed the count\\n" >> progress.md && git add -A && git commit -qm "F-001: count active todos only"' } },
+        {
+          name: 'bash',
+          arguments: {
+            command:
+              'printf "\\n## fixed the count\\n" >> progress.md && git add -A && git commit -qm "F-001: count active todos only"',
+          },
+        },
       ],
     };
   }
@@ -98,7 +118,14 @@ describe('evaluator', () => {
   it('catches a planted bug, the next generator fixes it from the feedback, and the evaluator then passes it', async () => {
     const { workspace, dataDir } = await todoWorkspace();
     server.setPolicy(countingEvaluator);
-    const first = await runSession(server, { role: 'evaluator', workspace, dataDir, featureIds: ['F-001'], session: 2, browser });
+    const first = await runSession(server, {
+      role: 'evaluator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      session: 2,
+      browser,
+    });
     expect(first.outcome).toBe('completed');
     expect(first.verdicts.map((verdict) => verdict.verdict)).toEqual(['fail']);
     const feedback = fs.readFileSync(path.join(workspace, '.nightshift/feedback/F-001.md'), 'utf8');
@@ -107,12 +134,25 @@ describe('evaluator', () => {
     expect((await readFeatureList(workspace))[0]?.passes).toBe(false);
 
     server.setPolicy(fixingGenerator);
-    const fix = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'], session: 3 });
+    const fix = await runSession(server, {
+      role: 'generator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      session: 3,
+    });
     expect(fix.outcome).toBe('completed');
     expect(fix.violations).toEqual([]);
 
     server.setPolicy(countingEvaluator);
-    const second = await runSession(server, { role: 'evaluator', workspace, dataDir, featureIds: ['F-001'], session: 4, browser });
+    const second = await runSession(server, {
+      role: 'evaluator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      session: 4,
+      browser,
+    });
     expect(second.verdicts.map((verdict) => verdict.verdict)).toEqual(['pass']);
     expect((await readFeatureList(workspace))[0]?.passes).toBe(true);
     const { records } = await readVerdicts(workspace);
@@ -125,18 +165,35 @@ describe('evaluator', () => {
   it('records blocked, never pass, when the evaluator stops without submitting a verdict', async () => {
     const { workspace, dataDir } = await todoWorkspace();
     server.setPolicy(() => ({ text: 'Looks great to me.' }));
-    const result = await runSession(server, { role: 'evaluator', workspace, dataDir, featureIds: ['F-001'], browser });
+    const result = await runSession(server, {
+      role: 'evaluator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      browser,
+    });
     expect(result.verdicts).toHaveLength(1);
-    expect(result.verdicts[0]).toMatchObject({ verdict: 'blocked', reason: expect.stringMatching(/without submitting a verdict/) });
+    expect(result.verdicts[0]).toMatchObject({
+      verdict: 'blocked',
+      reason: expect.stringMatching(/without submitting a verdict/),
+    });
     expect((await readFeatureList(workspace))[0]?.passes).toBe(false);
     removeWorkspace(workspace);
   });
 
   it('records blocked with the exit code and last lines when the app does not start', async () => {
-    const { workspace, dataDir } = await todoWorkspace('#!/usr/bin/env bash\necho "cannot find module express"\nexit 3\n');
+    const { workspace, dataDir } = await todoWorkspace(
+      '#!/usr/bin/env bash\necho "cannot find module express"\nexit 3\n',
+    );
     server.setPolicy(() => ({ text: 'should not be asked' }));
     const before = server.requests.length;
-    const result = await runSession(server, { role: 'evaluator', workspace, dataDir, featureIds: ['F-001'], browser });
+    const result = await runSession(server, {
+      role: 'evaluator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      browser,
+    });
     expect(result.outcome).toBe('blocked');
     expect(result.reason).toMatch(/exit(ed)? (with )?(code )?3/);
     expect(result.reason).toContain('cannot find module express');

@@ -5,7 +5,14 @@ import { readFeatureList } from '../../../handoff/feature-list.js';
 import { isClean, openRepo, runGit } from '../../../handoff/git.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
-import { lastUserText, makeWorkspace, removeWorkspace, runSession, TWO_FEATURES, turnOf } from './role-helpers.js';
+import {
+  lastUserText,
+  makeWorkspace,
+  removeWorkspace,
+  runSession,
+  TWO_FEATURES,
+  turnOf,
+} from './role-helpers.js';
 
 let server: ModelServer;
 beforeAll(async () => {
@@ -22,7 +29,10 @@ describe('initializer', () => {
     server.setPolicy((conversation) => {
       const turn = turnOf(conversation);
       if (turn === 0) {
-        const invalid = [{ ...TWO_FEATURES[0], passes: true }, { ...TWO_FEATURES[1], steps: [] }];
+        const invalid = [
+          { ...TWO_FEATURES[0], passes: true },
+          { ...TWO_FEATURES[1], steps: [] },
+        ];
         return {
           toolCalls: [
             { name: 'write', arguments: { path: 'feature_list.json', content: JSON.stringify(invalid) } },
@@ -37,7 +47,10 @@ describe('initializer', () => {
       if (turn === 2) {
         return {
           toolCalls: [
-            { name: 'write', arguments: { path: 'feature_list.json', content: JSON.stringify(TWO_FEATURES, null, 2) } },
+            {
+              name: 'write',
+              arguments: { path: 'feature_list.json', content: JSON.stringify(TWO_FEATURES, null, 2) },
+            },
             { name: 'bash', arguments: { command: 'git add -A && git commit -qm "fix feature list"' } },
           ],
         };
@@ -115,10 +128,14 @@ describe('generator', () => {
     const notes: string[] = [];
     server.setPolicy((conversation) => {
       const turn = turnOf(conversation);
-      if (turn === 0) return { toolCalls: [{ name: 'write', arguments: { path: 'server.js', content: '// v2\n' } }] };
+      if (turn === 0)
+        return { toolCalls: [{ name: 'write', arguments: { path: 'server.js', content: '// v2\n' } }] };
       if (turn === 1) return { text: 'Implemented.' };
       notes.push(lastUserText(conversation));
-      if (turn === 2) return { toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } }] };
+      if (turn === 2)
+        return {
+          toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } }],
+        };
       return { text: 'Committed.' };
     });
     const result = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
@@ -137,7 +154,19 @@ describe('generator', () => {
     server.setPolicy((conversation) => {
       const turn = turnOf(conversation);
       if (turn === 0) {
-        return { toolCalls: [{ name: 'edit', arguments: { path: 'feature_list.json', old_string: '"passes": false', new_string: '"passes": true', replace_all: true } }] };
+        return {
+          toolCalls: [
+            {
+              name: 'edit',
+              arguments: {
+                path: 'feature_list.json',
+                old_string: '"passes": false',
+                new_string: '"passes": true',
+                replace_all: true,
+              },
+            },
+          ],
+        };
       }
       if (turn === 1) {
         refusals.push(lastUserText(conversation));
@@ -145,7 +174,9 @@ describe('generator', () => {
           toolCalls: [
             {
               name: 'bash',
-              arguments: { command: `sed -i 's/"passes": false/"passes": true/' feature_list.json && git commit -qam "F-001: all done"` },
+              arguments: {
+                command: `sed -i 's/"passes": false/"passes": true/' feature_list.json && git commit -qam "F-001: all done"`,
+              },
             },
           ],
         };

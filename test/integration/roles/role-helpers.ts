@@ -9,7 +9,9 @@ import type { RoleSessionInput } from '../../../roles/types.js';
 import type { ModelServer, ScriptedConversation } from '../../../testkit/types.js';
 
 /** A git workspace in a temp dir with the given files committed, plus a data dir beside it. */
-export async function makeWorkspace(files: Record<string, string>): Promise<{ workspace: string; dataDir: string }> {
+export async function makeWorkspace(
+  files: Record<string, string>,
+): Promise<{ workspace: string; dataDir: string }> {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ns-roles-')));
   const workspace = path.join(root, 'ws');
   const dataDir = path.join(root, 'data');
@@ -62,8 +64,10 @@ export function firstMessage(conversation: ScriptedConversation): string {
 /** All text of the last user message: tool results and harness notes. */
 export function lastUserText(conversation: ScriptedConversation): string {
   const last = conversation.messages.at(-1);
-  if (!last || last.role !== 'user') return '';
-  return last.content.map((block) => (block.type === 'text' ? block.text : (block as ToolResultBlock).content)).join('\n');
+  if (last?.role !== 'user') return '';
+  return last.content
+    .map((block) => (block.type === 'text' ? block.text : (block as ToolResultBlock).content))
+    .join('\n');
 }
 
 /** The ref of the first snapshot line matching `pattern`. */
@@ -74,6 +78,16 @@ export function refOf(snapshot: string, pattern: RegExp): string | undefined {
 
 /** A valid quickstart-style feature list (no ids) for tests. */
 export const TWO_FEATURES = [
-  { category: 'functional', description: 'Add a todo', steps: ['Type a title and press Enter', 'The todo is listed'], passes: false },
-  { category: 'functional', description: 'Remaining count', steps: ['Add two todos, complete one', 'The page says 1 item left'], passes: false },
+  {
+    category: 'functional',
+    description: 'Add a todo',
+    steps: ['Type a title and press Enter', 'The todo is listed'],
+    passes: false,
+  },
+  {
+    category: 'functional',
+    description: 'Remaining count',
+    steps: ['Add two todos, complete one', 'The page says 1 item left'],
+    passes: false,
+  },
 ];
