@@ -121,7 +121,7 @@ function withBudgetHook(input: RoleSessionInput, plan: RolePlan): RolePlan['hook
   return {
     ...plan.hooks,
     beforeTurn: async (state) => {
-      const reason = input.stopReason?.(state);
+      const reason = await input.stopReason?.(state);
       if (reason) return { end: reason };
       return (await plan.hooks.beforeTurn?.(state)) ?? {};
     },

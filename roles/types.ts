@@ -68,7 +68,7 @@ export interface RoleSessionInput {
   /** Harness notices (violations, checkpoints). */
   onNotice?: (notice: HarnessNotice) => void;
   /** Budgets checked before each turn: a reason ends the session with a checkpoint. */
-  stopReason?: (state: LoopState) => string | undefined;
+  stopReason?: (state: LoopState) => string | undefined | Promise<string | undefined>;
   /** Secret values to redact from the transcript. */
   secrets?: readonly string[];
   /** Milliseconds clock, injectable. */

@@ -24,7 +24,9 @@ describe('docker-compose.yml', () => {
 
   it('requires a dashboard token because the dashboard binds a non-loopback address', () => {
     expect(compose.services.dashboard.command).toContain('0.0.0.0');
-    expect(compose.services.dashboard.environment.NIGHTSHIFT_DASHBOARD_TOKEN).toMatch(/^\$\{NIGHTSHIFT_DASHBOARD_TOKEN:\?/);
+    expect(compose.services.dashboard.environment.NIGHTSHIFT_DASHBOARD_TOKEN).toMatch(
+      /^\$\{NIGHTSHIFT_DASHBOARD_TOKEN:\?/,
+    );
   });
 
   it('uses an entrypoint that exists in the image', () => {

@@ -28,10 +28,14 @@ describe('LoopDetector', () => {
 
   it('warns once past the edit limit for one file and refuses past twice the limit', () => {
     const detector = new LoopDetector({ editLimit: 2, repeatLimit: 100 });
-    const kinds = Array.from({ length: 6 }, (_, i) =>
-      detector.observe(call('edit', { path: 'app.js', old_string: `${i}`, new_string: `${i + 1}` })).kind,
+    const kinds = Array.from(
+      { length: 6 },
+      (_, i) =>
+        detector.observe(call('edit', { path: 'app.js', old_string: `${i}`, new_string: `${i + 1}` })).kind,
     );
     expect(kinds).toEqual(['ok', 'ok', 'warn', 'ok', 'deny', 'deny']);
-    expect(detector.observe(call('edit', { path: 'other.js', old_string: 'a', new_string: 'b' })).kind).toBe('ok');
+    expect(detector.observe(call('edit', { path: 'other.js', old_string: 'a', new_string: 'b' })).kind).toBe(
+      'ok',
+    );
   });
 });

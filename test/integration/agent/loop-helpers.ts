@@ -41,13 +41,13 @@ export function turnOf(conversation: ScriptedConversation): number {
 /** Tool results of the last user message. */
 export function lastResults(conversation: ScriptedConversation): ToolResultBlock[] {
   const last = conversation.messages.at(-1) as Message | undefined;
-  if (!last || last.role !== 'user') return [];
+  if (last?.role !== 'user') return [];
   return last.content.filter((block): block is ToolResultBlock => block.type === 'tool_result');
 }
 
 /** All text of the last user message (harness notes included). */
 export function lastUserText(conversation: ScriptedConversation): string {
   const last = conversation.messages.at(-1);
-  if (!last || last.role !== 'user') return '';
+  if (last?.role !== 'user') return '';
   return last.content.map((block) => (block.type === 'text' ? block.text : block.content)).join('\n');
 }

@@ -1,13 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AgentEvent } from '../../../agent/events.js';
 import { runAgent } from '../../../agent/loop.js';
 import { createFileTools } from '../../../agent/tools/index.js';
-import { readTranscript, TranscriptWriter } from '../../../agent/transcript.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';
-import { lastResults, lastUserText, providersFor, tempWorkspace, turnOf } from './loop-helpers.js';
+import { lastResults, providersFor, tempWorkspace, turnOf } from './loop-helpers.js';
 
 const limits = { maxSteps: 20, maxWallMs: 30_000 };
 let server: ModelServer;

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { moduleLogger } from '../core/log.js';
+import { runKeys, sessionJobId } from './keys.js';
+import type { Orchestrator } from './orchestrator.js';
+import { type NextAction, nextAction } from './planner.js';
+import type { SessionJobData } from './queues.js';
+import {
+  ACTIVE_STATUSES,
+  type PausedReason,
+  type RunRecord,
+  type RunStatus,
+  type SessionKind,
+} from './run-state.js';
+
+const log = moduleLogger('orchestrator/advance');
+
+/** BullMQ job states in which a session job still counts as in flight. */
+const IN_FLIGHT_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+/** How long one advance may hold the run's advance mutex. */
+const ADVANCE_MUTEX_MS = 15_000;
+
+/** Options of {@link advanceRun}. */
+export interface AdvanceOptions {
+  /** The session job calling from inside its processor: it is done, though BullMQ still calls it active. */
+  finishedJobId?: string;
+}
+
+/** What {@link advanceRun} did. */
+export type AdvanceResult =
+  | { kind: 'queued'; seq: number; jobId: string; action: SessionJobData['action'] }
+  | { kind: 'in-flight'; jobId: string }
+  | { kind: 'status'; status: RunStatus; reason?: string }
+  | { kind: 'idle'; reason: string }
+  | { kind: 'busy' };
+
+/**
+ * Level-triggered step of a run: looks at its state and makes the one thing that should happen next
+ * happen — enqueue the next session (job id `<runId>-<seq>`), or change the status (finish, pause, fail).
+ * Idempotent and safe to call from anywhere at any time (worker after a session, reconciler, CLI): a
+ * short per-run mutex keeps two advancers from enqueueing twice, and an in-flight job means nothing to do.
+ */
+export async function advanceRun(
+  orchestrator: Orchestrator,
+  runId: string,
+  options: AdvanceOptions = {},
+): Promise<AdvanceResult> {
+  const mutexKey = `${runKeys(orchestrator.prefix, runId).lock}:advance`;
+  const token = randomUUID();
+  const taken = await orchestrator.redis.set(mutexKey, token, 'PX', ADVANCE_MUTEX_MS, 'NX');
+  if (taken !== 'OK') return { kind: 'busy' };
+  try {
+    return await advanceLocked(orchestrator, runId, options);
+  } finally {
+    await orchestrator.redis.eval(
+      `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
+      1,
+      mutexKey,
+      token,
+    );
+  }
+}
+
+async function advanceLocked(
+  orchestrator: Orchestrator,
+  runId: string,
+  options: AdvanceOptions,
+): Promise<AdvanceResult> {
+  const { store, queues } = orchestrator;
+  const state = await store.loadState(runId);
+  const { run } = state;
+  if (!ACTIVE_STATUSES.includes(run.status)) return { kind: 'idle', reason: `run is ${run.status}` };
+  if (run.seq > 0) {
+    const jobId = sessionJobId(runId, run.seq);
+    const job = await queues.sessions.getJob(jobId);
+    const finishing = options.finishedJobId === jobId;
+    if (job && !finishing && IN_FLIGHT_STATES.has(await job.getState())) return { kind: 'in-flight', jobId };
+  }
+  const action = nextAction(state, orchestrator.now());
+  return applyAction(orchestrator, run, action);
+}
+
+async function applyAction(
+  orchestrator: Orchestrator,
+  run: RunRecord,
+  action: NextAction,
+): Promise<AdvanceResult> {
+  switch (action.kind) {
+    case 'finish':
+      await changeStatus(orchestrator, run, 'done');
+      return { kind: 'status', status: 'done' };
+    case 'pause':
+      await pauseForStopCondition(orchestrator, run, action.reason, action.detail);
+      return { kind: 'status', status: 'paused', reason: action.reason };
+    case 'fail':
+      await changeStatus(orchestrator, run, 'failed', { detail: action.reason });
+      return { kind: 'status', status: 'failed', reason: action.reason };
+    case 'wait':
+      return { kind: 'idle', reason: action.reason };
+    default:
+      return enqueueSession(orchestrator, run, action);
+  }
+}
+
+async function pauseForStopCondition(
+  orchestrator: Orchestrator,
+  run: RunRecord,
+  reason: PausedReason,
+  detail: string,
+) {
+  if (reason === 'budget' || reason === 'deadline' || reason === 'stuck') {
+    await orchestrator.store.appendEvent(run.id, {
+      type: 'budget.exceeded',
+      runId: run.id,
+      at: orchestrator.now().toISOString(),
+      reason,
+      detail,
+    });
+  }
+  await changeStatus(orchestrator, run, 'paused', { reason, detail });
+}
+
+/** Sets a status and tells the listener (webhooks, summaries); the listener never blocks the run. */
+export async function changeStatus(
+  orchestrator: Orchestrator,
+  before: RunRecord,
+  status: RunStatus,
+  options: { reason?: PausedReason; detail?: string } = {},
+): Promise<RunRecord> {
+  const after = await orchestrator.store.setStatus(before.id, status, options);
+  if (after.status !== before.status || after.pausedReason !== before.pausedReason) {
+    await orchestrator.onStatusChange?.(before, after).catch((error) => {
+      log.warn({ err: error, runId: before.id }, 'status listener failed');
+    });
+  }
+  return after;
+}
+
+async function enqueueSession(
+  orchestrator: Orchestrator,
+  run: RunRecord,
+  action: SessionJobData['action'],
+): Promise<AdvanceResult> {
+  const working: RunStatus = action.kind === 'initialize' ? 'initializing' : 'building';
+  if (run.status !== working) await changeStatus(orchestrator, run, working);
+  const seq = await orchestrator.store.nextSeq(run.id);
+  const jobId = sessionJobId(run.id, seq);
+  const data: SessionJobData = { runId: run.id, seq, action };
+  await orchestrator.queues.sessions.add('session', data, {
+    jobId,
+    attempts: 3,
+    backoff: { type: 'exponential', delay: 5_000 },
+    removeOnComplete: { age: 7 * 24 * 3600, count: 5_000 },
+    removeOnFail: { age: 30 * 24 * 3600 },
+  });
+  const { role, kind, featureIds } = describeAction(action);
+  await orchestrator.store.appendEvent(run.id, {
+    type: 'session.queued',
+    runId: run.id,
+    at: orchestrator.now().toISOString(),
+    seq,
+    jobId,
+    role,
+    kind,
+    featureIds,
+  });
+  log.info({ runId: run.id, seq, action: action.kind }, 'session queued');
+  return { kind: 'queued', seq, jobId, action };
+}
+
+/** The role, session kind and features of a session action. */
+export function describeAction(action: SessionJobData['action']): {
+  role: 'initializer' | 'generator' | 'evaluator';
+  kind: SessionKind;
+  featureIds: string[];
+  mode?: 'evaluate' | 'regression';
+} {
+  switch (action.kind) {
+    case 'initialize':
+      return { role: 'initializer', kind: 'initialize', featureIds: [] };
+    case 'generate':
+      return { role: 'generator', kind: 'generate', featureIds: [action.featureId] };
+    case 'evaluate':
+      return { role: 'evaluator', kind: 'evaluate', featureIds: [action.featureId], mode: 'evaluate' };
+    case 'regress':
+      return { role: 'evaluator', kind: 'regress', featureIds: action.featureIds, mode: 'regression' };
+  }
+}

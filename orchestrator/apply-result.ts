@@ -1,0 +1,265 @@
+import type { Feature, VerdictRecord } from '../handoff/formats.js';
+import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
+import type { Budgets } from './config.js';
+import type { RunEvent } from './events.js';
+import {
+  type FeatureState,
+  type RunCounters,
+  type RunRecord,
+  type SessionRecord,
+  summarizeFeatures,
+  sweepCandidates,
+  toFeatureState,
+} from './run-state.js';
+
+/** Outcomes that say nothing about the work (the session did not really run): the planner repeats its step. */
+export const NOT_COUNTED_OUTCOMES: readonly SessionOutcome[] = ['rate_limited', 'aborted', 'provider_error'];
+
+/** The inputs of applySessionResult. */
+export interface ApplyInput {
+  run: RunRecord;
+  /** Every feature of the run, in list order. */
+  features: FeatureState[];
+  /** The session as recorded at its start (or a stand-in when the start was never recorded). */
+  session: SessionRecord;
+  result: SessionResult;
+  /** A new feature list written by this (initializer) session, applied in the same step. */
+  newFeatures?: Feature[];
+  now: string;
+}
+
+/** What applySessionResult changes: the new run, the features that changed, the finished session and events. */
+export interface ApplyOutput {
+  run: RunRecord;
+  features: FeatureState[];
+  changed: FeatureState[];
+  replaced: boolean;
+  session: SessionRecord;
+  events: RunEvent[];
+}
+
+/**
+ * The run after one session result (pure). Updates counters and costs; applies verdicts to features
+ * (pass, fail → attempts → blocked, regression flips back to failing, blocked → retried then blocked);
+ * a missing verdict of a counted evaluator session is `blocked`, never `pass`.
+ */
+export function applySessionResult(input: ApplyInput): ApplyOutput {
+  const { result, now } = input;
+  const seq = input.session.seq;
+  const counted = !NOT_COUNTED_OUTCOMES.includes(result.outcome);
+  const counters: RunCounters = { ...input.run.counters };
+  const events: RunEvent[] = [];
+  const changed = new Set<string>();
+  let features = input.features.map((feature) => ({ ...feature }));
+  const replaced = input.newFeatures !== undefined;
+  if (input.newFeatures) {
+    const previous = new Map(features.map((feature) => [feature.id, feature]));
+    features = input.newFeatures.map((feature, index) =>
+      toFeatureState(feature, index, previous.get(feature.id)),
+    );
+  }
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+
+  counters.sessions += 1;
+  if (result.costUsd === null) counters.costUnknownSessions += 1;
+  else counters.costUsd += result.costUsd;
+  if (result.outcome === 'provider_error') counters.consecutiveProviderErrors += 1;
+  else if (counted) counters.consecutiveProviderErrors = 0;
+
+  const verdicts: VerdictRecord[] = [];
+  if (counted && result.role === 'initializer' && !(result.outcome === 'completed' && features.length > 0)) {
+    counters.initializerFailures += 1;
+  }
+  if (counted && result.role === 'generator') {
+    for (const id of result.featureIds) bump(byId.get(id), changed);
+  }
+  if (counted && result.role === 'evaluator') verdicts.push(...withMissingVerdicts(input, byId));
+  let regressionChecked = false;
+  for (const verdict of verdicts) {
+    const feature = byId.get(verdict.featureId);
+    if (!feature || feature.lastVerdictSeq > seq) continue;
+    if (feature.passes) regressionChecked = true;
+    applyVerdict(feature, verdict, {
+      seq,
+      now,
+      runId: input.run.id,
+      budgets: input.run.config.budgets,
+      counters,
+      events,
+    });
+    changed.add(feature.id);
+  }
+  const run: RunRecord = { ...input.run, counters, updatedAt: now };
+  if (
+    regressionChecked &&
+    sweepCandidates({ run, features }).length === 0 &&
+    counters.passesSinceLastRegression > 0
+  ) {
+    counters.passesSinceLastRegression = 0;
+    counters.sweeps += 1;
+  }
+  for (const violation of result.violations) {
+    events.push({ type: 'integrity.violation', runId: run.id, at: now, seq, violation });
+  }
+  if (counted && seq > (run.lastSession?.seq ?? 0)) {
+    run.lastSession = { seq, role: result.role, featureIds: result.featureIds, outcome: result.outcome };
+  }
+  run.features = summarizeFeatures(features);
+  const session = finishedSession(input.session, result, verdicts, now);
+  events.unshift({
+    type: 'session.finished',
+    runId: run.id,
+    at: now,
+    seq,
+    role: result.role,
+    featureIds: result.featureIds,
+    outcome: result.outcome,
+    reason: result.reason ?? null,
+    costUsd: result.costUsd,
+    durationMs: result.durationMs,
+  });
+  const changedFeatures = replaced ? features : features.filter((feature) => changed.has(feature.id));
+  return { run, features, changed: changedFeatures, replaced, session, events };
+}
+
+function bump(feature: FeatureState | undefined, changed: Set<string>): void {
+  if (!feature) return;
+  feature.generatorSessions += 1;
+  changed.add(feature.id);
+}
+
+/** The session's verdicts plus a `blocked` one for each feature it was asked to check but gave no verdict on. */
+function withMissingVerdicts(input: ApplyInput, byId: Map<string, FeatureState>): VerdictRecord[] {
+  const { result, now } = input;
+  const given = new Set(result.verdicts.map((verdict) => verdict.featureId));
+  const missing = result.featureIds
+    .filter((id) => !given.has(id) && byId.has(id))
+    .map(
+      (id): VerdictRecord => ({
+        featureId: id,
+        verdict: 'blocked',
+        steps: [],
+        issues: [],
+        reason: result.reason ?? `no verdict submitted (session ${result.outcome})`,
+        mode: byId.get(id)?.passes ? 'regression' : 'evaluate',
+        runId: input.run.id,
+        session: input.session.seq,
+        at: now,
+        evidence: [],
+      }),
+    );
+  return [...result.verdicts, ...missing];
+}
+
+interface VerdictContext {
+  seq: number;
+  now: string;
+  runId: string;
+  budgets: Budgets;
+  counters: RunCounters;
+  events: RunEvent[];
+}
+
+/** Applies one verdict to `feature` in place; what it means depends on whether the feature was passing. */
+function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: VerdictContext): void {
+  const { seq, now, runId, budgets, counters, events } = context;
+  const wasPassing = feature.passes;
+  Object.assign(feature, {
+    lastVerdict: verdict.verdict,
+    lastVerdictAt: now,
+    lastVerdictSeq: seq,
+    generatorSessions: 0,
+  });
+  const block = (reason: string) => {
+    if (feature.blocked) return;
+    Object.assign(feature, { blocked: true, blockedReason: reason });
+    events.push({ type: 'feature.blocked', runId, at: now, seq, featureId: feature.id, reason });
+  };
+  if (verdict.verdict === 'pass') {
+    Object.assign(feature, { blockedEvaluations: 0, lastCheckedSeq: seq });
+    if (!wasPassing) {
+      Object.assign(feature, { passes: true, blocked: false, blockedReason: null });
+      counters.passesSinceLastRegression += 1;
+      counters.lastPassSeq = Math.max(counters.lastPassSeq, seq);
+      counters.evaluationsSinceLastPass = 0;
+    }
+  } else if (verdict.verdict === 'fail') {
+    Object.assign(feature, { blockedEvaluations: 0, lastCheckedSeq: seq });
+    if (wasPassing) {
+      Object.assign(feature, { passes: false, attempts: 0, regressions: feature.regressions + 1 });
+      counters.regressions += 1;
+      events.push({
+        type: 'feature.regressed',
+        runId,
+        at: now,
+        seq,
+        featureId: feature.id,
+        issues: verdict.issues,
+      });
+      // Pass, regress, fix, regress…: bounded like failed attempts, or a flaky feature would loop forever.
+      if (feature.regressions >= budgets.maxAttemptsPerFeature)
+        block(`regressed ${feature.regressions} times after passing`);
+    } else {
+      feature.attempts += 1;
+      counters.evaluationsSinceLastPass += 1;
+      if (feature.attempts >= budgets.maxAttemptsPerFeature) {
+        const issues = verdict.issues.length ? `; last issues: ${verdict.issues.slice(0, 3).join('; ')}` : '';
+        block(`failed ${feature.attempts} evaluations${issues}`);
+      }
+    }
+  } else {
+    feature.blockedEvaluations += 1;
+    const limitReached = feature.blockedEvaluations >= budgets.maxBlockedEvaluations;
+    if (wasPassing) {
+      // A regression check that cannot run is inconclusive: retried, then given up for this sweep.
+      if (limitReached) Object.assign(feature, { lastCheckedSeq: seq, blockedEvaluations: 0 });
+    } else {
+      counters.evaluationsSinceLastPass += 1;
+      if (limitReached) {
+        const why = verdict.reason ?? (verdict.issues.join('; ') || 'no reason given');
+        block(`evaluation could not run ${feature.blockedEvaluations} times in a row: ${why}`);
+      }
+    }
+  }
+  events.push({
+    type: 'verdict.applied',
+    runId,
+    at: now,
+    seq,
+    featureId: feature.id,
+    verdict: verdict.verdict,
+    mode: verdict.mode,
+    passes: feature.passes,
+    attempts: feature.attempts,
+  });
+}
+
+function finishedSession(
+  session: SessionRecord,
+  result: SessionResult,
+  verdicts: VerdictRecord[],
+  now: string,
+): SessionRecord {
+  return {
+    ...session,
+    role: result.role,
+    featureIds: result.featureIds.length ? result.featureIds : session.featureIds,
+    finishedAt: now,
+    outcome: result.outcome,
+    reason: result.reason ?? null,
+    model: result.model,
+    usage: result.usage,
+    costUsd: result.costUsd,
+    durationMs: result.durationMs,
+    steps: result.steps,
+    startCommit: result.startCommit,
+    endCommit: result.endCommit,
+    commits: result.commits,
+    violations: result.violations.length,
+    verdicts: verdicts.map((verdict) => ({
+      featureId: verdict.featureId,
+      verdict: verdict.verdict,
+      mode: verdict.mode,
+    })),
+  };
+}

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { InputError } from '../core/errors.js';
+import { dataDir as defaultDataDir } from '../core/paths.js';
+import { type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';
+
+/** The config file looked for in the working directory. */
+export const CONFIG_FILE_NAME = 'nightshift.config.json';
+
+/** Environment variables read into the global config: variable → field path, and whether the value is a number. */
+const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boolean }> = [
+  { variable: 'REDIS_URL', path: ['redisUrl'] },
+  { variable: 'NIGHTSHIFT_REDIS_URL', path: ['redisUrl'] },
+  { variable: 'NIGHTSHIFT_HOME', path: ['dataDir'] },
+  { variable: 'NIGHTSHIFT_KEY_PREFIX', path: ['keyPrefix'] },
+  { variable: 'NIGHTSHIFT_WORKER_CONCURRENCY', path: ['worker', 'concurrency'], number: true },
+  { variable: 'NIGHTSHIFT_DASHBOARD_HOST', path: ['dashboard', 'host'] },
+  { variable: 'NIGHTSHIFT_DASHBOARD_PORT', path: ['dashboard', 'port'], number: true },
+  { variable: 'NIGHTSHIFT_DASHBOARD_TOKEN', path: ['dashboard', 'token'] },
+  { variable: 'NIGHTSHIFT_CHROMIUM_PATH', path: ['chromiumPath'] },
+  { variable: 'NIGHTSHIFT_BUDGET_USD', path: ['run', 'budgets', 'maxCostUsd'], number: true },
+  { variable: 'NIGHTSHIFT_MAX_SESSIONS', path: ['run', 'budgets', 'maxSessions'], number: true },
+];
+
+/**
+ * Reads `nightshift.config.json` (explicit file, `$NIGHTSHIFT_CONFIG`, or `<cwd>/nightshift.config.json` when present),
+ * overlays the environment (`REDIS_URL`, `NIGHTSHIFT_*`), applies defaults and validates. Throws an InputError whose
+ * message names every bad field and where it came from.
+ */
+export function loadConfig(options: LoadConfigOptions): LoadedConfig {
+  const source = findConfigFile(options);
+  const raw: Record<string, unknown> = source ? readJsonFile(source) : {};
+  if (typeof raw.dataDir === 'string' && source)
+    raw.dataDir = path.resolve(path.dirname(source), raw.dataDir);
+
+  const fromEnv = new Map<string, string>();
+  for (const field of ENV_FIELDS) {
+    const value = options.env[field.variable];
+    if (value === undefined || value === '') continue;
+    const numeric = field.number && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+    setPath(
+      raw,
+      field.path,
+      field.variable === 'NIGHTSHIFT_HOME' ? path.resolve(options.cwd, value) : numeric,
+    );
+    fromEnv.set(field.path.join('.'), field.variable);
+  }
+  if (raw.dataDir === undefined) raw.dataDir = defaultDataDir(options.env);
+
+  const result = NightshiftConfig.safeParse(raw);
+  if (result.success) return { config: result.data, source };
+  const lines = result.error.issues.map((issue) => {
+    const at = issue.path.map(String).join('.') || '(root)';
+    const variable = fromEnv.get(at);
+    const message = issue.message.replace(/^Invalid input: /, '');
+    return `  ${at}${variable ? ` (from $${variable})` : ''}: ${message}`;
+  });
+  const where =
+    [source, fromEnv.size ? 'the environment' : null].filter(Boolean).join(' and ') || 'the defaults';
+  throw new InputError('CONFIG_INVALID', `Invalid configuration in ${where}:\n${lines.join('\n')}`, {
+    hint: `Fix the fields named above${source ? ` in ${source}` : ''}.`,
+  });
+}
+
+function findConfigFile(options: LoadConfigOptions): string | null {
+  const explicit = options.file ?? options.env.NIGHTSHIFT_CONFIG;
+  if (explicit) {
+    const file = path.resolve(options.cwd, explicit);
+    if (!fs.existsSync(file)) {
+      throw new InputError('CONFIG_NOT_FOUND', `Config file ${file} does not exist.`, {
+        hint: 'Check the path given with --config or $NIGHTSHIFT_CONFIG.',
+      });
+    }
+    return file;
+  }
+  const candidate = path.join(options.cwd, CONFIG_FILE_NAME);
+  return fs.existsSync(candidate) ? candidate : null;
+}
+
+function readJsonFile(file: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InputError(
+      'CONFIG_INVALID',
+      `Config file ${file} is not valid JSON: ${(error as Error).message}`,
+      {
+        hint: 'Fix the JSON syntax (no comments or trailing commas).',
+        cause: error,
+      },
+    );
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new InputError('CONFIG_INVALID', `Config file ${file} must hold a JSON object.`, {
+      hint: 'Wrap the settings in { … }.',
+    });
+  }
+  return parsed as Record<string, unknown>;
+}
+
+function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1] as string] = value;
+}

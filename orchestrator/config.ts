@@ -1,0 +1,254 @@
+import { z } from 'zod';
+import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
+import { InputError } from '../core/errors.js';
+
+/** The model every role uses unless configured otherwise. */
+export const DEFAULT_MODEL = 'anthropic:claude-sonnet-4-5';
+
+/** A model id: `provider:model` (`anthropic:claude-sonnet-4-5`, `openai:gpt-5.1`, `openai-compatible:<name>`). */
+export const ModelId = z.string().regex(/^[a-z][a-z0-9-]*:\S+$/, 'model ids look like provider:model');
+export type ModelId = z.infer<typeof ModelId>;
+
+/** Models per role. */
+export const RoleModels = z.strictObject({
+  initializer: ModelId.default(DEFAULT_MODEL),
+  generator: ModelId.default(DEFAULT_MODEL),
+  evaluator: ModelId.default(DEFAULT_MODEL),
+});
+export type RoleModels = z.infer<typeof RoleModels>;
+
+/** Budgets and stop conditions of one run; all on by default. */
+export const Budgets = z.strictObject({
+  /** Pause `budget` once the run's known cost reaches this (USD). */
+  maxCostUsd: z.number().positive().default(20),
+  /** Pause `budget` once this many sessions have finished. */
+  maxSessions: z.number().int().positive().default(200),
+  /** Pause `deadline` at the first safe point after this instant (ISO 8601). */
+  deadline: z.iso.datetime({ offset: true }).optional(),
+  /** Failed evaluations of one feature before it is blocked and skipped (also: regressions of one feature). */
+  maxAttemptsPerFeature: z.number().int().positive().default(3),
+  /** Evaluations in a row without a new pass before the run pauses `stuck`. */
+  stuckAfterEvaluations: z.number().int().positive().default(6),
+  /** `blocked` verdicts in a row (the check could not run) before a failing feature is blocked. */
+  maxBlockedEvaluations: z.number().int().positive().default(3),
+  /** Initializer sessions that may end without a feature list before the run fails. */
+  maxInitializerAttempts: z.number().int().positive().default(3),
+  /** Generator sessions on one feature in a row (checkpoints) before it is evaluated anyway. */
+  maxGeneratorSessionsPerAttempt: z.number().int().positive().default(3),
+  /** Fatal provider errors in a row (bad key, unknown model) before the run fails. */
+  maxConsecutiveProviderErrors: z.number().int().positive().default(2),
+});
+export type Budgets = z.infer<typeof Budgets>;
+
+/** Step and wall-clock limits of one role's sessions. */
+export const RoleLimits = z.strictObject({
+  maxSteps: z.number().int().positive(),
+  maxMinutes: z.number().positive(),
+});
+export type RoleLimits = z.infer<typeof RoleLimits>;
+
+const roleLimits = (maxSteps: number, maxMinutes: number) =>
+  z.strictObject({
+    maxSteps: z.number().int().positive().default(maxSteps),
+    maxMinutes: z.number().positive().default(maxMinutes),
+  });
+
+/** Limits per role. */
+export const Limits = z.strictObject({
+  initializer: roleLimits(150, 30).prefault({}),
+  generator: roleLimits(200, 45).prefault({}),
+  evaluator: roleLimits(80, 15).prefault({}),
+});
+export type Limits = z.infer<typeof Limits>;
+
+/** Sandbox of `bash`: network on or off, bubblewrap `auto` (when installed), `required` or `off`. */
+export const SandboxConfig = z.strictObject({
+  network: z.boolean().default(false),
+  bubblewrap: z.enum(['auto', 'required', 'off']).default('auto'),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
+/** The run events a webhook can be sent for. */
+export const NotificationEvent = z.enum([
+  'run.finished',
+  'run.paused',
+  'run.failed',
+  'feature.regressed',
+  'nightly.summary',
+]);
+export type NotificationEvent = z.infer<typeof NotificationEvent>;
+
+/** One webhook: generic JSON or Slack-compatible text; `events` omitted = all. */
+export const Webhook = z.strictObject({
+  url: z.url({ protocol: /^https?$/ }),
+  format: z.enum(['json', 'slack']).default('json'),
+  events: z.array(NotificationEvent).min(1).optional(),
+});
+export type Webhook = z.infer<typeof Webhook>;
+
+/** Everything that shapes one run; stored with the run. Parse `{}` to get the defaults. */
+export const RunConfig = z.strictObject({
+  models: RoleModels.prefault({}),
+  budgets: Budgets.prefault({}),
+  /** A regression sweep after this many new passes (and always before finishing). */
+  regressEvery: z.number().int().positive().default(5),
+  /** Features re-checked per regression session. */
+  regressBatchSize: z.number().int().positive().default(10),
+  limits: Limits.prefault({}),
+  /** How many features the initializer should write. */
+  featureCount: z
+    .strictObject({ min: z.number().int().positive(), max: z.number().int().positive() })
+    .refine((range) => range.min <= range.max, 'min must not exceed max')
+    .optional(),
+  /** Price overrides (USD per million tokens); merged over DEFAULT_PRICES. */
+  prices: PriceTable.default({}).transform((prices) => ({ ...DEFAULT_PRICES, ...prices })),
+  sandbox: SandboxConfig.prefault({}),
+  notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
+});
+export type RunConfig = z.infer<typeof RunConfig>;
+/** What a user may write for a run config (every field optional). */
+export type RunConfigInput = z.input<typeof RunConfig>;
+
+/** Options from the command line that override a run's config. */
+export interface RunOverrides {
+  /** `--model`: every role. */
+  model?: string;
+  modelInitializer?: string;
+  modelGenerator?: string;
+  modelEvaluator?: string;
+  budgetUsd?: number;
+  maxSessions?: number;
+  /** `--for 6h`: the deadline is now + this duration. */
+  forDuration?: string;
+}
+
+/** The run config from config-file defaults plus command-line overrides; throws InputError naming bad fields. */
+export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, now: Date): RunConfig {
+  const models = { ...(base.models ?? {}) };
+  if (overrides.model)
+    Object.assign(models, {
+      initializer: overrides.model,
+      generator: overrides.model,
+      evaluator: overrides.model,
+    });
+  if (overrides.modelInitializer) models.initializer = overrides.modelInitializer;
+  if (overrides.modelGenerator) models.generator = overrides.modelGenerator;
+  if (overrides.modelEvaluator) models.evaluator = overrides.modelEvaluator;
+  const budgets = { ...(base.budgets ?? {}) };
+  if (overrides.budgetUsd !== undefined) budgets.maxCostUsd = overrides.budgetUsd;
+  if (overrides.maxSessions !== undefined) budgets.maxSessions = overrides.maxSessions;
+  if (overrides.forDuration !== undefined) {
+    budgets.deadline = new Date(now.getTime() + parseDuration(overrides.forDuration)).toISOString();
+  }
+  return parseOrThrow(RunConfig, { ...base, models, budgets }, 'run options');
+}
+
+/** Global configuration: `nightshift.config.json` merged with the environment. */
+export const NightshiftConfig = z.strictObject({
+  /** `redis://` URL; when absent the CLI tries 127.0.0.1:6379, then an embedded redis-server. */
+  redisUrl: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, 'expected a redis:// or rediss:// URL')
+    .optional(),
+  /** Prefix of every Redis key (and BullMQ prefix). */
+  keyPrefix: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]+:$/, 'expected letters, digits, _ . - and a trailing colon')
+    .default('nightshift:'),
+  /** Transcripts, evidence, worker clones, embedded Redis data. */
+  dataDir: z.string().min(1),
+  worker: z
+    .strictObject({
+      concurrency: z.number().int().positive().default(1),
+      /** How long running sessions get to checkpoint on SIGTERM before they are aborted. */
+      shutdownGraceSeconds: z.number().positive().default(60),
+    })
+    .prefault({}),
+  dashboard: z
+    .strictObject({
+      host: z.string().min(1).default('127.0.0.1'),
+      port: z.number().int().min(0).max(65535).default(7070),
+      /** Required when the dashboard binds anything but loopback. */
+      token: z.string().min(16).optional(),
+    })
+    .prefault({}),
+  /** Chromium for the evaluator; default `/usr/bin/chromium` when present. */
+  chromiumPath: z.string().min(1).optional(),
+  /** OpenAI-compatible servers by name, used as `openai-compatible:<name>`. */
+  openaiCompatible: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, 'names use letters, digits, _ . -'),
+      z.strictObject({
+        baseURL: z.url({ protocol: /^https?$/ }),
+        /** The environment variable holding its API key, if it needs one. */
+        apiKeyEnv: z.string().optional(),
+        /** The model name sent to the server (default: the name). */
+        model: z.string().optional(),
+      }),
+    )
+    .default({}),
+  /** Bound of each run's event stream (entries, approximate). */
+  eventLogMaxLength: z.number().int().positive().default(10_000),
+  /** Defaults for new runs. */
+  run: RunConfig.prefault({}),
+});
+export type NightshiftConfig = z.infer<typeof NightshiftConfig>;
+
+/** Where loadConfig looks and what it reads. */
+export interface LoadConfigOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** An explicit config file (must exist); otherwise `$NIGHTSHIFT_CONFIG`, then `<cwd>/nightshift.config.json` if present. */
+  file?: string;
+}
+
+/** The validated global configuration and the file it came from (null = none). */
+export interface LoadedConfig {
+  config: NightshiftConfig;
+  source: string | null;
+}
+
+export { loadConfig } from './config-load.js';
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Milliseconds of a duration like `30s`, `90m`, `6h`, `1d` or `1h30m`; throws InputError otherwise. */
+export function parseDuration(text: string): number {
+  const trimmed = text.trim();
+  const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/gy;
+  let total = 0;
+  let consumed = 0;
+  for (let match = part.exec(trimmed); match; match = part.exec(trimmed)) {
+    total += Number(match[1]) * (DURATION_UNITS[match[2] as string] as number);
+    consumed = part.lastIndex;
+  }
+  if (!trimmed || consumed !== trimmed.length || total <= 0) {
+    throw new InputError('DURATION_INVALID', `Invalid duration "${text}".`, {
+      hint: 'Use a positive number followed by s, m, h or d, e.g. 30s, 90m, 6h, 1d or 1h30m.',
+    });
+  }
+  return total;
+}
+
+/** Parses `value` with `schema` or throws an InputError listing every bad field and where it came from. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, source: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new InputError(
+    'CONFIG_INVALID',
+    `Invalid configuration in ${source}:\n${describeIssues(result.error.issues)}`,
+    {
+      hint: `Fix the fields named above in ${source}.`,
+    },
+  );
+}
+
+/** One line per issue, `path: message`, without zod's generic "Invalid input:" prefix. */
+export function describeIssues(issues: ReadonlyArray<z.core.$ZodIssue>): string {
+  return issues
+    .map((issue) => {
+      const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';
+      return `  ${path}: ${issue.message.replace(/^Invalid input: /, '')}`;
+    })
+    .join('\n');
+}

@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import { AgentEvent } from '../agent/events.js';
+import { VerdictValue } from '../handoff/formats.js';
+import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
+import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js';
+
+const base = { runId: z.string(), at: z.string() };
+
+/**
+ * Everything a run reports, one discriminated union on `type`, validated on append and on read.
+ * Agent-loop events are wrapped as `{ type: 'agent', seq, event }` (their `session.started` would clash with ours).
+ */
+export const RunEvent = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('run.created'),
+    ...base,
+    spec: z.object({ path: z.string(), name: z.string() }),
+    workspace: Workspace,
+  }),
+  z.object({
+    type: z.literal('run.status'),
+    ...base,
+    status: RunStatus,
+    previous: RunStatus,
+    reason: PausedReason.nullable(),
+    detail: z.string().nullable(),
+  }),
+  z.object({
+    type: z.literal('session.queued'),
+    ...base,
+    seq: z.number().int(),
+    jobId: z.string(),
+    role: RoleName,
+    kind: SessionKind,
+    featureIds: z.array(z.string()),
+  }),
+  z.object({
+    type: z.literal('session.started'),
+    ...base,
+    seq: z.number().int(),
+    jobId: z.string(),
+    role: RoleName,
+    featureIds: z.array(z.string()),
+    workerId: z.string(),
+  }),
+  z.object({
+    type: z.literal('session.finished'),
+    ...base,
+    seq: z.number().int(),
+    role: RoleName,
+    featureIds: z.array(z.string()),
+    outcome: SessionOutcome,
+    reason: z.string().nullable(),
+    costUsd: z.number().nullable(),
+    durationMs: z.number(),
+  }),
+  z.object({
+    type: z.literal('verdict.applied'),
+    ...base,
+    seq: z.number().int(),
+    featureId: z.string(),
+    verdict: VerdictValue,
+    mode: z.enum(['evaluate', 'regression']),
+    passes: z.boolean(),
+    attempts: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('feature.blocked'),
+    ...base,
+    seq: z.number().int().nullable(),
+    featureId: z.string(),
+    reason: z.string(),
+  }),
+  z.object({
+    type: z.literal('feature.regressed'),
+    ...base,
+    seq: z.number().int(),
+    featureId: z.string(),
+    issues: z.array(z.string()),
+  }),
+  z.object({ type: z.literal('feature.retried'), ...base, featureId: z.string() }),
+  z.object({
+    type: z.literal('integrity.violation'),
+    ...base,
+    seq: z.number().int(),
+    violation: IntegrityViolation,
+  }),
+  z.object({
+    type: z.literal('budget.exceeded'),
+    ...base,
+    reason: z.enum(['budget', 'deadline', 'stuck']),
+    detail: z.string(),
+  }),
+  z.object({
+    type: z.literal('nightly.summary'),
+    ...base,
+    /** Start of the summarized window. */
+    since: z.string(),
+    newlyPassing: z.array(z.string()),
+    newlyFailing: z.array(z.string()),
+    blocked: z.array(z.string()),
+    costUsd: z.number(),
+    passing: z.number().int(),
+    total: z.number().int(),
+  }),
+  z.object({
+    type: z.literal('notification.failed'),
+    ...base,
+    /** The webhook's origin only (paths may hold tokens). */
+    target: z.string(),
+    event: z.string(),
+    attempts: z.number().int(),
+    error: z.string(),
+  }),
+  z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),
+]);
+export type RunEvent = z.infer<typeof RunEvent>;
+
+/** The `type` of a RunEvent. */
+export type RunEventType = RunEvent['type'];
+
+/** A RunEvent as read back from the stream, with its stream entry id (`<ms>-<n>`, usable as `after`). */
+export interface StoredRunEvent {
+  id: string;
+  event: RunEvent;
+}
+
+/** Wraps an agent-loop event of session `seq` for the run's event log. */
+export function wrapAgentEvent(runId: string, seq: number, event: AgentEvent): RunEvent {
+  return { type: 'agent', runId, at: event.at, seq, event };
+}

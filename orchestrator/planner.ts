@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { checkStopConditions } from './budgets.js';
+import {
+  ACTIVE_STATUSES,
+  type FeatureState,
+  PausedReason,
+  type RunState,
+  sweepCandidates,
+} from './run-state.js';
+
+/** What the run should do next, as decided by the harness. */
+export const NextAction = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('initialize') }),
+  z.object({ kind: z.literal('generate'), featureId: z.string() }),
+  z.object({ kind: z.literal('evaluate'), featureId: z.string() }),
+  z.object({ kind: z.literal('regress'), featureIds: z.array(z.string()).min(1) }),
+  z.object({ kind: z.literal('finish') }),
+  z.object({ kind: z.literal('pause'), reason: PausedReason, detail: z.string() }),
+  z.object({ kind: z.literal('fail'), reason: z.string() }),
+  /** Nothing to do now (the run is paused, finished or cancelled). */
+  z.object({ kind: z.literal('wait'), reason: z.string() }),
+]);
+export type NextAction = z.infer<typeof NextAction>;
+
+/**
+ * The next action of a run (pure: same state and time, same answer). In order:
+ * 1. not active (paused, done, failed, cancelled) → wait;
+ * 2. every non-blocked feature passes and no regression check is outstanding → finish (even over budget);
+ * 3. budget / deadline / stuck → pause;
+ * 4. too many provider errors in a row → fail;
+ * 5. no feature list → initialize (or fail after `maxInitializerAttempts` failed initializers);
+ * 6. the follow-up of the last counted session (generator done → evaluate; checkpointed → generate again, until
+ *    `maxGeneratorSessionsPerAttempt` in a row → evaluate; `blocked` verdict → evaluate again);
+ * 7. a regression sweep when `regressEvery` new passes accumulated, or before finishing (batches of `regressBatchSize`);
+ * 8. the first failing, non-blocked feature in list order → generate.
+ * Every loop is bounded: failed evaluations block a feature after `maxAttemptsPerFeature`, `blocked` verdicts after
+ * `maxBlockedEvaluations`, and `maxSessions` caps everything, including sessions that did not count.
+ */
+export function nextAction(state: RunState, now: Date): NextAction {
+  const { run, features } = state;
+  if (!ACTIVE_STATUSES.includes(run.status)) {
+    const why = run.pausedReason ? ` (${run.pausedReason}${run.detail ? `: ${run.detail}` : ''})` : '';
+    return { kind: 'wait', reason: `run is ${run.status}${why}` };
+  }
+  const budgets = run.config.budgets;
+  const pending = features.filter((feature) => !feature.passes && !feature.blocked);
+  const candidates = sweepCandidates(state);
+  if (features.length > 0 && pending.length === 0 && candidates.length === 0) return { kind: 'finish' };
+
+  const stop = checkStopConditions(state, now);
+  if (stop) return { kind: 'pause', reason: stop.reason, detail: stop.detail };
+  const providerErrors = run.counters.consecutiveProviderErrors;
+  if (providerErrors >= budgets.maxConsecutiveProviderErrors) {
+    return {
+      kind: 'fail',
+      reason: `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
+    };
+  }
+  if (features.length === 0) {
+    const failures = run.counters.initializerFailures;
+    if (failures >= budgets.maxInitializerAttempts) {
+      return {
+        kind: 'fail',
+        reason: `the initializer failed ${failures} times to produce a valid feature list`,
+      };
+    }
+    return { kind: 'initialize' };
+  }
+
+  const followUp = followUpOfLastSession(state);
+  if (followUp) return followUp;
+  if (
+    candidates.length > 0 &&
+    (run.counters.passesSinceLastRegression >= run.config.regressEvery || pending.length === 0)
+  ) {
+    return {
+      kind: 'regress',
+      featureIds: candidates.slice(0, run.config.regressBatchSize).map((feature) => feature.id),
+    };
+  }
+  const next = pending[0] as FeatureState;
+  return workOn(next, budgets.maxGeneratorSessionsPerAttempt);
+}
+
+/** Generate a feature, or evaluate it once enough generator sessions went into it without a verdict. */
+function workOn(feature: FeatureState, maxGeneratorSessions: number): NextAction {
+  return feature.generatorSessions >= maxGeneratorSessions
+    ? { kind: 'evaluate', featureId: feature.id }
+    : { kind: 'generate', featureId: feature.id };
+}
+
+/** What the last counted session calls for on its own feature, if anything. */
+function followUpOfLastSession(state: RunState): NextAction | undefined {
+  const last = state.run.lastSession;
+  if (!last) return undefined;
+  const byId = new Map(state.features.map((feature) => [feature.id, feature]));
+  const open = last.featureIds
+    .map((id) => byId.get(id))
+    .filter((feature): feature is FeatureState => !!feature && !feature.passes && !feature.blocked);
+  if (last.role === 'generator') {
+    const feature = open[0];
+    if (!feature) return undefined;
+    if (last.outcome === 'completed' && feature.generatorSessions > 0)
+      return { kind: 'evaluate', featureId: feature.id };
+    return workOn(feature, state.run.config.budgets.maxGeneratorSessionsPerAttempt);
+  }
+  if (last.role === 'evaluator') {
+    const retry = open.find((feature) => feature.lastVerdict === 'blocked');
+    if (retry) return { kind: 'evaluate', featureId: retry.id };
+  }
+  return undefined;
+}

@@ -1,0 +1,84 @@
+import type { Redis } from 'ioredis';
+import { moduleLogger } from '../core/log.js';
+import { runKeys } from './keys.js';
+
+const log = moduleLogger('orchestrator/run-lock');
+
+/** Lock lifetime without renewal: a dead holder blocks its run at most this long. */
+export const RUN_LOCK_TTL_MS = 30_000;
+/** How often a live holder renews. */
+export const RUN_LOCK_RENEW_MS = 10_000;
+
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
+
+/** A held per-run lock: renewed in the background until released; `lost` fires if renewal fails. */
+export interface HeldRunLock {
+  readonly token: string;
+  /** Aborted when the lock could not be renewed: the holder must stop at once. */
+  readonly lost: AbortSignal;
+  release(): Promise<void>;
+}
+
+/** Options of {@link acquireRunLock}. */
+export interface AcquireRunLockOptions {
+  /** How long to keep trying while another holder has it (a dead holder's lock expires after the TTL). */
+  waitMs?: number;
+  ttlMs?: number;
+  renewMs?: number;
+  /** Poll interval while waiting. */
+  pollMs?: number;
+}
+
+/**
+ * Takes the run's session lock with `token` (the job id plus the worker instance, so two deliveries of one
+ * stalled job still differ). Only one session of a run holds it at a time. Returns undefined when another
+ * holder kept it for the whole wait.
+ */
+export async function acquireRunLock(
+  redis: Redis,
+  prefix: string,
+  runId: string,
+  token: string,
+  options: AcquireRunLockOptions = {},
+): Promise<HeldRunLock | undefined> {
+  const key = runKeys(prefix, runId).lock;
+  const ttl = options.ttlMs ?? RUN_LOCK_TTL_MS;
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  for (;;) {
+    if ((await redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') break;
+    if (Date.now() >= deadline) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
+  }
+  return holdLock(redis, key, token, ttl, options.renewMs ?? RUN_LOCK_RENEW_MS);
+}
+
+function holdLock(redis: Redis, key: string, token: string, ttl: number, renewMs: number): HeldRunLock {
+  const lost = new AbortController();
+  const timer = setInterval(async () => {
+    try {
+      const renewed = await redis.eval(RENEW, 1, key, token, String(ttl));
+      if (renewed !== 1) throw new Error('the lock is held by someone else or expired');
+    } catch (error) {
+      log.error({ err: error, key, token }, 'run lock lost: stopping the session');
+      clearInterval(timer);
+      lost.abort(new Error(`run lock lost: ${(error as Error).message}`));
+    }
+  }, renewMs);
+  timer.unref();
+  return {
+    token,
+    lost: lost.signal,
+    release: async () => {
+      clearInterval(timer);
+      await redis
+        .eval(RELEASE, 1, key, token)
+        .catch((error) => log.warn({ err: error, key }, 'releasing the run lock failed'));
+    },
+  };
+}
+
+/** Who holds the run's lock now (the token), if anyone. */
+export async function runLockHolder(redis: Redis, prefix: string, runId: string): Promise<string | null> {
+  return redis.get(runKeys(prefix, runId).lock);
+}

@@ -1,0 +1,282 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { Feature, VerdictValue } from '../handoff/formats.js';
+import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
+import { RunConfig } from './config.js';
+
+/** Lifecycle of a run: `created → initializing → building ⇄ paused → done | failed | cancelled`. */
+export const RunStatus = z.enum([
+  'created',
+  'initializing',
+  'building',
+  'paused',
+  'done',
+  'failed',
+  'cancelled',
+]);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** Why a run is paused. */
+export const PausedReason = z.enum(['budget', 'deadline', 'stuck', 'rate-limited', 'user']);
+export type PausedReason = z.infer<typeof PausedReason>;
+
+/** Statuses in which the run wants sessions (the reconciler advances these). */
+export const ACTIVE_STATUSES: readonly RunStatus[] = ['created', 'initializing', 'building'];
+
+/** Where the app being built lives: a local git repo, or a git remote shared by workers on many machines. */
+export const Workspace = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('local'), path: z.string().min(1) }),
+  z.object({ kind: z.literal('remote'), url: z.string().min(1), branch: z.string().min(1) }),
+]);
+export type Workspace = z.infer<typeof Workspace>;
+
+/** Harness-side counters of a run, updated atomically with each session result. */
+export const RunCounters = z.object({
+  /** Finished sessions (any outcome). */
+  sessions: z.number().int().nonnegative(),
+  /** Sum of known session costs (USD). */
+  costUsd: z.number().nonnegative(),
+  /** Sessions whose model had no known price (their cost is not in costUsd). */
+  costUnknownSessions: z.number().int().nonnegative(),
+  /** Evaluate-mode verdicts in a row without a new pass (regression checks do not count). */
+  evaluationsSinceLastPass: z.number().int().nonnegative(),
+  /** New passes since the last completed regression sweep. */
+  passesSinceLastRegression: z.number().int().nonnegative(),
+  /** Seq of the session that produced the latest new pass (0 = none); a sweep re-checks features checked before it. */
+  lastPassSeq: z.number().int().nonnegative(),
+  /** Initializer sessions that ended without a feature list. */
+  initializerFailures: z.number().int().nonnegative(),
+  /** Sessions in a row that ended `provider_error`. */
+  consecutiveProviderErrors: z.number().int().nonnegative(),
+  /** Passing features later found failing by a regression check. */
+  regressions: z.number().int().nonnegative(),
+  /** Completed regression sweeps. */
+  sweeps: z.number().int().nonnegative(),
+});
+export type RunCounters = z.infer<typeof RunCounters>;
+
+/** Pass/fail/blocked totals of a run's features (kept on the run record for cheap listing). */
+export const FeatureSummary = z.object({
+  total: z.number().int().nonnegative(),
+  passing: z.number().int().nonnegative(),
+  failing: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+});
+export type FeatureSummary = z.infer<typeof FeatureSummary>;
+
+/** What the planner needs of the last session that counted (not rate-limited, aborted or a provider error). */
+export const LastSession = z.object({
+  seq: z.number().int().nonnegative(),
+  role: RoleName,
+  featureIds: z.array(z.string()),
+  outcome: SessionOutcome,
+});
+export type LastSession = z.infer<typeof LastSession>;
+
+/** One run as stored in Redis. */
+export const RunRecord = z.object({
+  id: z.string(),
+  /** Revision for optimistic concurrency; bumped by every write. */
+  rev: z.number().int().nonnegative(),
+  spec: z.object({ path: z.string(), name: z.string() }),
+  workspace: Workspace,
+  config: RunConfig,
+  status: RunStatus,
+  /** Set while paused. */
+  pausedReason: PausedReason.nullable(),
+  /** Human-readable detail of the status (why it paused or failed). */
+  detail: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  updatedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** Last job sequence number handed out by `nextSeq`. */
+  seq: z.number().int().nonnegative(),
+  counters: RunCounters,
+  features: FeatureSummary,
+  lastSession: LastSession.nullable(),
+});
+export type RunRecord = z.infer<typeof RunRecord>;
+
+/** A feature with the harness-only state the run store keeps beside it (never written to the workspace). */
+export const FeatureState = Feature.extend({
+  /** Index in `feature_list.json`: the priority order. */
+  position: z.number().int().nonnegative(),
+  /** Failed evaluations since the feature last passed (or was retried). */
+  attempts: z.number().int().nonnegative(),
+  /** `blocked` verdicts in a row (the check could not run). */
+  blockedEvaluations: z.number().int().nonnegative(),
+  /** Times this feature passed and was later found failing (a feature that keeps regressing gets blocked). */
+  regressions: z.number().int().nonnegative(),
+  /** Generator sessions since the last verdict on this feature. */
+  generatorSessions: z.number().int().nonnegative(),
+  /** Skipped by the planner until a user retries it. */
+  blocked: z.boolean(),
+  blockedReason: z.string().nullable(),
+  lastVerdict: VerdictValue.nullable(),
+  lastVerdictAt: z.string().nullable(),
+  /** Seq of the session that gave the last verdict (older results arriving late are ignored); 0 = never. */
+  lastVerdictSeq: z.number().int().nonnegative(),
+  /** Seq of the session that gave the last conclusive check (pass or fail); 0 = never. */
+  lastCheckedSeq: z.number().int().nonnegative(),
+});
+export type FeatureState = z.infer<typeof FeatureState>;
+
+/** One verdict as summarized in the session history. */
+export const SessionVerdict = z.object({
+  featureId: z.string(),
+  verdict: VerdictValue,
+  mode: z.enum(['evaluate', 'regression']),
+});
+export type SessionVerdict = z.infer<typeof SessionVerdict>;
+
+/** What kind of step a session was (the planner action that queued it). */
+export const SessionKind = z.enum(['initialize', 'generate', 'evaluate', 'regress']);
+export type SessionKind = z.infer<typeof SessionKind>;
+
+/** One session in a run's history. Fields after `startedAt` are set when its result is recorded. */
+export const SessionRecord = z.object({
+  seq: z.number().int().nonnegative(),
+  jobId: z.string(),
+  role: RoleName,
+  kind: SessionKind.nullable(),
+  featureIds: z.array(z.string()),
+  workerId: z.string(),
+  startedAt: z.string(),
+  finishedAt: z.string().nullable(),
+  outcome: SessionOutcome.nullable(),
+  reason: z.string().nullable(),
+  model: z.string().nullable(),
+  usage: z
+    .object({
+      inputTokens: z.number(),
+      outputTokens: z.number(),
+      cacheReadTokens: z.number(),
+      cacheWriteTokens: z.number(),
+    })
+    .nullable(),
+  costUsd: z.number().nullable(),
+  durationMs: z.number().nullable(),
+  steps: z.number().nullable(),
+  startCommit: z.string().nullable(),
+  endCommit: z.string().nullable(),
+  commits: z.array(z.string()),
+  violations: z.number().int().nonnegative(),
+  verdicts: z.array(SessionVerdict),
+});
+export type SessionRecord = z.infer<typeof SessionRecord>;
+
+/** Everything the planner reads: the run record and its features in list order. */
+export interface RunState {
+  run: RunRecord;
+  features: FeatureState[];
+}
+
+/** What `recordSessionStarted` needs. */
+export const SessionStart = z.object({
+  seq: z.number().int().positive(),
+  jobId: z.string().min(1),
+  role: RoleName,
+  kind: SessionKind.optional(),
+  featureIds: z.array(z.string()),
+  workerId: z.string().min(1),
+  /** Defaults to now. */
+  startedAt: z.string().optional(),
+});
+export type SessionStart = z.input<typeof SessionStart>;
+
+/** Re-export for callers that only import run-state. */
+export { IntegrityViolation };
+
+/** A fresh run id: `r-<time base36><6 hex>`, sortable by creation time, url-safe, no `:`. */
+export function newRunId(now: Date = new Date(), random: (bytes: number) => Buffer = randomBytes): string {
+  return `r-${now.getTime().toString(36)}${random(3).toString('hex')}`;
+}
+
+/** Counters of a new run. */
+export function emptyCounters(): RunCounters {
+  return {
+    sessions: 0,
+    costUsd: 0,
+    costUnknownSessions: 0,
+    evaluationsSinceLastPass: 0,
+    passesSinceLastRegression: 0,
+    lastPassSeq: 0,
+    initializerFailures: 0,
+    consecutiveProviderErrors: 0,
+    regressions: 0,
+    sweeps: 0,
+  };
+}
+
+/** Totals of passing, failing (not blocked) and blocked features. */
+export function summarizeFeatures(features: readonly FeatureState[]): FeatureSummary {
+  let passing = 0;
+  let blocked = 0;
+  for (const feature of features) {
+    if (feature.passes) passing++;
+    else if (feature.blocked) blocked++;
+  }
+  return { total: features.length, passing, failing: features.length - passing - blocked, blocked };
+}
+
+/** A stored feature from a `feature_list.json` entry; keeps the harness state of `previous` when given. */
+export function toFeatureState(feature: Feature, position: number, previous?: FeatureState): FeatureState {
+  return {
+    attempts: 0,
+    blockedEvaluations: 0,
+    regressions: 0,
+    generatorSessions: 0,
+    blocked: false,
+    blockedReason: null,
+    lastVerdict: null,
+    lastVerdictAt: null,
+    lastVerdictSeq: 0,
+    lastCheckedSeq: 0,
+    ...(previous ?? {}),
+    ...feature,
+    position,
+  };
+}
+
+/**
+ * Passing features a regression sweep still has to re-check: those last checked before the latest new pass.
+ * Empty when the last sweep covered everything.
+ */
+export function sweepCandidates(state: RunState): FeatureState[] {
+  const since = state.run.counters.lastPassSeq;
+  return state.features.filter(
+    (feature) => feature.passes && !feature.blocked && feature.lastCheckedSeq < since,
+  );
+}
+
+/** A session record with nothing recorded yet but who started it. */
+export function emptySession(
+  seq: number,
+  jobId: string,
+  role: SessionRecord['role'],
+  startedAt: string,
+): SessionRecord {
+  return {
+    seq,
+    jobId,
+    role,
+    kind: null,
+    featureIds: [],
+    workerId: 'unknown',
+    startedAt,
+    finishedAt: null,
+    outcome: null,
+    reason: null,
+    model: null,
+    usage: null,
+    costUsd: null,
+    durationMs: null,
+    steps: null,
+    startCommit: null,
+    endCommit: null,
+    commits: [],
+    violations: 0,
+    verdicts: [],
+  };
+}

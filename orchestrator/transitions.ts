@@ -1,0 +1,41 @@
+import { NightshiftError } from '../core/errors.js';
+import type { RunStatus } from './run-state.js';
+
+/**
+ * Legal status changes. `done` and `cancelled` are final. `failed` is resumable (to `initializing` or `building`):
+ * a run fails on causes a user can fix (bad API key, an initializer that cannot produce a feature list), and the
+ * work in git is still there. Setting the current status again is always allowed (idempotent; a paused run may
+ * change its reason that way).
+ */
+export const STATUS_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  created: ['initializing', 'building', 'paused', 'failed', 'cancelled'],
+  initializing: ['building', 'paused', 'failed', 'cancelled'],
+  building: ['paused', 'done', 'failed', 'cancelled'],
+  paused: ['initializing', 'building', 'failed', 'cancelled'],
+  failed: ['initializing', 'building', 'cancelled'],
+  done: [],
+  cancelled: [],
+};
+
+/** A status change the lifecycle does not allow (e.g. anything out of `done` or `cancelled`). */
+export class RunTransitionError extends NightshiftError {
+  constructor(runId: string, from: RunStatus, to: RunStatus) {
+    super('RUN_TRANSITION_INVALID', `Run ${runId} cannot go from ${from} to ${to}.`, {
+      hint:
+        from === 'done' || from === 'cancelled'
+          ? `The run is ${from}; start a new run to build more.`
+          : `Allowed from ${from}: ${STATUS_TRANSITIONS[from].join(', ') || 'nothing'}.`,
+      exitCode: 2,
+    });
+  }
+}
+
+/** True when a run may go from `from` to `to`. */
+export function canTransition(from: RunStatus, to: RunStatus): boolean {
+  return from === to || STATUS_TRANSITIONS[from].includes(to);
+}
+
+/** The status a paused or failed run resumes into: `building` once it has a feature list, else `initializing`. */
+export function resumeStatus(featureCount: number): RunStatus {
+  return featureCount > 0 ? 'building' : 'initializing';
+}

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assignIds, readFeatureListOnDisk, writeFeatureList } from '../../../handoff/feature-list.js';
+import { checkpoint, openRepo } from '../../../handoff/git.js';
+import { demoPolicy } from '../../../testkit/policies/demo.js';
+import { type AssembleOptions, assembleTodoApp } from '../../../testkit/policies/todo-assemble.js';
+import { startModelServer } from '../../../testkit/server.js';
+import type { ModelServer } from '../../../testkit/types.js';
+import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { makeWorkspace, removeWorkspace, sessionRunner } from './helpers.js';
+
+const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+
+describe('the scripted evaluator decides from the page', () => {
+  let server: ModelServer;
+  let pool: BrowserPool;
+  const workspaces: string[] = [];
+
+  beforeAll(async () => {
+    server = await startModelServer({ policy: demoPolicy });
+    pool = createBrowserPool({ executablePath: CHROMIUM });
+  });
+
+  afterAll(async () => {
+    await pool?.close();
+    await server?.close();
+    for (const workspace of workspaces) removeWorkspace(workspace);
+  });
+
+  /** A committed workspace holding the assembled app, then one regression session over all 8 features. */
+  async function sweep(options: AssembleOptions) {
+    const made = await makeWorkspace({});
+    workspaces.push(made.workspace);
+    await assembleTodoApp(made.workspace, options);
+    await writeFeatureList(made.workspace, assignIds(await readFeatureListOnDisk(made.workspace)).list);
+    await checkpoint(openRepo(made.workspace), {
+      role: 'harness',
+      runId: 'demo-test',
+      session: 0,
+      summary: 'app',
+    });
+    const run = sessionRunner(server, { ...made, browser: pool });
+    const ids = Array.from({ length: 8 }, (_, index) => `F-00${index + 1}`);
+    const result = await run('evaluator', ids, { mode: 'regression' });
+    return result.verdicts;
+  }
+
+  it('fails only the remaining count when the planted bug is in, with what the page showed', async () => {
+    const verdicts = await sweep({ plantedBug: true });
+    expect(verdicts.map((v) => `${v.featureId} ${v.verdict}`)).toEqual([
+      'F-001 pass',
+      'F-002 pass',
+      'F-003 pass',
+      'F-004 pass',
+      'F-005 fail',
+      'F-006 pass',
+      'F-007 pass',
+      'F-008 pass',
+    ]);
+    const failed = verdicts[4];
+    expect(failed?.steps.filter((step) => !step.ok)).toHaveLength(1);
+    expect(failed?.issues[0]).toMatch(/still says "(\d+) items left"; expected "\d+ items? left"/);
+  }, 180_000);
+
+  it('passes every feature of the fixed app, with evidence for every step', async () => {
+    const verdicts = await sweep({});
+    expect(verdicts.map((v) => v.verdict)).toEqual(Array(8).fill('pass'));
+    expect(
+      verdicts.every((v) => v.steps.length > 0 && v.steps.every((step) => step.ok && step.evidence)),
+    ).toBe(true);
+  }, 180_000);
+
+  it('fails, never passes, the features that are not built yet', async () => {
+    const verdicts = await sweep({ features: 5 });
+    expect(verdicts.map((v) => v.verdict)).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'fail',
+      'fail',
+      'fail',
+    ]);
+    expect(verdicts[5]?.issues[0]).toMatch(/no button named "Active"/);
+    expect(verdicts[6]?.issues[0]).toMatch(/no button named "Edit /);
+  }, 180_000);
+});

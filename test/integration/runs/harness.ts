@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { createProvider } from '../../../agent/providers/index.js';
+import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js';
+import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
+import { openQueues } from '../../../orchestrator/queues.js';
+import { RunStore } from '../../../orchestrator/run-store.js';
+import { startModelServer } from '../../../testkit/server.js';
+import type { ModelServer, Policy } from '../../../testkit/types.js';
+import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { type RunningWorker, startWorker } from '../../../workers/worker.js';
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Everything one run test needs: its own key prefix, a scripted server, temp dirs; torn down by `close`. */
+export interface RunHarness {
+  orchestrator: Orchestrator;
+  server: ModelServer;
+  root: string;
+  dataDir: string;
+  prefix: string;
+  /** Run config for tests: the scripted model for every role, a price so costs are known. */
+  config(overrides?: RunConfigInput): RunConfig;
+  /** Starts an in-process worker (closed by `close`). */
+  startWorker(options?: { concurrency?: number; browser?: BrowserPool }): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+/** The model id tests use with the scripted server (Anthropic wire format). */
+export const SCRIPTED_MODEL = 'anthropic:scripted';
+/** A price for the scripted model so budgets have something to count (USD per million tokens). */
+export const SCRIPTED_PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
+
+/** Creates a harness: unique prefix on the shared Redis, a scripted model server with `policy`. */
+export async function createRunHarness(policy: Policy): Promise<RunHarness> {
+  const prefix = `nstest:${randomBytes(4).toString('hex')}:`;
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const connection = { url: REDIS_URL, maxRetriesPerRequest: null } as const;
+  const queues = openQueues(connection, prefix);
+  const orchestrator: Orchestrator = {
+    redis,
+    store: new RunStore(redis, { prefix }),
+    queues,
+    prefix,
+    now: () => new Date(),
+  };
+  const server = await startModelServer({ policy });
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'ns-run-')));
+  const dataDir = path.join(root, 'data');
+  const workers: RunningWorker[] = [];
+  const browsers: BrowserPool[] = [];
+  const env = { ANTHROPIC_API_KEY: 'sk-ant-scripted-000000', ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+  return {
+    orchestrator,
+    server,
+    root,
+    dataDir,
+    prefix,
+    config: (overrides = {}) =>
+      RunConfig.parse({
+        models: { initializer: SCRIPTED_MODEL, generator: SCRIPTED_MODEL, evaluator: SCRIPTED_MODEL },
+        prices: { [SCRIPTED_MODEL]: SCRIPTED_PRICE },
+        sandbox: { bubblewrap: 'off', network: false },
+        ...overrides,
+      }),
+    startWorker: async (options = {}) => {
+      const browser = options.browser ?? createBrowserPool();
+      browsers.push(browser);
+      const worker = await startWorker({
+        orchestrator,
+        connection,
+        dataDir,
+        concurrency: options.concurrency ?? 1,
+        shutdownGraceMs: 5_000,
+        browser,
+        createProvider: (modelId) => createProvider(modelId, { env, maxRetries: 0 }),
+        secrets: [env.ANTHROPIC_API_KEY],
+      });
+      workers.push(worker);
+      return worker;
+    },
+    close: async () => {
+      await Promise.all(workers.map((worker) => worker.close()));
+      await Promise.all(browsers.map((browser) => browser.close()));
+      await queues.sessions.obliterate({ force: true }).catch(() => undefined);
+      await queues.control.obliterate({ force: true }).catch(() => undefined);
+      await queues.close();
+      await server.close();
+      await deleteKeys(redis, prefix);
+      redis.disconnect();
+      fs.rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Deletes every key under a prefix. */
+export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    if (keys.length) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+
+/** Waits until `check` returns a value (polling), or throws after `timeoutMs` with `what`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined>,
+  timeoutMs = 240_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

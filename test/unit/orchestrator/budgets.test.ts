@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { budgetStatus, checkStopConditions, shouldCheckpointNow } from '../../../orchestrator/budgets.js';
+import { featureState, makeState, T0 } from './fixtures.js';
+
+describe('checkStopConditions', () => {
+  it('lets a fresh run go on', () => {
+    expect(checkStopConditions(makeState([featureState(1)]), T0)).toBeNull();
+  });
+
+  it('reports the first crossed condition: cost, then sessions, then deadline, then stuck', () => {
+    const all = {
+      config: {
+        budgets: {
+          maxCostUsd: 5,
+          maxSessions: 3,
+          deadline: '2025-12-31T00:00:00Z',
+          stuckAfterEvaluations: 2,
+        },
+      },
+      counters: { costUsd: 5.5, sessions: 3, evaluationsSinceLastPass: 2 },
+    };
+    expect(checkStopConditions(makeState([], all), T0)?.reason).toBe('budget');
+    expect(
+      checkStopConditions(makeState([], { ...all, counters: { ...all.counters, costUsd: 1 } }), T0),
+    ).toEqual({
+      reason: 'budget',
+      detail: '3 sessions reached the limit of 3',
+    });
+    expect(
+      checkStopConditions(
+        makeState([], { ...all, counters: { ...all.counters, costUsd: 1, sessions: 1 } }),
+        T0,
+      )?.reason,
+    ).toBe('deadline');
+    expect(
+      checkStopConditions(
+        makeState([], {
+          ...all,
+          config: { budgets: { ...all.config.budgets, deadline: '2026-02-01T00:00:00Z' } },
+          counters: { ...all.counters, costUsd: 1, sessions: 1 },
+        }),
+        T0,
+      ),
+    ).toEqual({ reason: 'stuck', detail: '2 evaluations in a row without a new pass' });
+  });
+
+  it('does not count sessions of unknown cost as free money: they are reported, the known cost is compared', () => {
+    const state = makeState([], { counters: { costUsd: 19.99, costUnknownSessions: 4 } });
+    expect(checkStopConditions(state, T0)).toBeNull();
+    expect(budgetStatus(state, T0).costUnknownSessions).toBe(4);
+  });
+});
+
+describe('budgetStatus and shouldCheckpointNow (mid-session)', () => {
+  const state = makeState([], {
+    config: { budgets: { maxCostUsd: 10, maxSessions: 50, deadline: '2026-01-01T01:00:00Z' } },
+    counters: { costUsd: 8, sessions: 20 },
+  });
+
+  it('reports what is left', () => {
+    expect(budgetStatus(state, T0, 1)).toEqual({
+      costUsd: 9,
+      maxCostUsd: 10,
+      remainingUsd: 1,
+      sessions: 20,
+      maxSessions: 50,
+      remainingSessions: 30,
+      deadline: '2026-01-01T01:00:00Z',
+      remainingMs: 3_600_000,
+      costUnknownSessions: 0,
+      stop: null,
+    });
+  });
+
+  it('stops a session whose running cost crosses the budget', () => {
+    expect(shouldCheckpointNow(state, T0, 1.99)).toBeNull();
+    expect(shouldCheckpointNow(state, T0, 2)).toEqual({
+      reason: 'budget',
+      detail: 'cost $10.00 reached the budget of $10.00',
+    });
+  });
+
+  it('stops a session at the deadline', () => {
+    expect(shouldCheckpointNow(state, new Date('2026-01-01T01:00:00Z'), 0)).toEqual({
+      reason: 'deadline',
+      detail: 'deadline 2026-01-01T01:00:00Z passed',
+    });
+  });
+
+  it('has no deadline unless configured', () => {
+    expect(budgetStatus(makeState([]), T0).remainingMs).toBeNull();
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * The demo's scripted model: one policy for all three roles of a todo-example run, told apart by the
+ * role prompt (`roles/prompts/*.md`). It drives the real tools: the initializer and generators write,
+ * edit, run and commit real code; the evaluator reads real aria snapshots and decides from the page.
+ * Load it with `testkit/main.ts` as a module (default export) or import `demoPolicy`.
+ */
+import { moduleLogger } from '../../core/log.js';
+import type { Policy, PolicyReply, ScriptedConversation } from '../types.js';
+import { evaluatorScript } from './evaluator.js';
+import { generatorScript } from './generator.js';
+import { initializerScript } from './initializer.js';
+import { runScript, type Script } from './script.js';
+
+const log = moduleLogger('testkit/policies/demo');
+
+/** The role a conversation belongs to. */
+export type DemoRole = 'initializer' | 'generator' | 'evaluator';
+
+/** The role of a conversation, from its system prompt (then its tools); undefined when unknown. */
+export function roleOf(
+  conversation: Pick<ScriptedConversation, 'system' | 'toolNames'>,
+): DemoRole | undefined {
+  const system = conversation.system;
+  if (/you are the initializer/i.test(system)) return 'initializer';
+  if (/you are an? (independent )?evaluator/i.test(system)) return 'evaluator';
+  if (/you are a generator/i.test(system)) return 'generator';
+  if (conversation.toolNames.includes('submit_verdict')) return 'evaluator';
+  return undefined;
+}
+
+const SCRIPTS: Record<DemoRole, Script> = {
+  initializer: initializerScript,
+  generator: generatorScript,
+  evaluator: evaluatorScript,
+};
+
+/** The demo policy: the todo example's initializer, generators and evaluator, scripted. */
+export const demoPolicy: Policy = (conversation) => {
+  const role = roleOf(conversation);
+  if (!role) {
+    return {
+      text: 'This scripted model plays the initializer, generator and evaluator of the todo demo only.',
+    };
+  }
+  try {
+    // The evaluator's session tag (unique todo texts) must survive replays, so it goes into its first reply.
+    return runScript(conversation, SCRIPTS[role], { recordTag: role === 'evaluator' });
+  } catch (error) {
+    log.error({ err: error, role, request: conversation.requestIndex }, 'scripted policy failed');
+    const message = error instanceof Error ? error.message : String(error);
+    return { text: `The scripted ${role} hit an internal error and stops: ${message}` } satisfies PolicyReply;
+  }
+};
+
+export default demoPolicy;

@@ -1,0 +1,214 @@
+/**
+ * The scripted generator: implements the ONE feature named in its first message with the real tools
+ * (read the files it changes, write the feature's modules, insert registrations above marker comments
+ * with edit, check the app from the shell, append a progress note, commit). The first implementation
+ * of the remaining count carries a planted bug; given evaluator feedback on it, the generator fixes it.
+ */
+
+import type { ScriptedToolCall } from '../types.js';
+import { commitAll } from './initializer.js';
+import { type CallResult, exitCodeOf, fileTextOfRead, type ScriptIO } from './script.js';
+import {
+  featureMentionedIn,
+  type MarkerInsertion,
+  squash,
+  TODO_FEATURES,
+  type TodoFeature,
+  verifyCommand,
+} from './todo-features.js';
+import { featureFiles } from './todo-sources.js';
+
+/** What the generator's first message asks for. */
+export interface GeneratorBrief {
+  featureId: string;
+  feature: TodoFeature | undefined;
+  /** The evaluator feedback section (heading and all that follows), or null when there is none. */
+  feedback: string | null;
+}
+
+/** Corrections (uncommitted work, no commit) the generator answers before it just stops. */
+const MAX_CORRECTIONS = 2;
+
+/** Finds the feature id (the first `F-nnn`), the catalogue feature and any evaluator feedback. */
+export function parseGeneratorBrief(message: string): GeneratorBrief | undefined {
+  const idMatch = /F-\d{3,}/.exec(message);
+  if (!idMatch) return undefined;
+  const featureId = idMatch[0];
+  const lineStart = message.lastIndexOf('\n', idMatch.index) + 1;
+  const lineEnd = message.indexOf('\n', idMatch.index);
+  const headingLine = message.slice(lineStart, lineEnd < 0 ? undefined : lineEnd);
+  const described = headingLine
+    .slice(headingLine.indexOf(featureId) + featureId.length)
+    .replace(/^[\s:–—-]+/, '');
+  const byNumber = TODO_FEATURES[Number(featureId.slice(2)) - 1];
+  const feature =
+    TODO_FEATURES.find((candidate) => squash(candidate.description) === squash(described)) ??
+    featureMentionedIn(headingLine) ??
+    byNumber;
+  return { featureId, feature, feedback: feedbackSection(message) };
+}
+
+/** The text from a heading that mentions feedback to the end, unless the section is empty. */
+function feedbackSection(message: string): string | null {
+  const heading = /^#{1,6}[^\n]*feedback[^\n]*$/im.exec(message);
+  if (!heading) return null;
+  const rest = message.slice(heading.index);
+  const firstBodyLine =
+    rest
+      .split('\n')
+      .slice(1)
+      .find((line) => line.trim() !== '') ?? '';
+  if (/^\(?(none|no feedback)/i.test(firstBodyLine.trim())) return null;
+  return rest;
+}
+
+/** The most telling line of the feedback (a failing step or its evidence), for notes and commit messages. */
+export function feedbackGist(feedback: string): string {
+  const lines = feedback.split('\n').map((line) => line.trim());
+  const evidence = lines.find((line) => /^evidence:/i.test(line));
+  const failing = lines.find((line) => line.startsWith('- ✗') || /\bfail/i.test(line));
+  return (evidence ?? failing ?? lines[1] ?? '').slice(0, 300);
+}
+
+/** The generator session. */
+export function generatorScript(io: ScriptIO): void {
+  const brief = parseGeneratorBrief(io.firstMessage);
+  if (!brief?.feature) {
+    io.finish(
+      `This scripted model does not know the feature ${brief?.featureId ?? '(no feature id found)'}; nothing changed.`,
+    );
+    return;
+  }
+  const { featureId, feature, feedback } = brief;
+  const bug = feature.plantedBug;
+  const paths = [
+    ...new Set([...feature.insertions.map((insertion) => insertion.path), ...(bug ? [bug.path] : [])]),
+  ];
+  const intro = feedback
+    ? `Working on ${featureId} again; the evaluator's feedback: ${feedbackGist(feedback)}`
+    : `Working on ${featureId}: ${feature.summary}.`;
+  const reads = io.act(
+    paths.map((path) => ({ name: 'read', arguments: { path } })),
+    `${intro} Reading the files I will change.`,
+  );
+  const files = new Map(
+    reads.map((read, index) => [paths[index] as string, read.isError ? '' : fileTextOfRead(read.content)]),
+  );
+  const done = feature.insertions.every((insertion) =>
+    files.get(insertion.path)?.includes(insertion.lines[0] as string),
+  );
+  const work = done ? fixOrRecheck(io, brief, files) : { notes: implement(io, featureId, feature, files) };
+  const notes = work.notes;
+  const check = io.call(
+    'bash',
+    { command: verifyCommand(feature.verify, `${featureId} checks passed`) },
+    'Starting the app on a free port and checking the feature with curl.',
+  );
+  const verified = exitCodeOf(check.content) === 0;
+  notes.push(
+    verified
+      ? 'Checked from the shell (curl against the started app): OK.'
+      : `Shell check FAILED:\n${lastLines(check.content, 12)}`,
+  );
+  const subject = work.fixed && bug ? `fix ${bug.explanation}` : feature.summary;
+  commitAll(io, `${featureId}: ${subject}`, appendProgressCommand(featureId, subject, notes));
+  let correction = io.finish(
+    `${featureId}: ${subject}. ${verified ? 'Checked with curl and committed.' : 'Committed, but my shell check failed.'}`,
+  );
+  for (let round = 1; round <= MAX_CORRECTIONS && correction.trim() !== ''; round++) {
+    commitAll(io, `${featureId}: commit remaining changes`);
+    correction = io.finish('Committed the remaining changes.');
+  }
+}
+
+/** Writes the feature's new files and inserts its registrations; returns notes for the progress log. */
+function implement(
+  io: ScriptIO,
+  featureId: string,
+  feature: TodoFeature,
+  files: Map<string, string>,
+): string[] {
+  const notes: string[] = [];
+  const written = featureFiles(feature.sourceDir);
+  const writes: ScriptedToolCall[] = written.map((file) => ({
+    name: 'write',
+    arguments: { path: file.path, content: file.content },
+  }));
+  const edits: ScriptedToolCall[] = [];
+  for (const insertion of feature.insertions) {
+    // An interrupted earlier session may have registered part of the feature already.
+    if (files.get(insertion.path)?.includes(insertion.lines[0] as string)) continue;
+    const edit = insertionEdit(insertion, files.get(insertion.path) ?? '');
+    if (edit) edits.push({ name: 'edit', arguments: edit });
+    else
+      notes.push(
+        `Could not find the marker "${insertion.marker}" in ${insertion.path}; registration skipped.`,
+      );
+  }
+  const results = io.act(
+    [...writes, ...edits],
+    `Implementing ${featureId}: new modules, then registering them.`,
+  );
+  notes.unshift(
+    `Wrote ${written.map((file) => file.path).join(', ')}; registered in ${[...new Set(feature.insertions.map((i) => i.path))].join(', ')}.`,
+  );
+  notes.push(...failures(results));
+  return notes;
+}
+
+/** The feature is already in place: fix the planted bug when feedback says it fails, else only re-check. */
+function fixOrRecheck(
+  io: ScriptIO,
+  brief: GeneratorBrief,
+  files: Map<string, string>,
+): { notes: string[]; fixed?: boolean } {
+  const bug = brief.feature?.plantedBug;
+  if (!brief.feedback || !bug) {
+    return { notes: ['The feature was already in place; re-checked it without changes.'] };
+  }
+  if (!(files.get(bug.path) ?? '').includes(bug.buggy)) {
+    const note = `Feedback says the feature fails, but ${bug.path} does not hold the code I expected; re-checked only.`;
+    return { notes: [note] };
+  }
+  const results = io.act(
+    [{ name: 'edit', arguments: { path: bug.path, old_string: bug.buggy, new_string: bug.fixed } }],
+    `The evaluator saw the count go wrong. Found it in ${bug.path}: the count included completed todos. Fixing it.`,
+  );
+  const note = `Fixed after evaluator feedback (${feedbackGist(brief.feedback)}): ${bug.explanation}.`;
+  return { notes: [note, ...failures(results)], fixed: !results.some((result) => result.isError) };
+}
+
+/** `edit` arguments inserting the lines above the marker line, with its indentation; undefined without a marker. */
+export function insertionEdit(
+  insertion: MarkerInsertion,
+  fileText: string,
+): { path: string; old_string: string; new_string: string } | undefined {
+  const markerLine = fileText.split('\n').find((line) => line.includes(insertion.marker));
+  if (markerLine === undefined) return undefined;
+  const indent = /^\s*/.exec(markerLine)?.[0] ?? '';
+  const inserted = insertion.lines.map((line) => `${indent}${line}`).join('\n');
+  return { path: insertion.path, old_string: markerLine, new_string: `${inserted}\n${markerLine}` };
+}
+
+function failures(results: CallResult[]): string[] {
+  return results
+    .filter((result) => result.isError)
+    .map(
+      (result) =>
+        `${result.name} ${String(result.arguments.path ?? '')} failed: ${lastLines(result.content, 3)}`,
+    );
+}
+
+function lastLines(text: string, count: number): string {
+  return text.trim().split('\n').slice(-count).join('\n');
+}
+
+/** Bash that appends a session note to progress.md (quoted heredoc: nothing in the note is expanded). */
+function appendProgressCommand(featureId: string, subject: string, notes: string[]): string {
+  const body = [
+    ``,
+    `## ${featureId}: ${subject}`,
+    ...notes.map((note) => `- ${note.replace(/\n/g, '\n  ')}`),
+  ].join('\n');
+  return `cat >> progress.md <<'PROGRESS_NOTE'\n${body}\nPROGRESS_NOTE\n`;
+}

@@ -1,0 +1,91 @@
+/**
+ * The scripted initializer: writes the todo example's feature list, init.sh and skeleton app, checks
+ * that the skeleton starts, commits, and stops. When the harness sends it back (the feature list did
+ * not validate, or the commit is missing), it rewrites the list and commits again.
+ */
+import { type CallResult, exitCodeOf, type ScriptIO } from './script.js';
+import { featureListJson, TODO_FEATURES, verifyCommand } from './todo-features.js';
+import { skeletonFiles } from './todo-sources.js';
+
+/** Corrections the initializer answers before it gives up and just stops. */
+const MAX_CORRECTIONS = 3;
+
+/** Identity for commits when the workspace has none configured (a fresh machine). */
+export const SCRIPTED_GIT_IDENTITY =
+  '-c user.name="nightshift scripted model" -c user.email=scripted@nightshift.invalid';
+
+/** True when the first message is the todo example spec (the only spec this scripted model knows). */
+export function isTodoSpec(firstMessage: string): boolean {
+  return /todo/i.test(firstMessage) && /items? left/i.test(firstMessage);
+}
+
+/** Commits everything, retrying with an explicit identity when git has none. */
+export function commitAll(io: ScriptIO, message: string, prefix = ''): CallResult {
+  const quoted = JSON.stringify(message);
+  const result = io.call('bash', {
+    command: `${prefix}git add -A && git commit -q -m ${quoted} && git log --oneline -1`,
+  });
+  if (
+    exitCodeOf(result.content) === 0 ||
+    !/tell me who you are|identity unknown|user\.email/i.test(result.content)
+  )
+    return result;
+  return io.call(
+    'bash',
+    { command: `git add -A && git ${SCRIPTED_GIT_IDENTITY} commit -q -m ${quoted} && git log --oneline -1` },
+    'git has no identity configured here; committing with an explicit one.',
+  );
+}
+
+/** The initializer session. */
+export function initializerScript(io: ScriptIO): void {
+  if (!isTodoSpec(io.firstMessage)) {
+    io.finish(
+      'This scripted model only knows the todo example spec (examples/todo/app_spec.md); nothing written.',
+    );
+    return;
+  }
+  const files = [{ path: 'feature_list.json', content: featureListJson() }, ...skeletonFiles()];
+  io.act(
+    files.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),
+    `The spec describes ${TODO_FEATURES.length} user-visible features. Writing the feature list, init.sh and a skeleton app that loads.`,
+  );
+  const check = io.call(
+    'bash',
+    {
+      command: `chmod +x init.sh\n${verifyCommand(
+        `curl -sf "$base/" | grep -q '<h1>Todos</h1>' || fail "the page did not load"`,
+        'the skeleton starts with init.sh and serves the page',
+      )}`,
+    },
+    'Checking that init.sh starts the skeleton.',
+  );
+  const skeletonWorks = exitCodeOf(check.content) === 0;
+  commitAll(io, `Initializer: feature list (${TODO_FEATURES.length} features), init.sh, skeleton app`);
+  let correction = io.finish(
+    skeletonWorks
+      ? `Wrote feature_list.json (${TODO_FEATURES.length} features, all failing), init.sh, the skeleton app and progress.md; committed.`
+      : `Wrote and committed the feature list and skeleton, but the skeleton did not start:\n${check.content}`,
+  );
+  for (let round = 1; round <= MAX_CORRECTIONS && correction.trim() !== ''; round++) {
+    correction = answerCorrection(io, correction, round);
+  }
+}
+
+/** Rewrites what the harness complained about (the feature list, init.sh's mode) and commits again. */
+function answerCorrection(io: ScriptIO, correction: string, round: number): string {
+  const aboutInit = /init\.sh/i.test(correction);
+  const rewrites = [{ path: 'feature_list.json', content: featureListJson() }];
+  const initScript = skeletonFiles().find((file) => file.path === 'init.sh');
+  if (aboutInit && initScript) rewrites.push(initScript);
+  io.act(
+    rewrites.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),
+    `The harness says:\n${correction.trim()}\nRewriting ${rewrites.map((file) => file.path).join(' and ')} (the list: category, description, steps, passes: false; no ids).`,
+  );
+  commitAll(
+    io,
+    `Initializer: fix feature list (harness correction ${round})`,
+    aboutInit ? 'chmod +x init.sh && ' : '',
+  );
+  return io.finish('Fixed feature_list.json and committed.');
+}

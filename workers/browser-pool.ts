@@ -1,0 +1,312 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { NightshiftError } from '../core/errors.js';
+import { moduleLogger } from '../core/log.js';
+
+const log = moduleLogger('workers/browser-pool');
+
+/** Chromium used when neither the option nor NIGHTSHIFT_CHROMIUM names one. */
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * Flags every launch gets: root needs `--no-sandbox`; the rest keep Chromium from phoning Google
+ * (refused on an offline machine, and noise in the evaluator's network log) and from using a GPU.
+ */
+export const CHROMIUM_BASE_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Console messages and page errors kept per evaluation; older ones are dropped first. */
+export const MAX_CONSOLE_MESSAGES = 500;
+
+/** Default timeout of page actions in an evaluation context (ms): a broken page fails fast. */
+export const CONTEXT_ACTION_TIMEOUT_MS = 5_000;
+
+/** Default navigation timeout in an evaluation context (ms). */
+export const CONTEXT_NAVIGATION_TIMEOUT_MS = 15_000;
+
+/** The Chromium executable does not exist: nothing to launch. */
+export class BrowserNotInstalledError extends NightshiftError {
+  constructor(executablePath: string) {
+    super('BROWSER_NOT_INSTALLED', `No Chromium executable at ${executablePath}.`, {
+      hint: 'Install it with `apt-get install -y chromium`, or set NIGHTSHIFT_CHROMIUM to the path of a Chromium binary.',
+    });
+  }
+}
+
+/** Chromium exists but did not start (or the pool was closed). */
+export class BrowserLaunchError extends NightshiftError {
+  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
+    super('BROWSER_LAUNCH_FAILED', message, options);
+  }
+}
+
+/** How the pool launches its browser. */
+export interface BrowserPoolOptions {
+  /** Chromium binary; default NIGHTSHIFT_CHROMIUM, then /usr/bin/chromium. */
+  executablePath?: string;
+  /** Run without a window (default true). */
+  headless?: boolean;
+  /** Extra Chromium flags, appended to CHROMIUM_BASE_ARGS. */
+  launchArgs?: readonly string[];
+  /**
+   * Keep one unused context + page opened in the background for the next acquire (default true): opening
+   * a page spawns a renderer, the largest part of a warm start. The spare is never used before it is handed out.
+   */
+  prewarm?: boolean;
+}
+
+/** What one evaluation asks of the pool. */
+export interface AcquireOptions {
+  /** Where the trace and screenshots of this evaluation are written (created if missing). */
+  evidenceDir: string;
+  /** Record a Playwright trace (screenshots + DOM snapshots), saved as `<evidenceDir>/trace.zip` on close. */
+  trace: boolean;
+  /** Base URL for relative navigations (the app under test). */
+  baseURL?: string;
+}
+
+/** What closing an evaluation left behind in its evidence directory. */
+export interface EvaluationEvidence {
+  /** Absolute path of the saved trace, when tracing was on and saving succeeded. */
+  tracePath?: string;
+  /** Absolute paths of the PNG screenshots in the evidence directory, sorted by name. */
+  screenshots: string[];
+}
+
+/** A fresh, isolated browser context for one evaluation, with its page and collected console output. */
+export interface EvaluationContext {
+  context: BrowserContext;
+  page: Page;
+  evidenceDir: string;
+  /** Console messages and uncaught page errors so far (live array, oldest first, capped). */
+  consoleMessages: readonly string[];
+  /** Saves the trace, closes the context and lists the evidence. Never throws; safe to call twice. */
+  close(): Promise<EvaluationEvidence>;
+}
+
+/** One Chromium per worker process, shared by every evaluation that process runs. */
+export interface BrowserPool {
+  /** A new context (no cookies or storage from earlier evaluations) on the shared browser, launching it if needed. */
+  acquireContext(options: AcquireOptions): Promise<EvaluationContext>;
+  /** How many times this pool has launched Chromium (1 unless it crashed or was closed underneath us). */
+  readonly launches: number;
+  /** Closes the browser; later acquires fail. */
+  close(): Promise<void>;
+}
+
+/** Creates a pool that launches Chromium lazily and relaunches it after a crash or disconnect. */
+export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool {
+  const executablePath = options.executablePath ?? process.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM_PATH;
+  const args = [...CHROMIUM_BASE_ARGS, ...(options.launchArgs ?? [])];
+  const headless = options.headless ?? true;
+  let browserPromise: Promise<Browser> | undefined;
+  const prewarm = options.prewarm ?? true;
+  let launches = 0;
+  let closed = false;
+  let spare: Spare | undefined;
+
+  function launch(): Promise<Browser> {
+    if (!existsSync(executablePath)) return Promise.reject(new BrowserNotInstalledError(executablePath));
+    launches += 1;
+    const started = Date.now();
+    const promise = chromium.launch({ executablePath, args, headless }).then(
+      (browser) => {
+        log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
+        browser.on('disconnected', () => {
+          if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
+          if (browserPromise === promise) browserPromise = undefined;
+        });
+        return browser;
+      },
+      (error: unknown) => {
+        if (browserPromise === promise) browserPromise = undefined;
+        throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
+          hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
+          cause: error,
+        });
+      },
+    );
+    browserPromise = promise;
+    return promise;
+  }
+
+  async function connectedBrowser(): Promise<Browser> {
+    // Two tries: a browser can disconnect between our launch and our use of it.
+    for (let attempt = 0; ; attempt += 1) {
+      if (closed) throw new BrowserLaunchError('The browser pool is closed.', { hint: 'Create a new pool.' });
+      const pending = browserPromise ?? launch();
+      const browser = await pending;
+      if (browser.isConnected()) return browser;
+      if (browserPromise === pending) browserPromise = undefined;
+      if (attempt >= 1)
+        throw new BrowserLaunchError(`Chromium at ${executablePath} disconnected right after launch.`);
+    }
+  }
+
+  return {
+    get launches() {
+      return launches;
+    },
+    async acquireContext(acquire) {
+      const browser = await connectedBrowser();
+      const taken = spare;
+      spare = undefined;
+      const opened =
+        (await takeSpare(taken, browser, acquire.baseURL)) ?? (await openPage(browser, acquire.baseURL));
+      // The spare opens once this evaluation is over, so it never competes with the evaluation for CPU.
+      const afterClose = () => {
+        if (prewarm && !closed && !spare && browser.isConnected())
+          spare = prepareSpare(browser, acquire.baseURL);
+      };
+      return startEvaluation(opened, acquire, afterClose);
+    },
+    async close() {
+      closed = true;
+      spare = undefined; // closing the browser closes it too
+      const pending = browserPromise;
+      browserPromise = undefined;
+      const browser = pending ? await pending.catch(() => undefined) : undefined;
+      await browser?.close().catch((error: unknown) => log.warn({ err: error }, 'closing chromium failed'));
+    },
+  };
+}
+
+/** A fresh context and its page, not yet handed to any evaluation. */
+interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A context opened ahead of time (after an evaluation closed) for the next acquire with the same baseURL. */
+interface Spare {
+  baseURL: string | undefined;
+  ready: Promise<OpenedPage | undefined>;
+}
+
+async function openPage(browser: Browser, baseURL: string | undefined): Promise<OpenedPage> {
+  const context = await browser.newContext({
+    viewport: { width: 1280, height: 800 },
+    ...(baseURL ? { baseURL } : {}),
+  });
+  context.setDefaultTimeout(CONTEXT_ACTION_TIMEOUT_MS);
+  context.setDefaultNavigationTimeout(CONTEXT_NAVIGATION_TIMEOUT_MS);
+  try {
+    return { context, page: await context.newPage() };
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+function prepareSpare(browser: Browser, baseURL: string | undefined): Spare {
+  const ready = openPage(browser, baseURL).catch((error: unknown) => {
+    log.debug({ err: error }, 'preparing a spare browser context failed');
+    return undefined;
+  });
+  return { baseURL, ready };
+}
+
+/** The spare when it is usable for this acquire; otherwise it is closed and undefined returned. */
+async function takeSpare(
+  spare: Spare | undefined,
+  browser: Browser,
+  baseURL: string | undefined,
+): Promise<OpenedPage | undefined> {
+  if (!spare) return undefined;
+  const opened = await spare.ready;
+  if (!opened) return undefined;
+  const usable = spare.baseURL === baseURL && opened.context.browser() === browser && !opened.page.isClosed();
+  if (usable) return opened;
+  await opened.context.close().catch(() => undefined);
+  return undefined;
+}
+
+/** Turns a fresh page into an evaluation: evidence dir, tracing from here on, console collection. */
+async function startEvaluation(
+  opened: OpenedPage,
+  options: AcquireOptions,
+  afterClose: () => void,
+): Promise<EvaluationContext> {
+  const { context, page } = opened;
+  const evidenceDir = path.resolve(options.evidenceDir);
+  try {
+    await mkdir(evidenceDir, { recursive: true });
+    if (options.trace) await context.tracing.start({ screenshots: true, snapshots: true });
+  } catch (error) {
+    await context.close().catch(() => undefined);
+    throw error;
+  }
+  const consoleMessages = collectConsole(page);
+  let closing: Promise<EvaluationEvidence> | undefined;
+  return {
+    context,
+    page,
+    evidenceDir,
+    consoleMessages,
+    close() {
+      closing ??= closeEvaluation(context, evidenceDir, options.trace).finally(afterClose);
+      return closing;
+    },
+  };
+}
+
+/** Records console messages and uncaught errors of a page as one line each. */
+function collectConsole(page: Page): string[] {
+  const messages: string[] = [];
+  const push = (line: string) => {
+    messages.push(line);
+    if (messages.length > MAX_CONSOLE_MESSAGES) messages.splice(0, messages.length - MAX_CONSOLE_MESSAGES);
+  };
+  page.on('console', (message) => {
+    const where = message.location();
+    const at = where.url ? ` (${where.url}:${where.lineNumber + 1})` : '';
+    push(`[${message.type()}] ${message.text()}${at}`);
+  });
+  page.on('pageerror', (error) => push(`[pageerror] ${error.message}`));
+  page.on('crash', () => push('[crash] the page crashed'));
+  return messages;
+}
+
+async function closeEvaluation(
+  context: BrowserContext,
+  evidenceDir: string,
+  trace: boolean,
+): Promise<EvaluationEvidence> {
+  let tracePath: string | undefined;
+  if (trace) {
+    const target = path.join(evidenceDir, 'trace.zip');
+    try {
+      await context.tracing.stop({ path: target });
+      tracePath = target;
+    } catch (error) {
+      log.warn({ err: error, evidenceDir }, 'saving the playwright trace failed');
+    }
+  }
+  await context
+    .close()
+    .catch((error: unknown) => log.warn({ err: error }, 'closing the browser context failed'));
+  const screenshots = await listScreenshots(evidenceDir);
+  return tracePath ? { tracePath, screenshots } : { screenshots };
+}
+
+async function listScreenshots(evidenceDir: string): Promise<string[]> {
+  const names = await readdir(evidenceDir).catch(() => [] as string[]);
+  return names
+    .filter((name) => name.endsWith('.png'))
+    .sort()
+    .map((name) => path.join(evidenceDir, name));
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}

@@ -1,0 +1,197 @@
+import path from 'node:path';
+import type { Job } from 'bullmq';
+import type { ModelProvider } from '../agent/messages.js';
+import { moduleLogger } from '../core/log.js';
+import { readFeatureList } from '../handoff/feature-list.js';
+import type { WorkspaceRepo } from '../handoff/git.js';
+import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { advanceRun, describeAction } from '../orchestrator/advance.js';
+import { shouldCheckpointNow } from '../orchestrator/budgets.js';
+import type { Orchestrator } from '../orchestrator/orchestrator.js';
+import { SessionJobData } from '../orchestrator/queues.js';
+import { acquireRunLock, RUN_LOCK_TTL_MS } from '../orchestrator/run-lock.js';
+import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
+import { runRoleSession } from '../roles/session.js';
+import type { SessionResult } from '../roles/session-result.js';
+import type { BrowserSource } from '../roles/types.js';
+import { EventForwarder } from './event-forwarder.js';
+import { clearRateLimit, handleRateLimit } from './rate-limit.js';
+
+const log = moduleLogger('workers/session-processor');
+
+/** Everything a worker process gives its session jobs. */
+export interface SessionWorkerDeps {
+  orchestrator: Orchestrator;
+  dataDir: string;
+  /** Unique per worker process (host, pid, random): part of the lock token, and the clone cache's name. */
+  workerId: string;
+  browser: BrowserSource;
+  /** A provider for a model id (`provider:model`). */
+  createProvider(modelId: string): ModelProvider;
+  /** Aborted when the worker's shutdown grace period is over: sessions stop and checkpoint. */
+  shutdown: AbortSignal;
+  /** Pauses the whole queue for this long (BullMQ `worker.rateLimit`). */
+  rateLimitQueue(ms: number): Promise<void>;
+  /** Secret values to keep out of transcripts and events. */
+  secrets: readonly string[];
+}
+
+/** What a session job returned (BullMQ keeps it as the job's return value). */
+export type SessionJobOutcome =
+  | { kind: 'done'; outcome: SessionResult['outcome'] }
+  | { kind: 'skipped'; reason: string };
+
+/**
+ * Runs one session job: takes the run's lock (one session per run, even when a stalled job is delivered
+ * twice), checks the job is still the run's current one, syncs the workspace, runs the role session,
+ * pushes (remote runs), records the result and advances the run.
+ */
+export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Promise<SessionJobOutcome> {
+  const data = SessionJobData.parse(job.data);
+  const { orchestrator } = deps;
+  const jobId = job.id ?? `${data.runId}-${data.seq}`;
+  const lock = await acquireRunLock(
+    orchestrator.redis,
+    orchestrator.prefix,
+    data.runId,
+    `${jobId}/${deps.workerId}`,
+    {
+      waitMs: RUN_LOCK_TTL_MS + 5_000,
+    },
+  );
+  if (!lock) return skip(data, 'another session of this run holds its lock');
+  try {
+    const run = await orchestrator.store.getRun(data.runId);
+    if (!ACTIVE_STATUSES.includes(run.status)) return skip(data, `run is ${run.status}`);
+    if (run.seq !== data.seq) return skip(data, `stale job: the run is at session ${run.seq}`);
+    const existing = await orchestrator.store.getSession(data.runId, data.seq);
+    if (existing?.finishedAt) return skip(data, 'this session already has a result');
+    const result = await runSession(deps, run, data, jobId, lock.lost);
+    if (result.outcome === 'rate_limited') await handleRateLimit(deps, run, result);
+    else await clearRateLimit(orchestrator, run.id);
+  } finally {
+    await lock.release();
+  }
+  await advanceRun(orchestrator, data.runId, { finishedJobId: jobId }).catch((error) =>
+    log.warn(
+      { err: error, runId: data.runId },
+      'advance after the session failed; the reconciler will retry',
+    ),
+  );
+  const session = await orchestrator.store.getSession(data.runId, data.seq);
+  return { kind: 'done', outcome: session?.outcome ?? 'aborted' };
+}
+
+function skip(data: SessionJobData, reason: string): SessionJobOutcome {
+  log.info({ runId: data.runId, seq: data.seq, reason }, 'session job skipped');
+  return { kind: 'skipped', reason };
+}
+
+async function runSession(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+  data: SessionJobData,
+  jobId: string,
+  lockLost: AbortSignal,
+): Promise<SessionResult> {
+  const { orchestrator } = deps;
+  const { role, kind, featureIds, mode } = describeAction(data.action);
+  await orchestrator.store.recordSessionStarted(run.id, {
+    seq: data.seq,
+    jobId,
+    role,
+    kind,
+    featureIds,
+    workerId: deps.workerId,
+  });
+  const workspace = await prepareWorkspace(deps, run);
+  const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, deps.secrets);
+  const limits = run.config.limits[role];
+  const result = await runRoleSession({
+    role,
+    runId: run.id,
+    session: data.seq,
+    workspace: workspace.dir,
+    ...(run.workspace.kind === 'remote' ? { branch: run.workspace.branch } : {}),
+    featureIds,
+    ...(mode ? { mode } : {}),
+    provider: deps.createProvider(run.config.models[role]),
+    prices: run.config.prices,
+    limits: { maxSteps: limits.maxSteps, maxMinutes: limits.maxMinutes },
+    dataDir: deps.dataDir,
+    sandbox: {
+      sandbox:
+        run.config.sandbox.bubblewrap === 'off'
+          ? 'none'
+          : run.config.sandbox.bubblewrap === 'required'
+            ? 'bubblewrap'
+            : 'auto',
+      network: run.config.sandbox.network,
+    },
+    ...(run.config.featureCount ? { featureCount: run.config.featureCount } : {}),
+    browser: deps.browser,
+    signal: AbortSignal.any([deps.shutdown, lockLost]),
+    sink: forwarder.push,
+    stopReason: (state) => midSessionStop(orchestrator, run.id, state.costUsd ?? 0),
+    secrets: deps.secrets,
+  });
+  if (workspace.remote) await pushSession(workspace.repo, workspace.remote.branch, result);
+  await forwarder.flush();
+  // The initializer's feature list enters the run store with its result, in one atomic step.
+  const features =
+    role === 'initializer' && result.outcome === 'completed'
+      ? await readFeatureList(workspace.dir)
+      : undefined;
+  await orchestrator.store.recordSessionResult(run.id, data.seq, result, features ? { features } : {});
+  return result;
+}
+
+/** Budgets, deadline and the run's status, checked before every model request of a running session. */
+async function midSessionStop(
+  orchestrator: Orchestrator,
+  runId: string,
+  sessionCostUsd: number,
+): Promise<string | undefined> {
+  const run = await orchestrator.store.getRun(runId);
+  if (!ACTIVE_STATUSES.includes(run.status))
+    return `the run was ${run.status === 'paused' ? 'paused' : run.status}`;
+  const stop = shouldCheckpointNow({ run }, orchestrator.now(), sessionCostUsd);
+  return stop ? `${stop.reason}: ${stop.detail}` : undefined;
+}
+
+interface PreparedWorkspace {
+  dir: string;
+  repo?: WorkspaceRepo;
+  remote?: { url: string; branch: string };
+}
+
+/** A local run works in its directory; a remote run in this worker's own clone, reset to the run branch. */
+async function prepareWorkspace(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+): Promise<PreparedWorkspace & { repo: WorkspaceRepo | undefined }> {
+  if (run.workspace.kind === 'local') return { dir: run.workspace.path, repo: undefined };
+  const cacheDir = path.join(deps.dataDir, 'clones', deps.workerId, run.id);
+  const synced = await syncWorkspace({ url: run.workspace.url, branch: run.workspace.branch, cacheDir });
+  return {
+    dir: synced.repo.dir,
+    repo: synced.repo,
+    remote: { url: run.workspace.url, branch: run.workspace.branch },
+  };
+}
+
+/** Pushes the session's commits fast-forward; a rejected push means the work is kept only locally — say so. */
+async function pushSession(
+  repo: WorkspaceRepo | undefined,
+  branch: string,
+  result: SessionResult,
+): Promise<void> {
+  if (!repo) return;
+  try {
+    await pushFastForward(repo, branch);
+  } catch (error) {
+    log.error({ err: error, branch }, 'push rejected: the session result is recorded as aborted');
+    result.outcome = 'aborted';
+    result.reason = `push rejected: ${(error as Error).message}`;
+  }
+}

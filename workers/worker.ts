@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import { type ConnectionOptions, Worker } from 'bullmq';
+import type { ModelProvider } from '../agent/messages.js';
+import { moduleLogger } from '../core/log.js';
+import type { Orchestrator } from '../orchestrator/orchestrator.js';
+import { bullPrefix, CONTROL_QUEUE, RECONCILE_EVERY_MS, SESSION_QUEUE } from '../orchestrator/queues.js';
+import { type BrowserPool, createBrowserPool } from './browser-pool.js';
+import { type ControlHandlers, processControlJob } from './control-processor.js';
+import { processSessionJob } from './session-processor.js';
+
+const log = moduleLogger('workers/worker');
+
+/** Options of a worker process. */
+export interface WorkerOptions {
+  orchestrator: Orchestrator;
+  /** A separate connection for BullMQ's blocking commands (`maxRetriesPerRequest: null`). */
+  connection: ConnectionOptions;
+  dataDir: string;
+  /** Sessions run at once by this process (default 1). */
+  concurrency?: number;
+  /** After SIGTERM: how long sessions get to finish before they are told to checkpoint and stop (default 60 s). */
+  shutdownGraceMs?: number;
+  createProvider(modelId: string): ModelProvider;
+  /** The browser; default a pool on the configured Chromium. */
+  browser?: BrowserPool;
+  chromiumPath?: string;
+  /** Scheduled starts and other control jobs handled by other modules. */
+  controlHandlers?: ControlHandlers;
+  secrets?: readonly string[];
+  /** Stalled-job check interval (default 30 s: a killed worker's session restarts within about a minute). */
+  stalledIntervalMs?: number;
+}
+
+/** A running worker process. */
+export interface RunningWorker {
+  readonly workerId: string;
+  /** Stops fetching, lets sessions finish within the grace period, then aborts them (they WIP-commit). */
+  close(): Promise<void>;
+}
+
+/** A worker id unique across machines and restarts: host, pid and a random suffix. */
+export function newWorkerId(): string {
+  return `${os.hostname().replace(/[^A-Za-z0-9_-]/g, '-')}-${process.pid}-${randomBytes(2).toString('hex')}`;
+}
+
+/**
+ * Starts a worker: a BullMQ Worker on the session queue (configurable concurrency, one shared browser) and
+ * one on the control queue (reconcile ticks every 30 s via a job scheduler, advances, scheduled starts).
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const { orchestrator } = options;
+  const workerId = newWorkerId();
+  const shutdown = new AbortController();
+  const browser =
+    options.browser ??
+    createBrowserPool(options.chromiumPath ? { executablePath: options.chromiumPath } : {});
+  const common = {
+    connection: options.connection,
+    prefix: bullPrefix(orchestrator.prefix),
+    stalledInterval: options.stalledIntervalMs ?? 30_000,
+    lockDuration: 30_000,
+    maxStalledCount: 3,
+  };
+  const sessions: Worker = new Worker(
+    SESSION_QUEUE,
+    (job) =>
+      processSessionJob(
+        {
+          orchestrator,
+          dataDir: options.dataDir,
+          workerId,
+          browser,
+          createProvider: options.createProvider,
+          shutdown: shutdown.signal,
+          rateLimitQueue: (ms) => sessions.rateLimit(ms),
+          secrets: options.secrets ?? [],
+        },
+        job,
+      ),
+    { ...common, concurrency: options.concurrency ?? 1 },
+  );
+  const control = new Worker(
+    CONTROL_QUEUE,
+    (job) => processControlJob(orchestrator, options.controlHandlers ?? {}, job),
+    {
+      ...common,
+      concurrency: 2,
+    },
+  );
+  for (const worker of [sessions, control]) {
+    worker.on('failed', (job, error) =>
+      log.error({ err: error, jobId: job?.id, queue: worker.name }, 'job failed'),
+    );
+    worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
+  }
+  await orchestrator.queues.control.upsertJobScheduler(
+    'reconcile',
+    { every: RECONCILE_EVERY_MS },
+    { name: 'reconcile', data: { kind: 'reconcile' }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+  );
+  log.info({ workerId, concurrency: options.concurrency ?? 1 }, 'worker started');
+  let closing: Promise<void> | undefined;
+  return {
+    workerId,
+    close: () => {
+      closing ??= closeWorker({
+        sessions,
+        control,
+        browser,
+        shutdown,
+        graceMs: options.shutdownGraceMs ?? 60_000,
+        workerId,
+      });
+      return closing;
+    },
+  };
+}
+
+async function closeWorker(parts: {
+  sessions: Worker;
+  control: Worker;
+  browser: BrowserPool;
+  shutdown: AbortController;
+  graceMs: number;
+  workerId: string;
+}): Promise<void> {
+  log.info({ workerId: parts.workerId, graceMs: parts.graceMs }, 'worker shutting down: no new sessions');
+  const timer = setTimeout(() => {
+    log.warn(
+      { workerId: parts.workerId },
+      'grace period over: asking running sessions to checkpoint and stop',
+    );
+    parts.shutdown.abort(new Error('the worker is shutting down'));
+  }, parts.graceMs);
+  try {
+    await Promise.all([parts.sessions.close(), parts.control.close()]);
+  } finally {
+    clearTimeout(timer);
+    await parts.browser.close();
+  }
+  log.info({ workerId: parts.workerId }, 'worker stopped');
+}
