@@ -4,5 +4,4 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { main } = await import('../cli/main.ts');
-process.exitCode = await main(process.argv);
+await import('../cli/bin.ts');

@@ -1,29 +1,42 @@
 import { Command, CommanderError } from 'commander';
 import { NightshiftError } from '../core/errors.js';
-import { registerPlaceholder } from './not-built.js';
+import { createStatusListener } from '../orchestrator/notifications.js';
+import { registerAdminCommands } from './admin.js';
+import {
+  type CliDeps,
+  orchestratorOptions,
+  resolveDeps,
+  type StatusListenerFactory,
+  withOrchestrator,
+} from './context.js';
+import { registerDashboardCommand } from './dashboard.js';
+import { registerDemoCommand } from './demo.js';
+import { registerDoctorCommand } from './doctor.js';
+import { registerRunCommand } from './run.js';
+import { registerScheduleCommand } from './schedule.js';
+import { registerWorkerCommand } from './worker.js';
 
-/** Every command of DESIGN.md with its one-line description, in help order. */
-const COMMANDS: ReadonlyArray<[name: string, description: string]> = [
-  ['run', 'start a build from a spec and follow it (or --detach)'],
-  ['worker', 'run a worker process that executes sessions from the queue'],
-  ['dashboard', 'serve the web dashboard and JSON API'],
-  ['status', 'show one run (or the newest)'],
-  ['runs', 'list runs'],
-  ['pause', 'pause a run at the next safe point'],
-  ['resume', 'resume a paused run'],
-  ['cancel', 'cancel a run'],
-  ['schedule', 'manage nightly schedules (add | list | remove)'],
-  ['demo', 'build the example app offline, end to end, with the scripted model'],
-  ['doctor', 'check Redis, Chromium, git, bubblewrap and API keys'],
-];
+/** Webhooks and nightly summaries for every status change a command makes. */
+const notificationsFor: StatusListenerFactory = ({ config, store, redis }) =>
+  createStatusListener({ orchestrator: { redis, store, prefix: config.keyPrefix, now: () => new Date() } });
 
-/** Builds the commander program; commands register themselves here as they are built. */
-export function buildProgram(): Command {
+/** Builds the commander program with every command of DESIGN.md. */
+export function buildProgram(options: CliDeps = {}): Command {
+  const deps: CliDeps = { onStatusChange: notificationsFor, ...options };
   const program = new Command('nightshift')
     .description('Builds an application from a written spec over many hours, unattended.')
     .exitOverride()
     .showHelpAfterError();
-  for (const [name, description] of COMMANDS) registerPlaceholder(program, name, description);
+  registerRunCommand(program, deps);
+  registerWorkerCommand(program, deps);
+  registerDashboardCommand(program);
+  registerAdminCommands(program, deps);
+  registerScheduleCommand(program, {
+    withOrchestrator: (fn) =>
+      withOrchestrator(orchestratorOptions(resolveDeps(deps)), (context) => fn(context.orchestrator)),
+  });
+  registerDemoCommand(program, deps);
+  registerDoctorCommand(program, deps);
   return program;
 }
 

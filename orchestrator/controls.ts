@@ -21,6 +21,14 @@ export async function pauseRun(
 
 /** Resumes a paused (or failed) run and queues its next session. */
 export async function resumeRun(orchestrator: Orchestrator, runId: string): Promise<RunRecord> {
+  const deadline = (await orchestrator.store.getRun(runId)).config.budgets.deadline;
+  if (deadline && Date.parse(deadline) <= orchestrator.now().getTime()) {
+    // A passed deadline would pause the run again at once: resuming means "go on", so it is cleared.
+    await orchestrator.store.updateConfig(runId, (config) => ({
+      ...config,
+      budgets: { ...config.budgets, deadline: undefined },
+    }));
+  }
   const state = await orchestrator.store.loadState(runId);
   const resumed = await changeStatus(orchestrator, state.run, resumeStatus(state.features.length));
   await advanceRun(orchestrator, runId);

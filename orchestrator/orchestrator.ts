@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import type { RunEvent } from './events.js';
 import type { Queues } from './queues.js';
 import type { RunRecord } from './run-state.js';
 import type { RunStore } from './run-store.js';
@@ -16,4 +17,6 @@ export interface Orchestrator {
   now: () => Date;
   /** Told about every status change the orchestrator makes. */
   onStatusChange?: StatusListener;
+  /** Told about the events a session result produced (regression webhooks); must not throw. */
+  onSessionEvents?: (run: RunRecord, events: RunEvent[]) => void;
 }

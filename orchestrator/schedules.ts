@@ -220,7 +220,7 @@ export async function handleScheduledStart(
   }
   await closeWindow(orchestrator, runId);
   const now = orchestrator.now();
-  const run = await orchestrator.store.updateConfig(runId, (config) => {
+  await orchestrator.store.updateConfig(runId, (config) => {
     const budgets = { ...config.budgets };
     if (data.forMs !== undefined) budgets.deadline = new Date(now.getTime() + data.forMs).toISOString();
     // A window without its own length must not be cut short by an old window's deadline.
@@ -228,7 +228,7 @@ export async function handleScheduledStart(
     if (data.budgetUsd !== undefined) budgets.maxCostUsd = roundUsd(found.counters.costUsd + data.budgetUsd);
     return { ...config, budgets };
   });
-  const features = await orchestrator.store.listFeatures(runId);
+  const { run, features } = await orchestrator.store.loadState(runId);
   const window = await openWindow(orchestrator, {
     runId,
     startedAt: now.toISOString(),
@@ -238,20 +238,15 @@ export async function handleScheduledStart(
     maxCostUsd: run.config.budgets.maxCostUsd,
   });
   if (data.forMs !== undefined) await queueDeadlineAdvance(orchestrator, runId, data.forMs, now);
-  const status =
-    run.status === 'paused'
-      ? (await resumeRun(orchestrator, runId)).status
-      : await advanceActive(orchestrator, run);
+  if (run.status === 'paused') await resumeRun(orchestrator, runId);
+  else await advanceRun(orchestrator, runId);
+  // Read back: the advance may already have paused it again (say, a run budget without a window budget).
+  const { status } = await orchestrator.store.getRun(runId);
   log.info(
     { runId, status, deadline: window.deadline, maxCostUsd: window.maxCostUsd },
     'scheduled window started',
   );
   return { kind: 'started', status, window };
-}
-
-async function advanceActive(orchestrator: Orchestrator, run: RunRecord): Promise<RunRecord['status']> {
-  await advanceRun(orchestrator, run.id);
-  return (await orchestrator.store.getRun(run.id)).status;
 }
 
 /**

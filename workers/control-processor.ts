@@ -14,7 +14,7 @@ export interface ControlHandlers {
   scheduledStart?(
     orchestrator: Orchestrator,
     data: Extract<ControlJobData, { kind: 'scheduled-start' }>,
-  ): Promise<void>;
+  ): Promise<unknown>;
 }
 
 /** Runs one control job: a reconcile tick, an advance, or a scheduled start. */

@@ -142,7 +142,13 @@ async function runSession(
     role === 'initializer' && result.outcome === 'completed'
       ? await readFeatureList(workspace.dir)
       : undefined;
-  await orchestrator.store.recordSessionResult(run.id, data.seq, result, features ? { features } : {});
+  const recorded = await orchestrator.store.recordSessionResult(
+    run.id,
+    data.seq,
+    result,
+    features ? { features } : {},
+  );
+  orchestrator.onSessionEvents?.(recorded.run, recorded.events);
   return result;
 }
 

@@ -1,0 +1,103 @@
+import type { Queue } from 'bullmq';
+import type { Command } from 'commander';
+import { Redis } from 'ioredis';
+import { InputError } from '../core/errors.js';
+import type { RunControls } from '../dashboard/controls.js';
+import { createDashboardServer, type DashboardServer } from '../dashboard/server.js';
+import type { NextScheduledStart } from '../dashboard/views.js';
+import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
+import { RunStore } from '../orchestrator/run-store.js';
+
+/** What the dashboard command serves, opened from the validated config. */
+export interface DashboardResources {
+  store: RunStore;
+  /** BullMQ queue(s) for bull-board at /queues. */
+  queue?: Queue | readonly Queue[];
+  /** The orchestrator's run controls (default: store-only controls). */
+  controls?: RunControls;
+  nextScheduledStart?: NextScheduledStart;
+  close(): Promise<void>;
+}
+
+/** Opens what the dashboard needs; the lead's wiring passes one that also opens the queue and real controls. */
+export type OpenDashboardResources = (config: NightshiftConfig) => Promise<DashboardResources>;
+
+/** Default: a Redis client and a RunStore under the configured prefix (no queue, store-only controls). */
+export const openStoreOnly: OpenDashboardResources = async (config) => {
+  const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const store = new RunStore(redis, {
+    prefix: config.keyPrefix,
+    eventLogMaxLength: config.eventLogMaxLength,
+  });
+  return {
+    store,
+    close: async () => {
+      await store.close();
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
+};
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new InputError('DASHBOARD_PORT_INVALID', `--port ${value} is not a port number.`, {
+      hint: 'Use 0–65535.',
+    });
+  }
+  return port;
+}
+
+/** Options of the `dashboard` command. */
+interface DashboardCommandOptions {
+  host?: string;
+  port?: number;
+  json?: boolean;
+}
+
+/**
+ * Registers `nightshift dashboard [--host H] [--port P] [--json]`: serves the dashboard until SIGINT/SIGTERM.
+ * Host, port and token default to the config (`NIGHTSHIFT_DASHBOARD_HOST|PORT|TOKEN`).
+ */
+export function registerDashboardCommand(
+  program: Command,
+  open: OpenDashboardResources = openStoreOnly,
+): Command {
+  return program
+    .command('dashboard')
+    .description('serve the web dashboard and JSON API')
+    .option('--host <host>', 'interface to bind (anything but loopback needs NIGHTSHIFT_DASHBOARD_TOKEN)')
+    .option('--port <port>', 'port (0 = any free port)', parsePort)
+    .option('--json', 'print {"url"} as JSON once listening')
+    .action(async (options: DashboardCommandOptions) => {
+      const { config } = loadConfig({ cwd: process.cwd(), env: process.env });
+      const resources = await open(config);
+      let server: DashboardServer;
+      try {
+        server = await createDashboardServer({
+          store: resources.store,
+          controls: resources.controls,
+          queue: resources.queue,
+          nextScheduledStart: resources.nextScheduledStart,
+          host: options.host ?? config.dashboard.host,
+          port: options.port ?? config.dashboard.port,
+          token: config.dashboard.token,
+          dataDir: config.dataDir,
+        });
+      } catch (error) {
+        await resources.close();
+        throw error;
+      }
+      if (options.json) process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+      else {
+        const hint = config.dashboard.token ? ' (open it once with ?token=<NIGHTSHIFT_DASHBOARD_TOKEN>)' : '';
+        process.stdout.write(`nightshift dashboard: ${server.url}${hint}\n`);
+      }
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await server.close();
+      await resources.close();
+    });
+}

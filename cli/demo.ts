@@ -1,0 +1,134 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { RunConfig } from '../orchestrator/config.js';
+import { newRunId } from '../orchestrator/run-state.js';
+import { startRun } from '../orchestrator/start-run.js';
+import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
+import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
+import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
+import { followRun } from './follow.js';
+import { type Child, spawnChild } from './processes.js';
+import { untilSignal } from './worker.js';
+
+/** Key prefix of the demo: its runs and queue never mix with real runs on the same Redis. */
+export const DEMO_KEY_PREFIX = 'nightshift-demo:';
+/** The model id the demo's scripted server answers to. */
+export const DEMO_MODEL = 'anthropic:scripted-demo';
+/** A placeholder key: the scripted server accepts anything, and no real key is needed or read. */
+const DEMO_API_KEY = 'offline-demo-key';
+
+/** The demo's run config: the scripted model for every role, priced like claude-sonnet-4-5 so costs are shown. */
+export function demoRunConfig(): RunConfig {
+  return RunConfig.parse({
+    models: { initializer: DEMO_MODEL, generator: DEMO_MODEL, evaluator: DEMO_MODEL },
+    prices: {
+      [DEMO_MODEL]: { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 },
+    },
+    budgets: { maxCostUsd: 20, maxSessions: 80 },
+  });
+}
+
+/**
+ * `nightshift demo`: builds the todo example offline from spec to done — Redis (reused or started), the
+ * scripted model server, a worker and the dashboard as separate processes — with live progress, then
+ * prints what happened. Exit 0 only when every feature passed through the evaluator.
+ */
+export function registerDemoCommand(program: Command, deps: CliDeps = {}): void {
+  program
+    .command('demo')
+    .description('build the example app offline, end to end, with the scripted model')
+    .option('--serve', 'keep the dashboard running after the build (until Ctrl-C)')
+    .action(async (options: { serve?: boolean }) => {
+      const resolved = resolveDeps({
+        ...deps,
+        env: { ...(deps.env ?? process.env), NIGHTSHIFT_KEY_PREFIX: DEMO_KEY_PREFIX },
+      });
+      const context = await openCliContext(orchestratorOptions(resolved));
+      const id = newRunId(resolved.now());
+      const demoDir = path.join(context.dataDir, 'demo', id);
+      const workspace = path.join(demoDir, 'workspace');
+      const children: Child[] = [];
+      const started = Date.now();
+      try {
+        resolved.stderr.write(
+          `nightshift demo ${id}: starting the scripted model, a worker and the dashboard…\n`,
+        );
+        const { child: model, first } = await spawnChild<{ anthropicBaseURL: string }>({
+          entry: 'testkit/main.ts',
+          args: ['testkit/policies/demo.ts'],
+          env: { PATH: resolved.env.PATH, NIGHTSHIFT_LOG_LEVEL: 'warn' },
+          logFile: path.join(demoDir, 'model-server.log'),
+          firstLineJson: true,
+        });
+        children.push(model);
+        const childEnv = {
+          ...resolved.env,
+          REDIS_URL: context.redisUrl,
+          ANTHROPIC_API_KEY: DEMO_API_KEY,
+          ANTHROPIC_BASE_URL: first?.anthropicBaseURL,
+        };
+        const { child: worker } = await spawnChild({
+          entry: 'cli/bin.ts',
+          args: ['worker'],
+          env: childEnv,
+          logFile: path.join(demoDir, 'worker.log'),
+        });
+        children.push(worker);
+        const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
+        const run = await startRun(context.orchestrator, {
+          id,
+          specPath: TODO_SPEC_PATH,
+          workspace: { kind: 'local', dir: workspace },
+          config: demoRunConfig(),
+          dataDir: context.dataDir,
+        });
+        resolved.stderr.write(
+          `building ${path.relative(process.cwd(), TODO_SPEC_PATH) || TODO_SPEC_PATH} in ${workspace}\n`,
+        );
+        if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
+        const finished = await followRun(context.orchestrator, run.id, { stream: process.stderr });
+        const { sessions } = await context.orchestrator.store.listSessions(run.id, { offset: 0, limit: 500 });
+        const summary = await summarizeDemo(workspace, sessions);
+        resolved.stdout.write(
+          formatDemoSummary({
+            run: finished,
+            summary,
+            elapsedMs: Date.now() - started,
+            workspace,
+            ...(dashboardUrl ? { dashboardUrl } : {}),
+          }),
+        );
+        resolved.setExitCode(demoSucceeded(finished, summary) ? 0 : 1);
+        if (options.serve && dashboardUrl) {
+          resolved.stderr.write('the dashboard stays up; Ctrl-C to stop\n');
+          await untilSignal();
+        }
+      } finally {
+        await Promise.all(children.reverse().map((child) => child.stop()));
+        await context.close();
+      }
+    });
+}
+
+/** Starts the dashboard on a free port; the demo goes on without it if it cannot start. */
+async function startDashboard(
+  env: NodeJS.ProcessEnv,
+  demoDir: string,
+  children: Child[],
+  stderr: { write(text: string): unknown },
+) {
+  try {
+    const { child, first } = await spawnChild<{ url: string }>({
+      entry: 'cli/bin.ts',
+      args: ['dashboard', '--port', '0', '--json'],
+      env,
+      logFile: path.join(demoDir, 'dashboard.log'),
+      firstLineJson: true,
+    });
+    children.push(child);
+    return first?.url;
+  } catch (error) {
+    stderr.write(`the dashboard did not start (${(error as Error).message}); the demo goes on without it\n`);
+    return undefined;
+  }
+}

@@ -1,0 +1,261 @@
+/** `nightshift doctor`: checks what runs need (config, Node, Redis, Chromium, git, bubblewrap, data dir, API keys). */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { sandboxInfo } from '../agent/sandbox/bubblewrap.js';
+import { NightshiftError } from '../core/errors.js';
+import { dataDir as defaultDataDir } from '../core/paths.js';
+import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
+import { type CliDeps, resolveDeps } from './context.js';
+import { DEFAULT_REDIS_URL, findEmbeddedRedis, findRedisServer, maskUrl, pingRedis } from './redis.js';
+
+/** Chromium used when neither the config nor NIGHTSHIFT_CHROMIUM names one. */
+const DEFAULT_CHROMIUM = '/usr/bin/chromium';
+/** Oldest Node major version nightshift supports. */
+const MIN_NODE_MAJOR = 20;
+
+/** One check: `ok`, `warn` (works, with a limitation) or `fail` (something will not work), and the fix. */
+export const DoctorCheck = z.object({
+  name: z.string(),
+  status: z.enum(['ok', 'warn', 'fail']),
+  detail: z.string(),
+  /** How to fix it (null when ok). */
+  fix: z.string().nullable(),
+});
+export type DoctorCheck = z.infer<typeof DoctorCheck>;
+
+/** `nightshift doctor --json`. */
+export const DoctorReport = z.object({
+  /** False when any check failed. */
+  ok: z.boolean(),
+  checks: z.array(DoctorCheck),
+});
+export type DoctorReport = z.infer<typeof DoctorReport>;
+
+/** Where the doctor looks. */
+export interface DoctorOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  configFile?: string;
+  /** Tried when no Redis URL is configured (default 127.0.0.1:6379). */
+  defaultRedisUrl?: string;
+  /** The redis-server binary (default: found on PATH). */
+  redisServerPath?: string;
+}
+
+const ok = (name: string, detail: string): DoctorCheck => ({ name, status: 'ok', detail, fix: null });
+const warn = (name: string, detail: string, fix: string): DoctorCheck => ({
+  name,
+  status: 'warn',
+  detail,
+  fix,
+});
+const fail = (name: string, detail: string, fix: string): DoctorCheck => ({
+  name,
+  status: 'fail',
+  detail,
+  fix,
+});
+
+/** Runs every check (none throws) and reports them in a fixed order. */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const { check: configCheck, config } = checkConfig(options);
+  const dataDir = config?.dataDir ?? defaultDataDir(options.env);
+  const checks = [
+    configCheck,
+    checkNode(process.versions.node),
+    await checkRedis(config?.redisUrl, dataDir, options),
+    await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
+    await checkGit(),
+    await checkBubblewrap(config?.run.sandbox.bubblewrap ?? 'auto'),
+    checkDataDir(dataDir),
+    checkApiKeys(options.env, config),
+  ];
+  return { ok: checks.every((check) => check.status !== 'fail'), checks };
+}
+
+function checkConfig(options: DoctorOptions): { check: DoctorCheck; config?: NightshiftConfig } {
+  try {
+    const { config, source } = loadConfig({ cwd: options.cwd, env: options.env, file: options.configFile });
+    return { check: ok('config', source ?? 'no config file: defaults and environment'), config };
+  } catch (error) {
+    const message = error instanceof NightshiftError ? error.message : String(error);
+    return {
+      check: fail('config', message, 'Fix the fields named (see docs/configuration.md).'),
+    };
+  }
+}
+
+/** The Node version check (exported for tests of old versions). */
+export function checkNode(version: string): DoctorCheck {
+  const major = Number(version.split('.')[0]);
+  return major >= MIN_NODE_MAJOR
+    ? ok('node', `v${version}`)
+    : fail('node', `v${version} is too old`, `Install Node ${MIN_NODE_MAJOR} or newer.`);
+}
+
+async function checkRedis(
+  configured: string | undefined,
+  dataDir: string,
+  options: DoctorOptions,
+): Promise<DoctorCheck> {
+  if (configured) {
+    const probe = await pingRedis(configured);
+    return probe.ok
+      ? ok('redis', `${maskUrl(configured)} (Redis ${probe.version})`)
+      : fail(
+          'redis',
+          `${maskUrl(configured)} does not answer: ${probe.error}`,
+          'Start Redis there or fix REDIS_URL / redisUrl (host, port, password); unset it to use a local Redis.',
+        );
+  }
+  const url = options.defaultRedisUrl ?? DEFAULT_REDIS_URL;
+  const probe = await pingRedis(url);
+  if (probe.ok) return ok('redis', `${maskUrl(url)} (Redis ${probe.version})`);
+  const embedded = await findEmbeddedRedis(dataDir);
+  if (embedded) {
+    return ok(
+      'redis',
+      `private redis-server of ${dataDir} on 127.0.0.1:${embedded.port} (pid ${embedded.pid})`,
+    );
+  }
+  const server = options.redisServerPath ?? findRedisServer(options.env);
+  if (server && fs.existsSync(server)) {
+    return warn(
+      'redis',
+      `nothing answers at ${maskUrl(url)}; nightshift will start a private redis-server (${server}) in ${path.join(dataDir, 'redis')}`,
+      'Nothing to do; or set REDIS_URL to share one Redis between machines.',
+    );
+  }
+  return fail(
+    'redis',
+    `nothing answers at ${maskUrl(url)} and redis-server is not installed`,
+    'Install Redis (`apt-get install redis-server`) or set REDIS_URL=redis://host:port.',
+  );
+}
+
+async function checkChromium(executable: string): Promise<DoctorCheck> {
+  const fix =
+    'Install it (`apt-get install chromium`) or set NIGHTSHIFT_CHROMIUM_PATH (chromiumPath) to a Chromium binary.';
+  if (!fs.existsSync(executable)) return fail('chromium', `no executable at ${executable}`, fix);
+  const result = await runVersion(executable, ['--version']);
+  return result.ok
+    ? ok('chromium', `${result.output} (${executable})`)
+    : fail('chromium', `${executable} --version failed: ${result.output}`, fix);
+}
+
+async function checkGit(): Promise<DoctorCheck> {
+  const result = await runVersion('git', ['--version']);
+  return result.ok
+    ? ok('git', result.output)
+    : fail('git', `git did not run: ${result.output}`, 'Install git (`apt-get install git`).');
+}
+
+async function checkBubblewrap(mode: 'auto' | 'required' | 'off'): Promise<DoctorCheck> {
+  if (mode === 'off')
+    return warn('bubblewrap', 'disabled by config (run.sandbox.bubblewrap: off)', 'Set it to auto.');
+  const info = await sandboxInfo();
+  if (info.bubblewrap) {
+    return ok(
+      'bubblewrap',
+      `${info.version ?? 'bwrap'}${info.userNamespace ? '' : ' (without a user namespace)'}`,
+    );
+  }
+  const fix =
+    'Install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces ' +
+    '(sysctl kernel.unprivileged_userns_clone=1), or in a container run with --privileged or a seccomp profile allowing clone.';
+  const detail = `${info.reason ?? 'not usable'}; commands run without the sandbox (workspace path checks and the command policy still apply)`;
+  return mode === 'required'
+    ? fail('bubblewrap', info.reason ?? 'not usable', fix)
+    : warn('bubblewrap', detail, fix);
+}
+
+function checkDataDir(dataDir: string): DoctorCheck {
+  const probe = path.join(dataDir, `.doctor-${process.pid}`);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.writeFileSync(probe, 'ok');
+    fs.rmSync(probe);
+    return ok('data dir', `${dataDir} is writable`);
+  } catch (error) {
+    return fail(
+      'data dir',
+      `${dataDir} is not writable: ${(error as Error).message}`,
+      'Set NIGHTSHIFT_HOME to a writable directory, or fix its permissions.',
+    );
+  }
+}
+
+/** API keys: present or not (never their values); none at all is a warning, since the demo needs none. */
+export function checkApiKeys(env: NodeJS.ProcessEnv, config: NightshiftConfig | undefined): DoctorCheck {
+  const keys = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' } as const;
+  const set = (variable: string) => Boolean(env[variable]?.trim());
+  const detail = Object.values(keys)
+    .map((variable) => `${variable} ${set(variable) ? 'set' : 'not set'}`)
+    .join(', ');
+  const providers = new Set(Object.values(config?.run.models ?? {}).map((model) => model.split(':')[0]));
+  const missing = [...providers]
+    .filter((provider): provider is keyof typeof keys => provider === 'anthropic' || provider === 'openai')
+    .filter((provider) => !set(keys[provider]))
+    .map((provider) => keys[provider]);
+  if (missing.length === 0) return ok('api keys', detail);
+  const none = !Object.values(keys).some(set);
+  return warn(
+    'api keys',
+    `${detail}${none ? ' (the demo needs none)' : ''}; the configured models need ${missing.join(' and ')}`,
+    `Export ${missing.join(' / ')}, or choose other models (--model, run.models in nightshift.config.json).`,
+  );
+}
+
+function runVersion(file: string, args: string[]): Promise<{ ok: boolean; output: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: 15_000 }, (error, stdout, stderr) => {
+      const firstLine = (text: string) => text.trim().split('\n')[0] ?? '';
+      resolve(
+        error
+          ? { ok: false, output: firstLine(`${error.message}`) }
+          : { ok: true, output: firstLine(stdout) || firstLine(stderr) },
+      );
+    });
+  });
+}
+
+const MARKS = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+
+/** The human report: one line per check, the fix under each warning or failure, a summary line. */
+export function formatDoctorReport(report: DoctorReport): string {
+  const width = Math.max(...report.checks.map((check) => check.name.length));
+  const lines = report.checks.flatMap((check) => [
+    `${MARKS[check.status]}  ${check.name.padEnd(width)}  ${check.detail}`,
+    ...(check.fix ? [`      ${' '.repeat(width)}  → ${check.fix}`] : []),
+  ]);
+  const count = (status: DoctorCheck['status']) =>
+    report.checks.filter((check) => check.status === status).length;
+  lines.push('', `${count('fail')} failed, ${count('warn')} warning(s), ${count('ok')} ok`);
+  return lines.join('\n');
+}
+
+/** Registers `doctor [--json] [--config FILE]`: exit 0 when nothing failed, 1 otherwise. */
+export function registerDoctorCommand(program: Command, deps: CliDeps = {}): void {
+  const resolved = resolveDeps(deps);
+  program
+    .command('doctor')
+    .description('check Redis, Chromium, git, bubblewrap and API keys')
+    .option('--json', 'print the report as one JSON document')
+    .option('--config <file>', 'config file')
+    .action(async (options: { json?: boolean; config?: string }) => {
+      const report = await runDoctor({
+        cwd: resolved.cwd(),
+        env: resolved.env,
+        configFile: options.config,
+        defaultRedisUrl: resolved.redis?.defaultUrl,
+        redisServerPath: resolved.redis?.redisServerPath,
+      });
+      resolved.stdout.write(
+        options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatDoctorReport(report)}\n`,
+      );
+      if (!report.ok) resolved.setExitCode(1);
+    });
+}

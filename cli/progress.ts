@@ -1,0 +1,132 @@
+/**
+ * Live progress of a run in the terminal: one status line redrawn in place on a TTY, or a line per change
+ * (not per tick) when the output is a log file or CI.
+ */
+
+import type { FeatureSummary, PausedReason, RunStatus } from '../orchestrator/run-state.js';
+import type { RoleName } from '../roles/session-result.js';
+import { formatBar, formatDuration, formatMoney, truncate } from './output.js';
+
+/** The session in flight, as shown on the progress line. */
+export interface ProgressSession {
+  role: RoleName;
+  /** The feature(s) it works on (none for the initializer). */
+  featureIds?: readonly string[];
+  /** ISO time it started. */
+  startedAt: string;
+}
+
+/** One snapshot of a run for the progress line. */
+export interface ProgressUpdate {
+  run: { id: string; status: RunStatus; pausedReason: PausedReason | null; features: FeatureSummary };
+  /** The session in flight, or null between sessions. */
+  current: ProgressSession | null;
+  /** Cost so far in USD (null = unknown). */
+  costUsd: number | null;
+  /** Milliseconds since the run (or this command) started. */
+  elapsedMs: number;
+}
+
+/** How the run ended, for the final line. */
+export interface ProgressSummary {
+  status: RunStatus;
+  pausedReason?: PausedReason | null;
+  /** Why it paused or failed. */
+  detail?: string | null;
+  features: FeatureSummary;
+  sessions: number;
+  costUsd: number | null;
+  elapsedMs: number;
+}
+
+/** Where and how progress is drawn. */
+export interface ProgressRendererOptions {
+  stream: Pick<NodeJS.WriteStream, 'write'> & { columns?: number };
+  /** Redraw in place (a terminal) or print a line per change. */
+  isTTY: boolean;
+  /** Clock for the running session's age (tests). */
+  now?: () => Date;
+}
+
+/** Draws progress updates; `done` prints the summary and leaves the cursor on a fresh line. */
+export interface ProgressRenderer {
+  update(update: ProgressUpdate): void;
+  done(summary: ProgressSummary): void;
+}
+
+/** `[████░░░░] 3/10 passing · 1 blocked · generator F-004 (2m 10s) · $1.23 · 1h 02m` */
+export function formatProgressLine(update: ProgressUpdate, now: Date): string {
+  const { run, current } = update;
+  const { passing, total, blocked } = run.features;
+  const parts = [
+    total > 0 ? `${formatBar(passing, total)} ${passing}/${total} passing` : 'no feature list yet',
+  ];
+  if (blocked > 0) parts.push(`${blocked} blocked`);
+  if (run.status === 'paused') parts.push(`paused (${run.pausedReason ?? 'user'})`);
+  else if (current) parts.push(describeCurrent(current, now));
+  else parts.push(run.status === 'created' ? 'waiting for a worker' : run.status);
+  parts.push(formatMoney(update.costUsd), formatDuration(update.elapsedMs));
+  return parts.join(' · ');
+}
+
+function describeCurrent(current: ProgressSession, now: Date): string {
+  const features = current.featureIds?.length ? ` ${current.featureIds.join(',')}` : '';
+  const age = Date.parse(current.startedAt);
+  const running = Number.isNaN(age) ? '' : ` (${formatDuration(Math.max(0, now.getTime() - age))})`;
+  return `${current.role}${features}${running}`;
+}
+
+/** The final line: how the run ended, with the totals. */
+export function formatProgressSummary(summary: ProgressSummary): string {
+  const { passing, total, blocked } = summary.features;
+  const reason = summary.pausedReason ? ` (${summary.pausedReason})` : '';
+  const detail = summary.detail ? `: ${summary.detail}` : '';
+  return (
+    `run ${summary.status}${reason}${detail} — ${passing}/${total} features passing, ${blocked} blocked, ` +
+    `${summary.sessions} sessions, ${formatMoney(summary.costUsd)}, ${formatDuration(summary.elapsedMs)}`
+  );
+}
+
+// What a new line is printed for when not on a TTY: progress, not the ticking clock or cost.
+function changeKey(update: ProgressUpdate): string {
+  const { run, current } = update;
+  const { passing, total, blocked } = run.features;
+  return [
+    run.status,
+    run.pausedReason,
+    passing,
+    total,
+    blocked,
+    current?.role,
+    current?.featureIds?.join(','),
+    current?.startedAt,
+  ].join('|');
+}
+
+/** A renderer for `nightshift run`: redraws one line on a TTY, logs a line per change otherwise. */
+export function createProgressRenderer(options: ProgressRendererOptions): ProgressRenderer {
+  const now = options.now ?? (() => new Date());
+  let lastKey: string | undefined;
+  let drawn = false;
+  return {
+    update(update) {
+      const line = formatProgressLine(update, now());
+      if (options.isTTY) {
+        const width = Math.max(20, (options.stream.columns ?? 80) - 1);
+        // \r + "erase line": the new line overwrites the old one even when it is shorter.
+        options.stream.write(`\r\x1b[2K${truncate(line, width)}`);
+        drawn = true;
+        return;
+      }
+      const key = changeKey(update);
+      if (key === lastKey) return;
+      lastKey = key;
+      options.stream.write(`${line}\n`);
+    },
+    done(summary) {
+      if (options.isTTY && drawn) options.stream.write('\r\x1b[2K');
+      options.stream.write(`${formatProgressSummary(summary)}\n`);
+      drawn = false;
+    },
+  };
+}

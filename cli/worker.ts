@@ -1,0 +1,82 @@
+import type { Command } from 'commander';
+import { InputError } from '../core/errors.js';
+import { secretValues } from '../core/secrets.js';
+import { handleScheduledStart } from '../orchestrator/schedules.js';
+import { providerFactory } from '../workers/provider-factory.js';
+import { type RunningWorker, startWorker } from '../workers/worker.js';
+import {
+  type CliDeps,
+  type OpenCliContext,
+  openCliContext,
+  orchestratorOptions,
+  resolveDeps,
+} from './context.js';
+
+/** Starts a worker on an open CLI context (shared by `worker`, `run` and `demo`). */
+export async function startCliWorker(
+  context: OpenCliContext,
+  env: NodeJS.ProcessEnv,
+  concurrency?: number,
+): Promise<RunningWorker> {
+  const { config } = context;
+  return startWorker({
+    orchestrator: context.orchestrator,
+    connection: context.connection.connectionOptions,
+    dataDir: context.dataDir,
+    concurrency: concurrency ?? config.worker.concurrency,
+    shutdownGraceMs: config.worker.shutdownGraceSeconds * 1000,
+    ...(config.chromiumPath ? { chromiumPath: config.chromiumPath } : {}),
+    createProvider: providerFactory(config, env),
+    controlHandlers: { scheduledStart: handleScheduledStart },
+    secrets: secretValues(env),
+  });
+}
+
+/** Resolves on the first SIGTERM/SIGINT; a second one exits at once. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.removeListener('SIGTERM', onSignal);
+      process.removeListener('SIGINT', onSignal);
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      resolve(signal);
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}
+
+/** Parses a positive integer option, naming the option when it is not one. */
+export function positiveInt(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < 1) {
+      throw new InputError('OPTION_INVALID', `${name} must be a positive whole number, not "${value}".`, {
+        hint: `e.g. ${name} 2`,
+      });
+    }
+    return parsed;
+  };
+}
+
+/** `nightshift worker [--concurrency N]`: runs sessions from the queue until SIGTERM/SIGINT. */
+export function registerWorkerCommand(program: Command, deps: CliDeps = {}): void {
+  program
+    .command('worker')
+    .description('run a worker process that executes sessions from the queue (until SIGTERM/SIGINT)')
+    .option('--concurrency <n>', 'sessions at once in this process', positiveInt('--concurrency'))
+    .option('--config <file>', 'config file (default ./nightshift.config.json)')
+    .action(async (options: { concurrency?: number; config?: string }) => {
+      const resolved = resolveDeps(deps);
+      const context = await openCliContext(orchestratorOptions(resolved, options.config));
+      const worker = await startCliWorker(context, resolved.env, options.concurrency);
+      resolved.stderr.write(`nightshift worker ${worker.workerId} started (Ctrl-C to stop)\n`);
+      const signal = await untilSignal();
+      resolved.stderr.write(
+        `${signal}: finishing running sessions (they checkpoint if the grace period ends)…\n`,
+      );
+      await worker.close();
+      await context.close();
+    });
+}
