@@ -10,6 +10,7 @@ import {
   withOrchestrator,
 } from './context.js';
 import { registerDashboardCommand } from './dashboard.js';
+import { openWithOrchestrator } from './dashboard-wiring.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerRunCommand } from './run.js';
@@ -29,7 +30,7 @@ export function buildProgram(options: CliDeps = {}): Command {
     .showHelpAfterError();
   registerRunCommand(program, deps);
   registerWorkerCommand(program, deps);
-  registerDashboardCommand(program);
+  registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
   registerScheduleCommand(program, {
     withOrchestrator: (fn) =>

@@ -1,0 +1,27 @@
+import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
+import { nextScheduledStart } from '../orchestrator/schedules.js';
+import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
+import type { OpenDashboardResources } from './dashboard.js';
+
+/**
+ * The dashboard's resources on a full orchestrator context: the same Redis lookup as every command
+ * (embedded Redis included), bull-board on both queues, and controls that enqueue and notify like the CLI's.
+ */
+export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
+  return async () => {
+    const context = await openCliContext(orchestratorOptions(resolveDeps(deps)));
+    const { orchestrator } = context;
+    return {
+      store: orchestrator.store,
+      queue: [orchestrator.queues.sessions, orchestrator.queues.control],
+      controls: {
+        pause: (runId) => pauseRun(orchestrator, runId),
+        resume: (runId) => resumeRun(orchestrator, runId),
+        cancel: (runId) => cancelRun(orchestrator, runId),
+        retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
+      },
+      nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
+      close: () => context.close(),
+    };
+  };
+}

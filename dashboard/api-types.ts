@@ -1,0 +1,145 @@
+// Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
+import type { PausedReason, RunStatus, SessionRecord } from '../orchestrator/run-state.js';
+
+/** Pass/fail/blocked totals of a run. */
+export interface FeatureTotalsView {
+  total: number;
+  passing: number;
+  failing: number;
+  blocked: number;
+}
+
+/** One run as listed and shown in a run page header. */
+export interface RunView {
+  id: string;
+  specName: string;
+  workspace: string;
+  status: RunStatus;
+  pausedReason: PausedReason | null;
+  detail: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  updatedAt: string;
+  finishedAt: string | null;
+  features: FeatureTotalsView;
+  sessions: number;
+  costUsd: number;
+  /** Sessions whose model had no known price (not in costUsd). */
+  costUnknownSessions: number;
+  /** Next scheduled start (a nightly schedule), when one is known. */
+  nextScheduledAt: string | null;
+}
+
+/** The newest nightly summary of a run. */
+export interface NightlySummaryView {
+  at: string;
+  since: string;
+  newlyPassing: string[];
+  newlyFailing: string[];
+  blocked: string[];
+  costUsd: number;
+  passing: number;
+  total: number;
+}
+
+/** `GET /api/runs`. */
+export interface RunsResponse {
+  runs: RunView[];
+}
+
+/** `GET /api/runs/:id`. */
+export interface RunResponse {
+  run: RunView;
+  nightlySummary: NightlySummaryView | null;
+}
+
+/** One feature with its harness state, as the grid needs it (steps are in the feature detail only). */
+export interface FeatureView {
+  id: string;
+  category: string;
+  description: string;
+  passes: boolean;
+  position: number;
+  attempts: number;
+  blocked: boolean;
+  blockedReason: string | null;
+  lastVerdict: 'pass' | 'fail' | 'blocked' | null;
+  lastVerdictAt: string | null;
+}
+
+/** `GET /api/runs/:id/features`. */
+export interface FeaturesResponse {
+  features: FeatureView[];
+}
+
+/** One evidence file of a verdict. */
+export interface EvidenceView {
+  name: string;
+  /** Same-origin URL of the file. */
+  url: string;
+  kind: 'image' | 'trace' | 'file';
+}
+
+/** One evaluation of a feature. */
+export interface VerdictHistoryEntry {
+  session: number;
+  at: string;
+  verdict: 'pass' | 'fail' | 'blocked';
+  mode: 'evaluate' | 'regression';
+  steps: { step: string; ok: boolean; evidence: string }[];
+  issues: string[];
+  reason: string | null;
+  evidence: EvidenceView[];
+}
+
+/** A feature with its steps. */
+export interface FeatureDetailView extends FeatureView {
+  steps: string[];
+}
+
+/** `GET /api/runs/:id/features/:featureId`. */
+export interface FeatureDetailResponse {
+  feature: FeatureDetailView;
+  /** The latest evaluator feedback (markdown source, shown as text). */
+  feedback: string | null;
+  /** Newest first. */
+  verdicts: VerdictHistoryEntry[];
+}
+
+/** `GET /api/runs/:id/sessions`. */
+export interface SessionsResponse {
+  total: number;
+  offset: number;
+  limit: number;
+  /** Newest first. */
+  sessions: SessionRecord[];
+}
+
+/** `GET /api/runs/:id/sessions/:seq/transcript`. */
+export interface TranscriptResponse {
+  seq: number;
+  total: number;
+  offset: number;
+  limit: number;
+  /** Transcript lines (see agent/transcript.ts), in order; unreadable lines are `{ kind: 'invalid', raw }`. */
+  lines: unknown[];
+}
+
+/** One point of the passing-features chart. */
+export interface ProgressPoint {
+  seq: number;
+  at: string;
+  passing: number;
+}
+
+/** `GET /api/runs/:id/progress`: passing features after each session with verdicts. */
+export interface ProgressResponse {
+  total: number;
+  points: ProgressPoint[];
+}
+
+/** Error body of every 4xx/5xx response. */
+export interface ErrorResponse {
+  error: string;
+  message: string;
+}

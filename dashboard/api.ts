@@ -1,0 +1,166 @@
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import { formatZodIssues, InputError, NightshiftError } from '../core/errors.js';
+import { moduleLogger } from '../core/log.js';
+import { FeatureId } from '../handoff/formats.js';
+import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
+import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
+import { RunTransitionError } from '../orchestrator/transitions.js';
+import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
+import type { RunControls } from './controls.js';
+import { featureDetail } from './feature-detail.js';
+import { readTranscriptPage } from './transcripts.js';
+import {
+  type NextScheduledStart,
+  NightlySummaryCache,
+  ProgressCache,
+  toFeatureView,
+  toRunView,
+} from './views.js';
+
+const log = moduleLogger('dashboard/api');
+
+/** Response header of run reads: the newest event id already reflected in the answer (`0-0` = none). */
+export const LAST_EVENT_HEADER = 'X-Nightshift-Last-Event';
+
+/** Path parameter `:id`. */
+export const RunIdParam = z.string().regex(RUN_ID_PATTERN, 'run ids use letters, digits, - and _');
+/** Path parameter `:seq`. */
+export const SeqParam = z.coerce.number().int().nonnegative();
+
+/** `?offset&limit` of a paged list (limit capped at `max`). */
+export function pageQuery(defaultLimit: number, max: number) {
+  return z.object({
+    offset: z.coerce.number().int().nonnegative().default(0),
+    limit: z.coerce.number().int().min(1).max(max).default(defaultLimit),
+  });
+}
+
+/** A request parameter or query that does not validate (HTTP 400). */
+export class BadRequestError extends InputError {
+  constructor(what: string, detail: string) {
+    super('DASHBOARD_BAD_REQUEST', `Invalid ${what}: ${detail}`, {
+      hint: 'See the HTTP API in docs/dashboard.md.',
+    });
+  }
+}
+
+/** A resource that does not exist (HTTP 404). */
+export class NotFoundError extends InputError {
+  constructor(message: string) {
+    super('DASHBOARD_NOT_FOUND', message);
+  }
+}
+
+/** Validates `value` against `schema`, throwing BadRequestError naming `what`. */
+export function parseParam<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new BadRequestError(what, formatZodIssues(result.error.issues));
+  return result.data;
+}
+
+/** Maps errors to JSON responses: 400 bad input, 404 unknown run/feature/file, 409 illegal transition, 500 otherwise. */
+export function errorResponse(error: unknown, c: Context): Response {
+  if (
+    error instanceof RunNotFoundError ||
+    error instanceof FeatureNotFoundError ||
+    error instanceof NotFoundError
+  ) {
+    return c.json({ error: 'not_found', message: error.message }, 404);
+  }
+  if (error instanceof RunTransitionError)
+    return c.json({ error: 'conflict', message: error.describe() }, 409);
+  if (error instanceof NightshiftError && error.exitCode === 2) {
+    return c.json({ error: 'bad_request', message: error.describe() }, 400);
+  }
+  log.error({ err: error, path: c.req.path }, 'dashboard request failed');
+  return c.json({ error: 'internal', message: 'Internal error; see the dashboard log.' }, 500);
+}
+
+/** What the API routes need. */
+export interface ApiDeps {
+  store: RunStore;
+  controls: RunControls;
+  dataDir: string;
+  nextScheduledStart?: NextScheduledStart;
+}
+
+/** The JSON API under `/api` (SSE and evidence are mounted separately). */
+export function apiRoutes(deps: ApiDeps): Hono {
+  const { store, controls } = deps;
+  const summaries = new NightlySummaryCache(store);
+  const progress = new ProgressCache(store);
+  const next = deps.nextScheduledStart ?? (async () => null);
+  const app = new Hono();
+  const runId = (c: Context) => parseParam(RunIdParam, c.req.param('id'), 'run id');
+  // The newest event id read BEFORE the state: everything up to it is in the answer, so a client holding the
+  // event stream knows which events it still has to refresh for.
+  const stampLastEvent = async (c: Context, next: () => Promise<void>) => {
+    const id = RunIdParam.safeParse(c.req.param('id'));
+    const latest = id.success ? await store.readEvents(id.data, { latest: true, count: 1 }) : [];
+    await next();
+    c.header(LAST_EVENT_HEADER, latest[0]?.id ?? '0-0');
+  };
+  app.get('/runs/:id', stampLastEvent);
+  app.get('/runs/:id/*', stampLastEvent);
+  const runResponse = async (id: string): Promise<RunResponse> => {
+    const run = await store.getRun(id);
+    const [nextAt, nightlySummary] = await Promise.all([next(id), summaries.get(id)]);
+    return { run: toRunView(run, nextAt), nightlySummary };
+  };
+
+  app.get('/runs', async (c) => {
+    const runs = await store.listRuns();
+    const views = await Promise.all(runs.map(async (run) => toRunView(run, await next(run.id))));
+    return c.json({ runs: views } satisfies RunsResponse);
+  });
+  app.get('/runs/:id', async (c) => c.json(await runResponse(runId(c))));
+  app.get('/runs/:id/features', async (c) => {
+    const id = runId(c);
+    const features = await store.listFeatures(id);
+    if (features.length === 0) await store.getRun(id);
+    return c.json({ features: features.map(toFeatureView) });
+  });
+  app.get('/runs/:id/features/:featureId', async (c) => {
+    const run = await store.getRun(runId(c));
+    const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
+    const detail = await featureDetail(store, run, featureId);
+    if (!detail) throw new FeatureNotFoundError(run.id, featureId);
+    return c.json(detail);
+  });
+  app.get('/runs/:id/progress', async (c) => c.json(await progress.get(await store.getRun(runId(c)))));
+  app.get('/runs/:id/sessions', async (c) => {
+    const id = runId(c);
+    const { offset, limit } = parseParam(pageQuery(50, 500), c.req.query(), 'page');
+    const page = await store.listSessions(id, { offset, limit, order: 'desc' });
+    if (page.total === 0) await store.getRun(id);
+    return c.json({ total: page.total, offset, limit, sessions: page.sessions } satisfies SessionsResponse);
+  });
+  app.get('/runs/:id/sessions/:seq/transcript', async (c) => {
+    const id = runId(c);
+    const seq = parseParam(SeqParam, c.req.param('seq'), 'session number');
+    const page = parseParam(pageQuery(200, 2000), c.req.query(), 'page');
+    const transcript = await readTranscriptPage(deps.dataDir, id, seq, page);
+    if (!transcript) {
+      await store.getRun(id);
+      throw new NotFoundError(`Session ${seq} of run ${id} has no transcript.`);
+    }
+    return c.json(transcript);
+  });
+
+  for (const action of ['pause', 'resume', 'cancel'] as const) {
+    app.post(`/runs/:id/${action}`, async (c) => {
+      const id = runId(c);
+      await store.getRun(id);
+      await controls[action](id);
+      return c.json(await runResponse(id));
+    });
+  }
+  app.post('/runs/:id/features/:featureId/retry', async (c) => {
+    const id = runId(c);
+    const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
+    await controls.retryFeature(id, featureId);
+    return c.json({ ok: true });
+  });
+  return app;
+}

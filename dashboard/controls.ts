@@ -1,0 +1,31 @@
+import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunStore } from '../orchestrator/run-store.js';
+import { resumeStatus } from '../orchestrator/transitions.js';
+
+/**
+ * How the dashboard changes runs. The server only calls these; the orchestrator's versions (which also enqueue the
+ * next job) replace the defaults below when the CLI wires the dashboard.
+ */
+export interface RunControls {
+  /** Pauses a run at the next safe point (reason `user`). */
+  pause(runId: string): Promise<unknown>;
+  /** Resumes a paused or failed run. */
+  resume(runId: string): Promise<unknown>;
+  /** Cancels a run for good. */
+  cancel(runId: string): Promise<unknown>;
+  /** Unblocks a feature and resets its attempts so the planner picks it again. */
+  retryFeature(runId: string, featureId: string): Promise<unknown>;
+}
+
+/** Controls that only change the run store (status and feature state); nothing is enqueued, the reconciler advances. */
+export function storeRunControls(store: RunStore): RunControls {
+  return {
+    pause: (runId) => store.setStatus(runId, 'paused', { reason: 'user' }),
+    resume: async (runId): Promise<RunRecord> => {
+      const run = await store.getRun(runId);
+      return store.setStatus(runId, resumeStatus(run.features.total));
+    },
+    cancel: (runId) => store.setStatus(runId, 'cancelled'),
+    retryFeature: (runId, featureId) => store.retryFeature(runId, featureId),
+  };
+}

@@ -1,0 +1,62 @@
+// The dashboard's JSON API as seen from the browser (same origin; the token travels in an HttpOnly cookie).
+import type {
+  ErrorResponse,
+  FeatureDetailResponse,
+  FeaturesResponse,
+  ProgressResponse,
+  RunResponse,
+  RunsResponse,
+  SessionsResponse,
+  TranscriptResponse,
+} from '../../api-types.js';
+
+/** A failed API call, with the server's message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let eventIdObserver: ((id: string) => void) | undefined;
+
+/** Receives the `X-Nightshift-Last-Event` id of every run read (see run-page's load), or stops when undefined. */
+export function observeLastEventIds(observer: ((id: string) => void) | undefined): void {
+  eventIdObserver = observer;
+}
+
+async function call<T>(path: string, init?: RequestInit): Promise<T> {
+  const response = await fetch(path, { credentials: 'same-origin', ...init });
+  const lastEvent = response.headers.get('x-nightshift-last-event');
+  if (lastEvent) eventIdObserver?.(lastEvent);
+  const body = (await response.json().catch(() => null)) as T | ErrorResponse | null;
+  if (!response.ok) {
+    const message =
+      body && typeof body === 'object' && 'message' in body ? body.message : response.statusText;
+    throw new ApiError(response.status, message);
+  }
+  return body as T;
+}
+
+const run = (id: string) => `/api/runs/${encodeURIComponent(id)}`;
+
+/** Typed calls of every endpoint the UI uses. */
+export const api = {
+  runs: () => call<RunsResponse>('/api/runs'),
+  run: (id: string) => call<RunResponse>(run(id)),
+  features: (id: string) => call<FeaturesResponse>(`${run(id)}/features`),
+  feature: (id: string, featureId: string) =>
+    call<FeatureDetailResponse>(`${run(id)}/features/${encodeURIComponent(featureId)}`),
+  sessions: (id: string, offset: number, limit: number) =>
+    call<SessionsResponse>(`${run(id)}/sessions?offset=${offset}&limit=${limit}`),
+  transcript: (id: string, seq: number, offset: number, limit: number) =>
+    call<TranscriptResponse>(`${run(id)}/sessions/${seq}/transcript?offset=${offset}&limit=${limit}`),
+  progress: (id: string) => call<ProgressResponse>(`${run(id)}/progress`),
+  control: (id: string, action: 'pause' | 'resume' | 'cancel') =>
+    call<RunResponse>(`${run(id)}/${action}`, { method: 'POST' }),
+  retry: (id: string, featureId: string) =>
+    call<{ ok: true }>(`${run(id)}/features/${encodeURIComponent(featureId)}/retry`, { method: 'POST' }),
+  eventsUrl: (id: string, replay: number) => `${run(id)}/events?replay=${replay}`,
+};

@@ -1,0 +1,147 @@
+import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run-state.js';
+import type { RunStore } from '../orchestrator/run-store.js';
+import type {
+  FeatureView,
+  NightlySummaryView,
+  ProgressPoint,
+  ProgressResponse,
+  RunView,
+} from './api-types.js';
+
+/** Finds the next scheduled start of a run (a nightly schedule), or null; supplied by the schedules module. */
+export type NextScheduledStart = (runId: string) => Promise<string | null>;
+
+/** The listing/header view of a run record. */
+export function toRunView(run: RunRecord, nextScheduledAt: string | null): RunView {
+  return {
+    id: run.id,
+    specName: run.spec.name,
+    workspace:
+      run.workspace.kind === 'local' ? run.workspace.path : `${run.workspace.url}#${run.workspace.branch}`,
+    status: run.status,
+    pausedReason: run.pausedReason,
+    detail: run.detail,
+    createdAt: run.createdAt,
+    startedAt: run.startedAt,
+    updatedAt: run.updatedAt,
+    finishedAt: run.finishedAt,
+    features: run.features,
+    sessions: run.counters.sessions,
+    costUsd: run.counters.costUsd,
+    costUnknownSessions: run.counters.costUnknownSessions,
+    nextScheduledAt: nextScheduledAt ?? readNextScheduled(run),
+  };
+}
+
+// A future run record may carry its next scheduled start; show it when it does.
+function readNextScheduled(run: RunRecord): string | null {
+  const value = (run as unknown as { nextScheduledAt?: unknown }).nextScheduledAt;
+  return typeof value === 'string' ? value : null;
+}
+
+/** The grid view of a feature. */
+export function toFeatureView(feature: FeatureState): FeatureView {
+  return {
+    id: feature.id,
+    category: feature.category,
+    description: feature.description,
+    passes: feature.passes,
+    position: feature.position,
+    attempts: feature.attempts,
+    blocked: feature.blocked,
+    blockedReason: feature.blockedReason,
+    lastVerdict: feature.lastVerdict,
+    lastVerdictAt: feature.lastVerdictAt,
+  };
+}
+
+const SUMMARY_SCAN = 2000;
+
+/**
+ * The newest `nightly.summary` of each run, found by scanning only the events appended since the last look
+ * (the stream holds agent events too, so a full scan per request would be slow).
+ */
+export class NightlySummaryCache {
+  private readonly seen = new Map<string, { lastId: string; summary: NightlySummaryView | null }>();
+
+  constructor(private readonly store: RunStore) {}
+
+  /** The newest nightly summary of `runId`, or null. */
+  async get(runId: string): Promise<NightlySummaryView | null> {
+    const cached = this.seen.get(runId);
+    let events = await this.store.readEvents(runId, { after: cached?.lastId, count: SUMMARY_SCAN });
+    if (events.length === SUMMARY_SCAN || !cached) {
+      events = await this.store.readEvents(runId, { latest: true, count: SUMMARY_SCAN });
+    }
+    let summary = cached?.summary ?? null;
+    for (const { event } of events) {
+      if (event.type !== 'nightly.summary') continue;
+      const { type: _type, runId: _runId, ...rest } = event;
+      summary = rest;
+    }
+    const lastId = events.at(-1)?.id ?? cached?.lastId;
+    if (lastId) this.seen.set(runId, { lastId, summary });
+    return summary;
+  }
+}
+
+const SESSION_BATCH = 1000;
+
+interface ProgressState {
+  /** Leading sessions (by seq) already folded in: all finished, so they never change again. */
+  folded: number;
+  passing: Set<string>;
+  points: ProgressPoint[];
+}
+
+/**
+ * Passing features after each session with verdicts, computed from the session history. Finished sessions never
+ * change, so each run's leading finished sessions are folded once and only newer ones are read on later requests.
+ */
+export class ProgressCache {
+  private readonly states = new Map<string, ProgressState>();
+
+  constructor(private readonly store: RunStore) {}
+
+  private readonly inFlight = new Map<string, Promise<ProgressResponse>>();
+
+  /** The passing-over-time series of `run` (concurrent calls for one run share one computation). */
+  get(run: RunRecord): Promise<ProgressResponse> {
+    const pending = this.inFlight.get(run.id);
+    if (pending) return pending;
+    const next = this.compute(run).finally(() => this.inFlight.delete(run.id));
+    this.inFlight.set(run.id, next);
+    return next;
+  }
+
+  private async compute(run: RunRecord): Promise<ProgressResponse> {
+    const state = this.states.get(run.id) ?? { folded: 0, passing: new Set<string>(), points: [] };
+    this.states.set(run.id, state);
+    const tail: ProgressPoint[] = [];
+    let passing = state.passing;
+    let foldable = true;
+    for (let offset = state.folded; ; offset += SESSION_BATCH) {
+      const page = await this.store.listSessions(run.id, { offset, limit: SESSION_BATCH });
+      for (const session of page.sessions) {
+        if (foldable && session.finishedAt === null) {
+          foldable = false;
+          passing = new Set(passing);
+        }
+        const point = applyVerdicts(session, passing);
+        if (foldable) state.folded++;
+        if (point) (foldable ? state.points : tail).push(point);
+      }
+      if (page.sessions.length < SESSION_BATCH) break;
+    }
+    return { total: run.features.total, points: [...state.points, ...tail] };
+  }
+}
+
+function applyVerdicts(session: SessionRecord, passing: Set<string>): ProgressPoint | null {
+  if (session.verdicts.length === 0) return null;
+  for (const verdict of session.verdicts) {
+    if (verdict.verdict === 'pass') passing.add(verdict.featureId);
+    else if (verdict.verdict === 'fail') passing.delete(verdict.featureId);
+  }
+  return { seq: session.seq, at: session.finishedAt ?? session.startedAt, passing: passing.size };
+}
