@@ -1,0 +1,114 @@
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../../handoff/app-runner.js';
+import { readFeatureList } from '../../../handoff/feature-list.js';
+import { readVerdicts } from '../../../handoff/verdicts.js';
+import { deleteKeys, REDIS_URL } from '../runs/harness.js';
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-demo-e2e-'));
+const prefix = `nightshift-demo:`;
+
+afterAll(async () => {
+  fs.rmSync(home, { recursive: true, force: true });
+});
+
+/** Runs the CLI as a separate process, as a user would, and collects its output. */
+function runCli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/nightshift.js', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('nightshift demo, end to end through the CLI processes', () => {
+  it('builds the todo app from spec to done: every feature passed through the evaluator, the planted bug caught', async () => {
+    const env: NodeJS.ProcessEnv = { ...process.env, NIGHTSHIFT_HOME: home, REDIS_URL, NIGHTSHIFT_LOG_LEVEL: 'warn' };
+    delete env.VITEST;
+    const result = await runCli(['demo'], env);
+    expect(result.code, result.stderr.slice(-3000)).toBe(0);
+    expect(result.stdout).toMatch(/features\s+8\/8 passed through the browser evaluator/);
+    expect(result.stdout).toMatch(/caught bug F-\d{3}/);
+    const workspace = /workspace\s+(\S+)/.exec(result.stdout)?.[1] as string;
+    expect(fs.existsSync(path.join(workspace, 'feature_list.json'))).toBe(true);
+
+    const features = await readFeatureList(workspace);
+    expect(features).toHaveLength(8);
+    expect(features.every((feature) => feature.passes)).toBe(true);
+    const { records } = await readVerdicts(workspace);
+    const failed = records.find((record) => record.verdict === 'fail');
+    expect(failed).toBeDefined();
+    const later = records.filter(
+      (record) => record.featureId === failed?.featureId && record.at > (failed?.at ?? ''),
+    );
+    expect(later.some((record) => record.verdict === 'pass')).toBe(true);
+
+    const log = spawnSync('git', ['log', '--format=%an|%s'], { cwd: workspace, encoding: 'utf8' }).stdout;
+    expect(log).toMatch(/nightshift agent\|.*(initial|feature list|init)/i);
+    expect(log).toMatch(/nightshift agent\|F-00\d/);
+    expect(log).toMatch(/nightshift\|nightshift\(harness\): .*verdict: F-\d{3} fail/);
+    expect(log).toMatch(/nightshift\|nightshift\(harness\): .*verdict: .*pass/);
+
+    const app = await serveApp(workspace);
+    try {
+      const created = await fetch(`${app.url}/api/todos`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ title: 'from the e2e test' }),
+      });
+      expect(created.ok).toBe(true);
+      const page = await (await fetch(app.url)).text();
+      expect(page).toMatch(/<html/i);
+      const listed = await (await fetch(`${app.url}/api/todos`)).text();
+      expect(listed).toContain('from the e2e test');
+    } finally {
+      app.stop();
+    }
+  }, 600_000);
+});
+
+afterAll(async () => {
+  const redis = new Redis(REDIS_URL);
+  await deleteKeys(redis, prefix);
+  redis.disconnect();
+});
+
+/** Starts the built app with its own init.sh on a free port. */
+async function serveApp(workspace: string): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const child = spawn('bash', ['init.sh'], {
+    cwd: workspace,
+    env: { ...process.env, PORT: String(port) },
+    detached: true,
+    stdio: 'ignore',
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (
+      await fetch(url).then(
+        () => true,
+        () => false,
+      )
+    )
+      break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { url, stop: () => process.kill(-(child.pid as number), 'SIGKILL') };
+}
