@@ -1,6 +1,7 @@
 import { formatZodIssues } from '../core/errors.js';
 import type { ToolCallBlock, ToolResultBlock } from './messages.js';
 import { type Tool, type ToolContext, ToolError, type ToolOutput } from './tool.js';
+import { truncateMiddle } from './tools/truncate.js';
 
 /** Bytes of tool output sent to the model when a tool does not cut its own output. */
 export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
@@ -9,19 +10,6 @@ export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;
 export interface ToolRun {
   output: ToolOutput;
   truncated: boolean;
-}
-
-/** Cuts text to `maxBytes` keeping the head and the tail, with a note saying what was left out. */
-export function cutMiddle(text: string, maxBytes: number): { text: string; truncated: boolean } {
-  const bytes = Buffer.byteLength(text);
-  if (bytes <= maxBytes) return { text, truncated: false };
-  const buffer = Buffer.from(text);
-  const half = Math.floor(maxBytes / 2);
-  // toString on a cut multi-byte sequence yields U+FFFD rather than invalid UTF-8.
-  const head = buffer.subarray(0, half).toString('utf8');
-  const tail = buffer.subarray(bytes - half).toString('utf8');
-  const note = `\n[... ${(bytes - 2 * half).toLocaleString('en-US')} bytes omitted: output exceeded the ${maxBytes.toLocaleString('en-US')}-byte limit ...]\n`;
-  return { text: head + note + tail, truncated: true };
 }
 
 /** Error text for a call whose arguments were not a JSON object. */
@@ -53,7 +41,7 @@ export async function runToolCall(
   try {
     const result = await tool.execute(parsed.data, context);
     const output: ToolOutput = typeof result === 'string' ? { content: result } : result;
-    const cut = cutMiddle(output.content, outputLimitBytes);
+    const cut = truncateMiddle(output.content, outputLimitBytes);
     return { output: { ...output, content: cut.text }, truncated: cut.truncated };
   } catch (error) {
     const message =

@@ -9,7 +9,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import { type Feature, WORKSPACE_FILES } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { evaluatorMessage } from './orientation.js';
-import type { RoleFinish, RolePlan } from './plan.js';
+import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
@@ -134,7 +134,7 @@ export async function prepareEvaluator(
             collector.get(id) ? undefined : blockedReason,
           ),
         );
-      const outcome = sessionOutcome(result);
+      const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
       return { outcome, ...(result.reason ? { reason: result.reason } : {}), verdicts };
     },
   };
@@ -145,19 +145,4 @@ async function featuresUnderEvaluation(repo: WorkspaceRepo, ids: readonly string
   return ids
     .map((id) => features.find((feature) => feature.id === id))
     .filter((f): f is Feature => Boolean(f));
-}
-
-function sessionOutcome(result: AgentResult): RoleFinish['outcome'] {
-  switch (result.outcome) {
-    case 'completed':
-      return 'completed';
-    case 'rate_limited':
-      return 'rate_limited';
-    case 'provider_error':
-      return 'provider_error';
-    case 'aborted':
-      return 'aborted';
-    default:
-      return 'blocked';
-  }
 }

@@ -31,8 +31,15 @@ export interface RolePlan {
 /** Builds a role's plan for one session. */
 export type RolePreparer = (input: RoleSessionInput, repo: WorkspaceRepo) => Promise<RolePlan | RoleFinish>;
 
-/** Maps how the loop ended to a session outcome for roles whose work is commits (initializer, generator). */
-export function outcomeOfInterruptedLoop(result: AgentResult): SessionOutcome | undefined {
+/**
+ * Maps how the loop ended to a session outcome; undefined when it completed. A limit reached (steps, time,
+ * context, budget) is `checkpointed` for roles whose work is commits, `blocked` for the evaluator (its check
+ * did not run to the end).
+ */
+export function outcomeOfInterruptedLoop(
+  result: AgentResult,
+  limitOutcome: 'checkpointed' | 'blocked' = 'checkpointed',
+): SessionOutcome | undefined {
   switch (result.outcome) {
     case 'completed':
       return undefined;
@@ -43,6 +50,6 @@ export function outcomeOfInterruptedLoop(result: AgentResult): SessionOutcome | 
     case 'aborted':
       return 'aborted';
     default:
-      return 'checkpointed';
+      return limitOutcome;
   }
 }

@@ -15,29 +15,23 @@ import {
   toAnthropicParams,
 } from './anthropic-wire.js';
 import { classifyFailure, type FailureContext, type SdkErrorClasses } from './failures.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, endOfStreamFailure, startWatchdog } from './shared.js';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  endOfStreamFailure,
+  type SdkProviderOptions,
+  startWatchdog,
+} from './shared.js';
 
 const log = moduleLogger('agent/providers/anthropic');
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 
-/** Options of the Anthropic Messages provider. */
-export interface AnthropicProviderOptions {
-  /** Model name without the provider prefix, e.g. `claude-sonnet-4-5`. */
-  model: string;
-  /** API key (sent as `x-api-key`). */
-  apiKey: string;
+/** Options of the Anthropic Messages provider (the key is sent as `x-api-key`; `keyHint` defaults to `ANTHROPIC_API_KEY`). */
+export interface AnthropicProviderOptions extends SdkProviderOptions {
   /** API root; the SDK appends `/v1/messages`. Default: the public API. */
   baseURL?: string;
-  /** Retries the SDK makes on 408/409/429/5xx and connection errors, honouring `retry-after`. Default 2. */
-  maxRetries?: number;
-  /** Timeout of one HTTP attempt, and the longest a stream may stay silent. Default 10 minutes. */
-  timeoutMs?: number;
-  /** Stream the reply (default true). */
-  stream?: boolean;
-  /** Where the key came from, named when authentication fails. Default `ANTHROPIC_API_KEY`. */
-  keyHint?: string;
 }
 
 const ERROR_CLASSES: SdkErrorClasses = {

@@ -16,31 +16,25 @@ import {
   OpenAIStreamAssembler,
   toOpenAIParams,
 } from './openai-wire.js';
-import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, endOfStreamFailure, startWatchdog } from './shared.js';
+import {
+  DEFAULT_MAX_RETRIES,
+  DEFAULT_TIMEOUT_MS,
+  endOfStreamFailure,
+  type SdkProviderOptions,
+  startWatchdog,
+} from './shared.js';
 
 const log = moduleLogger('agent/providers/openai');
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
-/** Options of the Chat Completions provider (OpenAI or any compatible server). */
-export interface OpenAIProviderOptions {
-  /** Model name without the provider prefix, e.g. `gpt-5.1`. */
-  model: string;
-  /** API key (sent as a bearer token); compatible servers often accept anything. */
-  apiKey: string;
+/** Options of the Chat Completions provider, OpenAI or any compatible server (`keyHint` defaults to `OPENAI_API_KEY`). */
+export interface OpenAIProviderOptions extends SdkProviderOptions {
   /** API root ending in `/v1`; the SDK appends `/chat/completions`. Default: the public API. */
   baseURL?: string;
   /** `openai` (default) or `openai-compatible`; decides the provider id and a few wire details. */
   providerName?: OpenAIFlavour;
-  /** Retries the SDK makes on 408/409/429/5xx and connection errors, honouring `retry-after`. Default 2. */
-  maxRetries?: number;
-  /** Timeout of one HTTP attempt, and the longest a stream may stay silent. Default 10 minutes. */
-  timeoutMs?: number;
-  /** Stream the reply (default true). */
-  stream?: boolean;
-  /** Where the key came from, named when authentication fails. Default `OPENAI_API_KEY`. */
-  keyHint?: string;
 }
 
 const ERROR_CLASSES: SdkErrorClasses = {

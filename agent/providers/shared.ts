@@ -98,3 +98,19 @@ export function endOfStreamFailure(
     return { kind: 'retryable', message: `${providerId}: stream ended before ${missingFinalEvent}` };
   return undefined;
 }
+
+/** Options every SDK-backed provider takes. */
+export interface SdkProviderOptions {
+  /** Model name without the provider prefix, e.g. `claude-sonnet-4-5` or `gpt-5.1`. */
+  model: string;
+  /** API key. */
+  apiKey: string;
+  /** Retries the SDK makes on 408/409/429/5xx and connection errors, honouring `retry-after`. Default 2. */
+  maxRetries?: number;
+  /** Timeout of one HTTP attempt, and the longest a stream may stay silent. Default 10 minutes. */
+  timeoutMs?: number;
+  /** Stream the reply (default true). */
+  stream?: boolean;
+  /** Where the key came from, named when authentication fails. */
+  keyHint?: string;
+}
