@@ -62,24 +62,32 @@ export async function prepareEvaluator(
   if (!input.browser) return blockAll('no browser is available to this worker');
   const appLog = sessionAppLogPath(input.dataDir, input.runId, input.session);
   await mkdir(path.dirname(appLog), { recursive: true });
-  const started = await startApp({
-    workspace: repo.dir,
-    port: await freePort(),
-    logFile: appLog,
-    ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
-  });
+  // The app and the browser context start side by side: both take a second or two, and neither needs the other.
+  // No base URL is given to the context, so the pool's pre-opened spare context fits every evaluation (the app's
+  // port differs each time; the browser tools resolve relative URLs against the allowed origin themselves).
+  const [started, acquired] = await Promise.all([
+    startApp({
+      workspace: repo.dir,
+      port: await freePort(),
+      logFile: appLog,
+      ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
+    }),
+    input.browser.acquireContext({ evidenceDir, trace: true }).then(
+      (context) => ({ ok: true as const, context }),
+      (error: unknown) => ({ ok: false as const, error: error as Error }),
+    ),
+  ]);
   if (!started.ok) {
+    if (acquired.ok) await acquired.context.close();
     input.onNotice?.({ type: 'app.blocked', reason: started.reason });
     return blockAll(started.reason);
   }
   const app: RunningApp = started.app;
-  let evaluation: Awaited<ReturnType<NonNullable<RoleSessionInput['browser']>['acquireContext']>>;
-  try {
-    evaluation = await input.browser.acquireContext({ evidenceDir, trace: true, baseURL: app.url });
-  } catch (error) {
+  if (!acquired.ok) {
     await app.stop();
-    return blockAll(`the browser could not be started: ${(error as Error).message}`);
+    return blockAll(`the browser could not be started: ${acquired.error.message}`);
   }
+  const evaluation = acquired.context;
   const collector = new VerdictCollector(input.featureIds);
   let evidence: string[] = [];
   let released = false;

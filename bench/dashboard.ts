@@ -1,0 +1,125 @@
+/**
+ * Dashboard at scale: a run with 1,000 features and 2,000 sessions seeded through the real RunStore (the
+ * dashboard tests' seeding code), then the JSON API timed with fetch and the run page loaded in Chromium.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { createDashboardServer } from '../dashboard/server.js';
+import { launchChromium } from '../test/integration/dashboard/browser.js';
+import { openStore, SteppingClock, seedRun } from '../test/integration/dashboard/seed.js';
+import { Spread, spread } from './stats.js';
+
+/** One timed API request. */
+export const ApiTiming = z.object({ request: z.string(), ms: Spread, bytes: z.number().int() });
+export type ApiTiming = z.infer<typeof ApiTiming>;
+
+/** The dashboard section of the report. */
+export const DashboardResult = z.object({
+  features: z.number().int(),
+  sessions: z.number().int(),
+  seedMs: z.number(),
+  api: z.array(ApiTiming),
+  /** Navigation → feature grid, chart and timeline found by Playwright (first load excluded). */
+  pageReadyMs: Spread,
+  /** Same, by the page's own clock (navigation start → all three in the DOM). */
+  pageReadyInPageMs: Spread,
+  firstLoadMs: z.number(),
+});
+export type DashboardResult = z.infer<typeof DashboardResult>;
+
+async function timeRequest(url: string, repetitions: number): Promise<{ ms: Spread; bytes: number }> {
+  const times: number[] = [];
+  let bytes = 0;
+  await fetch(url).then((response) => response.arrayBuffer());
+  for (let index = 0; index < repetitions; index++) {
+    const started = performance.now();
+    const response = await fetch(url);
+    const body = await response.arrayBuffer();
+    times.push(performance.now() - started);
+    if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+    bytes = body.byteLength;
+  }
+  return { ms: spread(times), bytes };
+}
+
+/** Seeds the big run, times the API and the page; cleans up its keys and files. */
+export async function measureDashboard(options: {
+  features: number;
+  sessions: number;
+  apiRepetitions: number;
+  pageLoads: number;
+}): Promise<DashboardResult> {
+  const clock = new SteppingClock(Date.now() - 7 * 86_400_000);
+  const env = await openStore(clock);
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'nsbench-dashboard-'));
+  const browser = await launchChromium();
+  try {
+    const seedStarted = Date.now();
+    const run = await seedRun(env.store, {
+      features: options.features,
+      sessions: options.sessions,
+      workspace: path.join(dataDir, 'ws'),
+      clock,
+    });
+    const seedMs = Date.now() - seedStarted;
+    const server = await createDashboardServer({ store: env.store, dataDir, port: 0 });
+    try {
+      const base = `${server.url}/api/runs/${run.id}`;
+      const requests: Array<[string, string]> = [
+        ['GET /api/runs', `${server.url}/api/runs`],
+        ['GET /api/runs/:id', base],
+        ['GET /api/runs/:id/features', `${base}/features`],
+        ['GET /api/runs/:id/sessions (first page of 50)', `${base}/sessions?offset=0&limit=50`],
+        ['GET /api/runs/:id/sessions (page at 1,950)', `${base}/sessions?offset=1950&limit=50`],
+        ['GET /api/runs/:id/progress', `${base}/progress`],
+      ];
+      const api: ApiTiming[] = [];
+      for (const [request, url] of requests)
+        api.push({ request, ...(await timeRequest(url, options.apiRepetitions)) });
+      const loads: number[] = [];
+      const inPage: number[] = [];
+      for (let index = 0; index < options.pageLoads + 1; index++) {
+        const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+        await page.addInitScript(() => {
+          const w = window as unknown as { __ready?: number };
+          new MutationObserver((_, observer) => {
+            const ready = ['[data-feature="F-001"]', '#progress-chart', '#timeline tbody tr'].every(
+              (selector) => document.querySelector(selector),
+            );
+            if (!ready) return;
+            w.__ready = performance.now();
+            observer.disconnect();
+          }).observe(document, { childList: true, subtree: true });
+        });
+        const started = performance.now();
+        await page.goto(`${server.url}/runs/${run.id}`);
+        await page.waitForSelector('#feature-grid [data-feature="F-001"]');
+        await page.waitForSelector('#timeline tbody tr');
+        await page.waitForSelector('#progress-chart');
+        loads.push(performance.now() - started);
+        inPage.push(await page.evaluate(() => (window as unknown as { __ready: number }).__ready));
+        const cells = await page.locator('#feature-grid [data-feature]').count();
+        if (cells !== run.features.total)
+          throw new Error(`grid shows ${cells} of ${run.features.total} features`);
+        await page.close();
+      }
+      return {
+        features: run.features.total,
+        sessions: run.counters.sessions,
+        seedMs,
+        api,
+        pageReadyMs: spread(loads.slice(1)),
+        pageReadyInPageMs: spread(inPage.slice(1)),
+        firstLoadMs: Number((loads[0] ?? 0).toFixed(1)),
+      };
+    } finally {
+      await server.close();
+    }
+  } finally {
+    await browser.close();
+    await env.cleanup();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,230 @@
+/** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
+import type { BenchResults } from './results.js';
+import type { ScaleResult } from './scale.js';
+import { formatSpread, type Spread } from './stats.js';
+
+const INTRO = `# Benchmarks
+
+nightshift promises that the harness costs little next to the model. \`npm run bench\` measures that
+with the scripted model (\`testkit/\`): the model answers at once (or after a fixed simulated latency), so
+every millisecond and every token below is the harness's own. The report below is generated; rerun
+\`npm run bench\` to refresh it and \`bench/results/latest.json\`.
+
+## Method
+
+- **Real parts.** Runs go through the real orchestrator, BullMQ queues on Redis (a unique key prefix per
+  section, deleted afterwards), real workers, real git repositories, real Chromium and the scripted model
+  server over HTTP (Anthropic wire format, streaming).
+- **Handoff, orientation, prefix stability, prompt overhead** come from full runs of the todo demo
+  (\`testkit/policies/demo.ts\`, 8 features, ~21 sessions, zero model latency) through one in-process worker
+  at concurrency 1. A handoff is the time from the agent loop's end (\`session.ended\` event) to the next
+  session's first request received by the model server. It is split with the run's event log, BullMQ's job
+  timestamps (enqueued → picked) and the wall time of every \`git\` process the harness spawned (recorded by
+  wrapping \`child_process.spawn\` in the benchmark process; git the agent runs inside \`bash\` is model work and
+  not counted). Every handoff of a run is one sample.
+- **Tokens** are counted with gpt-tokenizer (\`o200k_base\`) over the system prompt and the \`tools\` array exactly
+  as sent; Claude's tokenizer gives somewhat different counts.
+- **Evaluator start** times \`acquireContext\` + \`browser_navigate\` (whose answer is the first aria snapshot)
+  against the todo fixture app (\`test/fixtures/todo-app\`), with Playwright tracing on as in real evaluations.
+- **Scale** runs many tiny runs (one feature; a generator that writes one file and commits; an evaluator that
+  opens the app and submits a pass: 2 sessions per run) through separate worker *processes*, with a fixed
+  simulated model latency per request. CPU is \`process.cpuUsage\` of the worker process; "children" is the CPU of
+  its reaped child processes (git, bash, app, Chromium) from \`/proc/self/stat\`. RSS is sampled every 100 ms.
+- **Dashboard** seeds a run with 1,000 features and 2,000 sessions through the real \`RunStore\`, times the JSON
+  API with \`fetch\` and loads the run page in Chromium until the grid, chart and timeline are rendered.
+- **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
+  average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
+  treat absolute milliseconds as upper bounds of what an idle machine would show.
+`;
+
+const cell = (value: Spread, unit = ' ms') => formatSpread(value, unit);
+
+function targetsTable(results: BenchResults): string {
+  const rows = results.targets.map(
+    (row) => `| ${row.name} | ${row.target} | ${row.measured} | ${row.met ? '✅ met' : '❌ missed'} |`,
+  );
+  const notes = results.targets.filter((row) => row.note).map((row) => `- **${row.name}** — ${row.note}`);
+  return [
+    '## Targets (DESIGN.md)',
+    '',
+    '| target | goal | measured | met |',
+    '|---|---|---|---|',
+    ...rows,
+    '',
+    ...(notes.length ? ['### Where a target is missed', '', ...notes, ''] : []),
+  ].join('\n');
+}
+
+function loadSection(results: BenchResults): string {
+  const rows = results.machine.load.map(
+    (sample) => `| ${sample.section} | ${sample.at} | ${sample.loadavg.join(' / ')} |`,
+  );
+  const r = results.repetitions;
+  return [
+    '## Machine and repetitions',
+    '',
+    `${results.machine.cores} cores, Node ${results.machine.node}; the whole benchmark took ${Math.round(results.durationMs / 1000)} s on ${results.generatedAt}.`,
+    `Repetitions: ${r.demoRuns} demo run(s) (every handoff and request pair a sample); evaluator ${r.evaluatorColdRounds} cold and ${r.evaluatorWarmRounds} warm rounds per variant; scale runs ${Object.entries(
+      r.scaleRuns,
+    )
+      .map(([k, v]) => `${k}: ${v}`)
+      .join(
+        ', ',
+      )}; dashboard ${r.dashboardApiRepetitions} requests per endpoint, ${r.dashboardPageLoads} page loads (after one discarded first load).`,
+    '',
+    '| before section | at | load average 1 / 5 / 15 min |',
+    '|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+function handoffSection(results: BenchResults): string {
+  const h = results.demo.handoff;
+  const line = (label: string, key: keyof typeof h.all) =>
+    `| ${label} | ${cell(h.all[key])} | ${cell(h.toGenerator[key])} | ${cell(h.toEvaluator[key])} |`;
+  return [
+    '## Handoff latency',
+    '',
+    `Session end → the next session's first model request, over ${h.all.totalMs.n} handoffs of ${results.demo.runs.length} demo run(s) (${results.demo.runs.map((run) => `${run.sessions} sessions, ${run.requests} requests, ${Math.round(run.wallMs / 1000)} s`).join('; ')}).`,
+    '',
+    '| part | all | → generator | → evaluator |',
+    '|---|---|---|---|',
+    line('**total**', 'totalMs'),
+    line('git (all harness git processes)', 'gitMs'),
+    line('queue (job enqueued → picked)', 'queueMs'),
+    line('context assembly (→ evaluator: + app start + browser context)', 'contextMs'),
+    line('other (recording, planning, lock, trace save, app stop, send)', 'otherMs'),
+    '',
+    'The same window as a timeline:',
+    '',
+    '| segment | all | → generator | → evaluator |',
+    '|---|---|---|---|',
+    line('close: loop end → result recorded (checkpoint, guard, verdict commit, trace, app stop)', 'closeMs'),
+    line('… of which git', 'gitCloseMs'),
+    line('advance: result → next job enqueued', 'advanceMs'),
+    line('queue: enqueued → picked', 'queueMs'),
+    line('claim: picked → session started (run lock, checks)', 'claimMs'),
+    line(
+      'prepare: started → agent loop started (rollback, backup, first message; app, browser)',
+      'prepareMs',
+    ),
+    line('… of which git', 'gitPrepareMs'),
+    line('send: loop started → first request received', 'sendMs'),
+    '',
+  ].join('\n');
+}
+
+function orientationSection(results: BenchResults): string {
+  const o = results.demo.orientation;
+  return [
+    '## Orientation',
+    '',
+    `Model requests up to and including the one whose reply first writes or edits a file, over ${o.sessions} generator sessions: ${formatSpread(o.requestsBeforeFirstEdit)}, max ${o.maxRequestsBeforeFirstEdit}. Tool calls before it (reads of the files to change): ${formatSpread(o.toolCallsBeforeFirstEdit)}.`,
+    '',
+    `For comparison, the autonomous-coding quickstart's coding prompt mandates ${o.quickstartMandatedCommands} orientation commands (working directory, listing, spec, feature list, progress notes, git log, remaining count) before any work. nightshift puts the feature, its steps, the last feedback, the progress tail, recent commits, the file list and the remaining count into the first message, so the scripted generator's first request only reads the files it will change. The count measures the scripted policy given that message: a real model may still choose to look around.`,
+    '',
+  ].join('\n');
+}
+
+function overheadSection(results: BenchResults): string {
+  const rows = results.demo.promptOverhead.map(
+    (role) =>
+      `| ${role.role} | ${role.systemTokens} / ${role.systemBytes} | ${role.toolSchemaTokens} / ${role.toolSchemaBytes} (${role.tools.length} tools) | **${role.totalTokens}** | ${role.identicalAcrossRequests ? 'yes' : 'no'} | ${formatSpread(role.firstMessageTokens, '')} |`,
+  );
+  return [
+    '## Fixed prompt overhead per request',
+    '',
+    '| role | system tokens / bytes | tool schemas tokens / bytes | total tokens | identical in every request | first message tokens (variable part) |',
+    '|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}
+
+function prefixSection(results: BenchResults): string {
+  const p = results.demo.prefixStability;
+  return [
+    '## Prefix stability',
+    '',
+    `Share of each request (canonical prompt: tools, system, messages) that is a byte-identical prefix of the next request of the same session, over ${p.pairs} pairs: mean ${p.meanPercent} %, min ${p.minPercent} %, ${formatSpread(p.sharePercent, ' %')}; ${p.pairsBelow95} pair(s) below 95 %.`,
+    '',
+  ].join('\n');
+}
+
+function evaluatorSection(results: BenchResults): string {
+  const e = results.evaluator;
+  const row = (label: string, f: BenchResults['evaluator']['cold']) =>
+    `| ${label} | ${cell(f.totalMs)} | ${cell(f.acquireMs)} | ${cell(f.navigateAndSnapshotMs)} |`;
+  return [
+    '## Evaluator start: browser to first snapshot',
+    '',
+    '| variant | total | acquire context | navigate + snapshot |',
+    '|---|---|---|---|',
+    row('cold (new pool: Chromium launch)', e.cold),
+    row('warm, context opened on demand (what real evaluations get)', e.warmOnDemand),
+    row("warm, the pool's pre-opened spare context", e.warmWithSpare),
+    row('warm, spare, tracing off (diagnostic)', e.warmWithSpareNoTrace),
+    '',
+    `Warm rounds wait ${e.gapMs} ms between evaluations (standing in for the model turns in between). The pool keeps its spare only for the same base URL; every evaluation starts the app on a fresh port, so in real runs the spare is closed unused and the context is opened on demand.`,
+    '',
+  ].join('\n');
+}
+
+function scaleRow(s: ScaleResult): string[] {
+  return s.perWorker.map(
+    (w, index) =>
+      `| ${s.workers} × c=${s.concurrencyPerWorker}${s.workers > 1 ? ` (worker ${index + 1})` : ''} | ${s.runsDone}/${s.runs} | ${w.sessions} | ${w.peakConcurrentSessions} | ${index === 0 ? `${s.sessionsPerMinute}` : '″'} | ${index === 0 ? formatSpread(s.sessionDurationMs, ' ms') : '″'} | ${w.cpuMsPerSession} | ${w.childrenCpuMsPerSession} | ${w.rssBaselineMB} → ${w.rssPeakMB} | ${w.rssMBPerConcurrentSession} | ${w.treeRssPeakMB} |`,
+  );
+}
+
+function scaleSection(results: BenchResults): string {
+  const all = [...results.scale.single, results.scale.shared];
+  const shared = results.scale.shared;
+  return [
+    '## Scale',
+    '',
+    `Tiny runs (2 sessions each), simulated model latency ${results.simulatedModelLatencyMs.scale} ms per request.`,
+    '',
+    '| workers × concurrency | runs done | sessions | peak concurrent | sessions/min | session duration | CPU ms/session (worker) | CPU ms/session (children) | worker RSS MB (start → peak) | RSS MB per concurrent session | peak RSS MB incl. Chromium, apps |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...all.flatMap(scaleRow),
+    '',
+    'The last column sums the RSS of the worker, Chromium (one renderer per open context) and every app under test, so shared pages are counted once per process: an upper bound.',
+    '',
+    `Two workers sharing ${shared.runs} runs: ${shared.doubleProcessing.length === 0 ? 'no double processing — every session of every run started once, finished once, ran its agent loop once, and no two sessions of a run overlapped' : `problems: ${shared.doubleProcessing.join('; ')}`}. Jobs picked but skipped (lock held or stale): ${shared.skippedJobs}.`,
+    '',
+  ].join('\n');
+}
+
+function dashboardSection(results: BenchResults): string {
+  const d = results.dashboard;
+  return [
+    '## Dashboard at scale',
+    '',
+    `A run with ${d.features} features and ${d.sessions} sessions (an initializer, then generator/evaluator pairs; seeded through RunStore in ${Math.round(d.seedMs / 1000)} s).`,
+    '',
+    '| request | latency | bytes |',
+    '|---|---|---|',
+    ...d.api.map((t) => `| ${t.request} | ${cell(t.ms)} | ${t.bytes.toLocaleString('en')} |`),
+    '',
+    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.`,
+    '',
+  ].join('\n');
+}
+
+/** The whole Markdown report. */
+export function renderReport(results: BenchResults): string {
+  return [
+    INTRO,
+    targetsTable(results),
+    loadSection(results),
+    handoffSection(results),
+    orientationSection(results),
+    overheadSection(results),
+    prefixSection(results),
+    evaluatorSection(results),
+    scaleSection(results),
+    dashboardSection(results),
+  ].join('\n');
+}

@@ -1,0 +1,49 @@
+/** The shape of bench/results/latest.json. */
+import { z } from 'zod';
+import { DashboardResult } from './dashboard.js';
+import { DemoSection } from './demo-section.js';
+import { EvaluatorStartResult } from './evaluator-start.js';
+import { ScaleResult } from './scale.js';
+import { LoadSample } from './stats.js';
+
+/** One DESIGN.md performance target, measured. */
+export const TargetRow = z.object({
+  name: z.string(),
+  target: z.string(),
+  measured: z.string(),
+  met: z.boolean(),
+  /** Where missed (or close): what bounds the figure and what would move it. */
+  note: z.string().optional(),
+});
+export type TargetRow = z.infer<typeof TargetRow>;
+
+/** How much was repeated, so readers can judge the spread. */
+export const Repetitions = z.object({
+  demoRuns: z.number().int(),
+  evaluatorColdRounds: z.number().int(),
+  evaluatorWarmRounds: z.number().int(),
+  scaleRuns: z.record(z.string(), z.number().int()),
+  dashboardApiRepetitions: z.number().int(),
+  dashboardPageLoads: z.number().int(),
+});
+export type Repetitions = z.infer<typeof Repetitions>;
+
+/** Everything one `npm run bench` measured. */
+export const BenchResults = z.object({
+  generatedAt: z.string(),
+  durationMs: z.number(),
+  machine: z.object({
+    cores: z.number().int(),
+    node: z.string(),
+    /** Load average before each section and at the end: other work on the machine makes figures noisy. */
+    load: z.array(LoadSample.extend({ section: z.string() })),
+  }),
+  repetitions: Repetitions,
+  simulatedModelLatencyMs: z.object({ demo: z.number(), scale: z.number() }),
+  demo: DemoSection,
+  evaluator: EvaluatorStartResult,
+  scale: z.object({ single: z.array(ScaleResult), shared: ScaleResult }),
+  dashboard: DashboardResult,
+  targets: z.array(TargetRow),
+});
+export type BenchResults = z.infer<typeof BenchResults>;

@@ -1,0 +1,30 @@
+/** The messages between bench/scale.ts and its worker processes (bench/scale-worker.ts). */
+import { z } from 'zod';
+
+/** What the parent tells a worker process. */
+export const WorkerProcessConfig = z.object({
+  redisUrl: z.string(),
+  prefix: z.string(),
+  dataDir: z.string(),
+  concurrency: z.number().int().positive(),
+  anthropicBaseURL: z.string(),
+});
+export type WorkerProcessConfig = z.infer<typeof WorkerProcessConfig>;
+
+/** What a worker process reports when it has stopped. */
+export const WorkerProcessReport = z.object({
+  type: z.literal('report'),
+  workerId: z.string(),
+  /** Epoch ms just before the worker started taking jobs. */
+  startedAt: z.number(),
+  /** CPU of the node process itself (harness, BullMQ, Playwright client), from just before start to stop. */
+  cpuUserMs: z.number(),
+  cpuSystemMs: z.number(),
+  /** CPU of reaped child processes (git, bash, init.sh, Chromium once closed), from /proc/self/stat. */
+  childrenCpuMs: z.number(),
+  rssBaselineBytes: z.number(),
+  rssPeakBytes: z.number(),
+  /** Peak summed RSS of the process and all its descendants (Chromium, apps under test, git). */
+  treeRssPeakBytes: z.number(),
+});
+export type WorkerProcessReport = z.infer<typeof WorkerProcessReport>;
