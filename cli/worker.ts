@@ -29,7 +29,26 @@ export async function startCliWorker(
     createProvider: providerFactory(config, env),
     controlHandlers: { scheduledStart: handleScheduledStart },
     secrets: secretValues(env),
+    ...stalledIntervalFromEnv(env),
   });
+}
+
+/**
+ * `NIGHTSHIFT_STALLED_INTERVAL_MS`: how often the worker looks for jobs of dead workers (default 30 s).
+ * Shorter means a killed worker's session restarts sooner, at the cost of more Redis round-trips.
+ */
+export function stalledIntervalFromEnv(env: NodeJS.ProcessEnv): { stalledIntervalMs?: number } {
+  const raw = env.NIGHTSHIFT_STALLED_INTERVAL_MS;
+  if (raw === undefined || raw === '') return {};
+  const parsed = Number(raw);
+  if (!Number.isInteger(parsed) || parsed < 100) {
+    throw new InputError(
+      'ENV_INVALID',
+      `NIGHTSHIFT_STALLED_INTERVAL_MS must be a whole number of milliseconds ≥ 100, not "${raw}".`,
+      { hint: 'e.g. NIGHTSHIFT_STALLED_INTERVAL_MS=5000, or unset it for the default (30000).' },
+    );
+  }
+  return { stalledIntervalMs: parsed };
 }
 
 /** Resolves on the first SIGTERM/SIGINT; a second one exits at once. */
