@@ -12,7 +12,7 @@ import {
   type IntegrityViolation,
   WORKSPACE_FILES,
 } from './formats.js';
-import { checkpointUnlocked, locked, showFile, type WorkspaceRepo } from './git.js';
+import { checkpointUnlocked, locked, runGit, showFile, type WorkspaceRepo } from './git.js';
 import { issueLines } from './schema-io.js';
 
 const log = moduleLogger('handoff/integrity');
@@ -198,13 +198,25 @@ export async function guardFeatureList(
       });
     }
     const before = parseFeatureList(JSON.parse(startText) as unknown);
-    const after = await readAfter(path.join(repo.dir, FILE));
-    const { violations, restored } = checkFeatureListIntegrity(before, after, {
-      mayChangePasses: rules.mayChangePasses,
-    });
+    const ruleSet = { mayChangePasses: rules.mayChangePasses };
+    // The committed list counts as much as the file on disk: git plumbing (hash-object + update-index)
+    // can commit a changed list while the file, read-only to the session, stays as it was.
+    const committed = checkFeatureListIntegrity(
+      before,
+      parseOrUndefined(await showFile(repo, 'HEAD', FILE)),
+      ruleSet,
+    );
+    const onDisk = checkFeatureListIntegrity(before, await readAfter(path.join(repo.dir, FILE)), ruleSet);
+    const { violations, restored } = committed.violations.length ? committed : onDisk;
     if (violations.length === 0) return { violations, list: restored, commit: null };
+    // A skip-worktree or assume-unchanged bit would keep `git add` from staging the restored file.
+    for (const flag of ['--no-skip-worktree', '--no-assume-unchanged']) {
+      await runGit(repo, ['update-index', flag, '--', FILE]).catch(() => '');
+    }
     if (isDeepStrictEqual(restored, before)) await writeFile(path.join(repo.dir, FILE), startText);
     else await writeFeatureList(repo.dir, restored);
+    // Tracked again even if the session listed it in .gitignore (an untracked, ignored list is not committed).
+    await runGit(repo, ['add', '-f', '--', FILE]);
     const commit = await checkpointUnlocked(repo, {
       role: 'harness',
       runId: rules.runId,
@@ -215,6 +227,14 @@ export async function guardFeatureList(
     log.warn({ dir: repo.dir, violations }, 'feature list restored');
     return { violations, list: restored, commit };
   });
+}
+
+function parseOrUndefined(text: string | null): unknown {
+  try {
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 async function readAfter(file: string): Promise<unknown> {

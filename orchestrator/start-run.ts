@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { adoptWorkspace } from '../handoff/adopt.js';
@@ -39,6 +39,7 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
       hint: 'Pass the path of a written spec, e.g. examples/todo/app_spec.md.',
     });
   }
+  await checkSpec(input.specPath);
   const id = input.id ?? newRunId(orchestrator.now());
   const specName = path.basename(input.specPath);
   const prepared =
@@ -59,6 +60,43 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
   if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
   await advanceRun(orchestrator, id);
   return orchestrator.store.getRun(run.id);
+}
+
+/**
+ * Largest spec accepted, in bytes. The spec goes whole into the initializer's first message: 512 KiB is
+ * about 130,000 tokens, what a 200,000-token context can hold beside the prompt and the work.
+ */
+export const MAX_SPEC_BYTES = 512 * 1024;
+
+/** Refuses a spec that cannot be a written spec: empty, too large, binary or not UTF-8 (before anything is written). */
+export async function checkSpec(specPath: string): Promise<void> {
+  const info = await stat(specPath);
+  const hint = 'Pass a written spec: a UTF-8 text (markdown) file describing the application.';
+  if (!info.isFile()) throw new InputError('SPEC_INVALID', `The spec ${specPath} is not a file.`, { hint });
+  if (info.size > MAX_SPEC_BYTES) {
+    throw new InputError(
+      'SPEC_TOO_LARGE',
+      `The spec ${specPath} is ${info.size} bytes; the limit is ${MAX_SPEC_BYTES} bytes (512 KiB), what fits an initializer's context.`,
+      { hint: 'Shorten the spec: keep what the application must do, link or drop the rest.' },
+    );
+  }
+  const bytes = await readFile(specPath);
+  if (bytes.includes(0)) {
+    throw new InputError('SPEC_BINARY', `The spec ${specPath} is a binary file (it contains NUL bytes).`, {
+      hint,
+    });
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new InputError('SPEC_NOT_UTF8', `The spec ${specPath} is not valid UTF-8 text.`, {
+      hint: 'Convert it to UTF-8 (e.g. iconv -f latin1 -t utf-8 spec.md > spec.utf8.md).',
+    });
+  }
+  if (text.trim() === '') {
+    throw new InputError('SPEC_EMPTY', `The spec ${specPath} is empty.`, { hint });
+  }
 }
 
 async function prepareLocal(dir: string, specPath: string, runId: string) {

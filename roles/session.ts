@@ -46,14 +46,25 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   await runGit(repo, ['config', 'user.email', AGENT_IDENTITY.email]);
   await backupRepo(repo, repoBackupDir(input.dataDir, input.runId));
   const prepared = await PREPARERS[input.role](input, repo);
-  const finished =
-    'system' in prepared ? await runPlan(input, repo, prepared) : { ...prepared, agent: undefined };
-  const violations = await checkIntegrity(
-    input,
-    repo,
-    startCommit,
-    'system' in prepared ? prepared : undefined,
-  );
+  const plan = 'system' in prepared ? prepared : undefined;
+  let finished: RoleFinish & { agent?: AgentResult | undefined };
+  let violations: IntegrityViolation[] | undefined;
+  try {
+    finished = plan ? await runPlan(input, repo, plan) : { ...(prepared as RoleFinish), agent: undefined };
+  } catch (error) {
+    // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
+    // the history check must still run so the workspace is rebuilt, and the session ends as failed.
+    violations = await checkIntegrity(input, repo, startCommit, plan);
+    if (violations.length === 0) throw error;
+    log.warn({ err: error, violations }, 'the session broke the workspace; restored');
+    finished = {
+      outcome: 'failed',
+      reason: `the session broke the workspace (${(error as Error).message}); it was restored`,
+      verdicts: [],
+      agent: undefined,
+    };
+  }
+  violations ??= await checkIntegrity(input, repo, startCommit, plan);
   const verdicts = finished.verdicts;
   if (input.role === 'evaluator' && verdicts.length) {
     await applyVerdicts(repo, verdicts);
