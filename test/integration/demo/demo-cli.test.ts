@@ -40,7 +40,12 @@ function runCli(
 
 describe('nightshift demo, end to end through the CLI processes', () => {
   it('builds the todo app from spec to done: every feature passed through the evaluator, the planted bug caught', async () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NIGHTSHIFT_HOME: home, REDIS_URL, NIGHTSHIFT_LOG_LEVEL: 'warn' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      NIGHTSHIFT_HOME: home,
+      REDIS_URL,
+      NIGHTSHIFT_LOG_LEVEL: 'warn',
+    };
     delete env.VITEST;
     const result = await runCli(['demo'], env);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
