@@ -1,51 +1,32 @@
 import { moduleLogger } from '../core/log.js';
 import { costOf } from './cost.js';
-import type { AgentEvent } from './events.js';
+import { runCalls } from './loop-calls.js';
 import { LoopDetector } from './loop-detection.js';
-import type { AgentOutcome, AgentResult, LoopState, RunAgentOptions } from './loop-types.js';
+import {
+  abortableSleep,
+  EMPTY_REPLY_TEXT,
+  emit,
+  flushTranscript,
+  iso,
+  pushMessage,
+  type Session,
+  state,
+} from './loop-session.js';
+import type { AgentOutcome, AgentResult, RunAgentOptions } from './loop-types.js';
 import {
   type AssistantMessage,
   addUsage,
   emptyUsage,
-  type Message,
   type ProviderResult,
-  type TextBlock,
   type ToolCallBlock,
-  type ToolResultBlock,
   type Usage,
 } from './messages.js';
-import { type Tool, type ToolContext, toolSchema } from './tool.js';
-import { runToolCall, toResultBlock } from './tool-runner.js';
+import { toolSchema } from './tool.js';
 
+export { abortableSleep, EMPTY_REPLY_TEXT, textOf } from './loop-session.js';
 export type * from './loop-types.js';
 
 const log = moduleLogger('agent/loop');
-
-/** Placeholder for an empty model reply: the APIs refuse empty assistant turns, and the record must say what happened. */
-export const EMPTY_REPLY_TEXT = '[empty reply]';
-
-/** Mutable bookkeeping of one running session. */
-interface Session {
-  options: RunAgentOptions;
-  tools: Map<string, Tool>;
-  toolContext: ToolContext;
-  controller: AbortController;
-  detector: LoopDetector;
-  messages: Message[];
-  usage: Usage;
-  costUsd: number | null;
-  steps: number;
-  stopReturns: number;
-  remindedSteps: boolean;
-  remindedTime: boolean;
-  lastText: string;
-  /** Messages already sent to the model: never changed again (append-only context). */
-  sentCount: number;
-  /** Messages already written to the transcript. */
-  transcribedCount: number;
-  startedAt: number;
-  now: () => number;
-}
 
 /** Why the loop ended, decided inside one iteration. */
 type Ending = { outcome: AgentOutcome; reason?: string; failure?: AgentResult['failure'] };
@@ -292,69 +273,6 @@ async function stopOrReturn(session: Session): Promise<Ending | undefined> {
   return undefined;
 }
 
-/** Runs the calls of one reply in order; a denied or failed call still gets a result block. */
-async function runCalls(session: Session, calls: ToolCallBlock[]): Promise<ToolResultBlock[]> {
-  const results: ToolResultBlock[] = [];
-  for (const call of calls) {
-    if (session.controller.signal.aborted) {
-      results.push({
-        type: 'tool_result',
-        toolCallId: call.id,
-        content: 'Not run: the session is ending.',
-        isError: true,
-      });
-      continue;
-    }
-    results.push(await runOneCall(session, call));
-  }
-  return results;
-}
-
-async function runOneCall(session: Session, call: ToolCallBlock): Promise<ToolResultBlock> {
-  const step = session.steps;
-  emit(session, { type: 'tool.started', step, callId: call.id, name: call.name, arguments: call.arguments });
-  const denial = await denialFor(session, call);
-  if (denial) {
-    emit(session, { type: 'tool.denied', step, callId: call.id, name: call.name, reason: denial });
-    return { type: 'tool_result', toolCallId: call.id, content: `Refused: ${denial}`, isError: true };
-  }
-  const startedAt = session.now();
-  const run = await runToolCall(
-    call,
-    session.tools,
-    session.toolContext,
-    session.options.toolOutputLimitBytes,
-  );
-  await session.options.hooks?.afterToolCall?.(call, run.output, state(session));
-  emit(session, {
-    type: 'tool.ended',
-    step,
-    callId: call.id,
-    name: call.name,
-    isError: run.output.isError === true,
-    durationMs: session.now() - startedAt,
-    outputBytes: Buffer.byteLength(run.output.content),
-    truncated: run.truncated,
-  });
-  return toResultBlock(call, run);
-}
-
-/** Loop detection first (cheap, harness-wide), then the caller's policy. */
-async function denialFor(session: Session, call: ToolCallBlock): Promise<string | undefined> {
-  const verdict = session.detector.observe(call);
-  if (verdict.kind !== 'ok') {
-    emit(session, {
-      type: 'loop.detected',
-      step: session.steps,
-      kind: verdict.detectedKind,
-      detail: verdict.detail,
-    });
-    if (verdict.kind === 'deny') return verdict.detail;
-  }
-  const decision = await session.options.hooks?.beforeToolCall?.(call, state(session));
-  return decision && !decision.allow ? decision.reason : undefined;
-}
-
 function finish(session: Session, ending: Ending): AgentResult {
   flushTranscript(session);
   const durationMs = session.now() - session.startedAt;
@@ -382,77 +300,4 @@ function finish(session: Session, ending: Ending): AgentResult {
     durationMs,
     lastText: session.lastText,
   };
-}
-
-function pushMessage(session: Session, message: Message): void {
-  session.messages.push(message);
-  if (message.role !== 'assistant') return;
-  for (const block of message.content) {
-    if (block.type === 'text' && block.text !== EMPTY_REPLY_TEXT) {
-      session.lastText = block.text;
-      emit(session, { type: 'text', step: session.steps, text: block.text });
-    }
-  }
-}
-
-function flushTranscript(session: Session): void {
-  const transcript = session.options.transcript;
-  if (!transcript) return;
-  for (; session.transcribedCount < session.messages.length; session.transcribedCount++) {
-    const message = session.messages[session.transcribedCount] as Message;
-    transcript.write({ kind: 'message', at: iso(session), message });
-  }
-}
-
-function state(session: Session): LoopState {
-  return {
-    sessionId: session.options.sessionId,
-    step: session.steps,
-    elapsedMs: session.now() - session.startedAt,
-    usage: session.usage,
-    costUsd: session.costUsd,
-    messages: session.messages,
-  };
-}
-
-type EventBody = AgentEvent extends infer E
-  ? E extends AgentEvent
-    ? Omit<E, 'at' | 'sessionId'>
-    : never
-  : never;
-
-/** Sends an event to the sink and the transcript; a throwing sink is logged, never fatal. */
-function emit(session: Session, body: EventBody): void {
-  const event = { ...body, at: iso(session), sessionId: session.options.sessionId } as AgentEvent;
-  if (event.type !== 'text.delta') session.options.transcript?.write({ kind: 'event', at: event.at, event });
-  try {
-    session.options.sink?.(event);
-  } catch (error) {
-    log.warn({ err: error, type: event.type }, 'event sink threw; event dropped');
-  }
-}
-
-function iso(session: Session): string {
-  return new Date(session.now()).toISOString();
-}
-
-/** Default back-off sleep that wakes early on abort. */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-  });
-}
-
-/** Text blocks of a message, joined; handy for hooks. */
-export function textOf(message: Message): string {
-  return message.content
-    .filter((block): block is TextBlock => block.type === 'text')
-    .map((block) => block.text)
-    .join('\n');
 }
