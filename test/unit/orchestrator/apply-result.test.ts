@@ -1,31 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type ApplyInput, applySessionResult } from '../../../orchestrator/apply-result.js';
-import type { SessionRecord } from '../../../orchestrator/run-state.js';
+import { emptySession, type SessionRecord } from '../../../orchestrator/run-state.js';
 import { feature, featureState, makeState, result, T0, verdict } from './fixtures.js';
 
 function session(seq: number, featureIds: string[] = []): SessionRecord {
-  return {
-    seq,
-    jobId: `r-test-${seq}`,
-    role: 'evaluator',
-    kind: null,
-    featureIds,
-    workerId: 'w1',
-    startedAt: T0.toISOString(),
-    finishedAt: null,
-    outcome: null,
-    reason: null,
-    model: null,
-    usage: null,
-    costUsd: null,
-    durationMs: null,
-    steps: null,
-    startCommit: null,
-    endCommit: null,
-    commits: [],
-    violations: 0,
-    verdicts: [],
-  };
+  return { ...emptySession(seq, `r-test-${seq}`, 'evaluator', T0.toISOString()), featureIds, workerId: 'w1' };
 }
 
 function apply(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { VerdictValue } from '../../../handoff/formats.js';
 import { applySessionResult } from '../../../orchestrator/apply-result.js';
 import { type NextAction, nextAction } from '../../../orchestrator/planner.js';
-import type { RunState, SessionRecord } from '../../../orchestrator/run-state.js';
+import { emptySession, type RunState, type SessionRecord } from '../../../orchestrator/run-state.js';
 import type { SessionOutcome, SessionResult } from '../../../roles/session-result.js';
 import { feature, makeState, result, T0, verdict } from './fixtures.js';
 
@@ -75,29 +75,8 @@ function play(
   }
 }
 
-function emptySession(seq: number): SessionRecord {
-  return {
-    seq,
-    jobId: `r-test-${seq}`,
-    role: 'generator',
-    kind: null,
-    featureIds: [],
-    workerId: 'w',
-    startedAt: T0.toISOString(),
-    finishedAt: null,
-    outcome: null,
-    reason: null,
-    model: null,
-    usage: null,
-    costUsd: null,
-    durationMs: null,
-    steps: null,
-    startCommit: null,
-    endCommit: null,
-    commits: [],
-    violations: 0,
-    verdicts: [],
-  };
+function newSession(seq: number): SessionRecord {
+  return { ...emptySession(seq, `r-test-${seq}`, 'generator', T0.toISOString()), workerId: 'w' };
 }
 
 /** Drives planner + result application until the planner stops asking for sessions. */
@@ -115,7 +94,7 @@ function simulate(
     const { res, features } = play(action, seq, world);
     const out = applySessionResult({
       ...state,
-      session: emptySession(seq),
+      session: newSession(seq),
       result: res,
       newFeatures: features,
       now: T0.toISOString(),
