@@ -68,11 +68,16 @@ describe('dashboard UI in Chromium', () => {
     expect(csp, 'CSP violations').toEqual([]);
   });
 
-  it('lists every run with its status, progress and blocked count', async () => {
+  it('lists every run with its spec, workspace, short id, status, progress, blocked count and start', async () => {
     await open(`${server.url}/`);
     for (const run of [building, paused]) {
       const row = page.locator(`tr[data-run="${run.id}"]`);
       await row.waitFor();
+      expect(await row.locator('.run-link').textContent()).toBe('todo-app');
+      expect(await row.locator('[data-field="run-where"]').textContent()).toBe(
+        `${path.basename(run.workspace.kind === 'local' ? run.workspace.path : '')} · ${run.id.slice(-6)}`,
+      );
+      expect(await row.locator('[data-field="started"]').getAttribute('title')).toBe(run.startedAt);
       expect(await row.locator('[data-field="progress"]').textContent()).toBe(
         `${run.features.passing} / ${run.features.total}`,
       );
@@ -152,8 +157,14 @@ describe('dashboard UI in Chromium', () => {
     const withQueue = await createDashboardServer({ store: env.store, dataDir, port: 0, queue });
     try {
       await queue.add('generate', { runId: building.id }, { jobId: `${building.id}-900` });
-      await open(`${withQueue.url}/queues`);
+      // Through the top bar's link, as a user gets there; then a reload of the address it shows.
+      await open(`${withQueue.url}/`);
+      await page.click('header nav >> text=Queues');
       await page.waitForSelector('text=1 Job');
+      expect(new URL(page.url()).pathname).toBe('/queues/');
+      await page.reload();
+      await page.waitForSelector('text=1 Job');
+      expect((await fetch(`${withQueue.url}/queues`)).status).toBe(200);
       // bull-board links Google Fonts; the CSP blocks them (nothing leaves the machine) and its UI falls back.
       csp.splice(0, csp.length, ...csp.filter((message) => !message.includes('fonts.googleapis.com')));
       const put = await fetch(`${withQueue.url}/queues/api/queues/sessions/pause`, { method: 'PUT' });
