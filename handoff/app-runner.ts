@@ -26,7 +26,15 @@ export interface StartAppOptions {
   env?: NodeJS.ProcessEnv;
   /** Grace period between SIGTERM and SIGKILL when stopping (default 5 s). */
   stopGraceMs?: number;
+  /** Interval of the readiness checks (default READY_POLL_MS). */
+  readyPollMs?: number;
 }
+
+/**
+ * Readiness is checked this often (ms): the app's start is on the critical path of every evaluation, and a check
+ * (one refused TCP connect and one /proc scan) is cheap.
+ */
+export const READY_POLL_MS = 40;
 
 /** A started app. */
 export interface RunningApp {
@@ -126,7 +134,7 @@ export async function startApp(options: StartAppOptions): Promise<StartAppResult
       const reason = `init.sh exited with code ${exitCode} before the app answered on port ${options.port}; last log lines (${path.basename(options.logFile)}):\n${lines.join('\n')}`;
       return { ok: false, reason, exitCode, lastLines: lines };
     }
-    await sleep(200);
+    await sleep(options.readyPollMs ?? READY_POLL_MS);
   }
   const code = exitCode ?? null;
   await stop();
