@@ -1,7 +1,7 @@
 // "Now": what the run is doing at this moment — the session in flight (role, features, since when), the session
 // waiting for a worker, or why nothing runs. Loaded with the run, then kept current by the event stream.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
-import type { ActivityView, RunResponse, RunView } from '../../api-types.js';
+import type { ActivityView, RunningSessionView, RunResponse, RunView } from '../../api-types.js';
 import { el, replaceChildren } from './dom.js';
 import { elapsed, time } from './format.js';
 import { roleBadge } from './labels.js';
@@ -15,6 +15,12 @@ export interface ActivityCard {
   apply(stored: StoredRunEvent): void;
   dispose(): void;
 }
+
+/** Who a session is: its role, kind and features. */
+type RoleView = Pick<RunningSessionView, 'featureIds'> & {
+  role: RunningSessionView['role'] | null;
+  kind: RunningSessionView['kind'];
+};
 
 interface CardState {
   status: RunView['status'];
@@ -37,67 +43,52 @@ export function createActivityCard(): ActivityCard {
     else if (queued?.at) since.textContent = elapsed(queued.at, null);
   }, 1000);
 
+  /** The card's one line: what (a role badge and features, with `lead` before them), then `detail`, muted. */
+  const line = (mode: string, lead: Node | string, role: RoleView, detail: Array<Node | string | null>) => {
+    element.dataset.state = mode;
+    replaceChildren(
+      element,
+      el('h2', null, 'Now'),
+      el(
+        'p',
+        { class: 'now-line' },
+        lead,
+        ' ',
+        roleBadge(role.role, role.kind),
+        ' ',
+        features(role.featureIds),
+        el('span', { class: 'muted' }, ...detail),
+      ),
+    );
+  };
+
   const render = () => {
     if (!state) return;
     element.hidden = false;
     const { running, queued } = state.activity;
     if (running) {
       since.textContent = elapsed(running.startedAt, null);
-      element.dataset.state = 'running';
-      replaceChildren(
-        element,
-        el('h2', null, 'Now'),
-        el(
-          'p',
-          { class: 'now-line' },
-          el('span', { class: 'pulse', 'aria-hidden': 'true' }, '●'),
-          ' ',
-          roleBadge(running.role, running.kind),
-          ' ',
-          features(running.featureIds),
-          el(
-            'span',
-            { class: 'muted' },
-            ` · session ${running.seq} · since `,
-            el('span', { 'data-field': 'since' }, time(running.startedAt)),
-            ' (',
-            since,
-            `) · worker ${running.workerId}`,
-          ),
-        ),
-      );
+      const pulse = el('span', { class: 'pulse', 'aria-hidden': 'true' }, '●');
+      line('running', pulse, running, [
+        ` · session ${running.seq} · since `,
+        el('span', { 'data-field': 'since' }, time(running.startedAt)),
+        ' (',
+        since,
+        `) · worker ${running.workerId}`,
+      ]);
     } else if (queued) {
       if (queued.at) since.textContent = elapsed(queued.at, null);
-      element.dataset.state = 'queued';
-      replaceChildren(
-        element,
-        el('h2', null, 'Now'),
-        el(
-          'p',
-          { class: 'now-line' },
-          'Waiting for a worker: ',
-          roleBadge(queued.role, queued.kind),
-          ' ',
-          features(queued.featureIds),
-          el(
-            'span',
-            { class: 'muted' },
-            ` · session ${queued.seq}`,
-            queued.at ? ' · queued at ' : '',
-            queued.at ? el('span', { 'data-field': 'since' }, time(queued.at)) : null,
-            queued.at ? ' (' : '',
-            queued.at ? since : null,
-            queued.at ? ' ago)' : '',
-          ),
-        ),
-      );
+      const at = queued.at
+        ? [' · queued at ', el('span', { 'data-field': 'since' }, time(queued.at)), ' (', since, ' ago)']
+        : [];
+      line('queued', 'Waiting for a worker: ', queued, [` · session ${queued.seq}`, ...at]);
     } else {
       element.dataset.state = ACTIVE.has(state.status) ? 'idle' : 'stopped';
       const ended = state.ended ? ` Session ${state.ended.seq} ended (${state.ended.outcome}).` : '';
-      const line = ACTIVE.has(state.status)
+      const text = ACTIVE.has(state.status)
         ? `Between sessions: choosing the next step.${ended}`
         : `Nothing runs: the run is ${state.status}${state.detail ? ` (${state.detail})` : ''}.`;
-      replaceChildren(element, el('h2', null, 'Now'), el('p', { class: 'now-line muted' }, line));
+      replaceChildren(element, el('h2', null, 'Now'), el('p', { class: 'now-line muted' }, text));
     }
   };
 

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
 
 const XSS = '<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = \'img\'">';
@@ -19,7 +19,8 @@ describe('dashboard UI in Chromium', () => {
   let page: Page;
   let building: RunRecord;
   let paused: RunRecord;
-  const csp: string[] = [];
+  const pages = watchedPages(() => browser);
+  const csp = pages.csp;
 
   beforeAll(async () => {
     const clock = new SteppingClock(Date.parse('2026-11-28T22:00:00Z'));
@@ -55,16 +56,12 @@ describe('dashboard UI in Chromium', () => {
   });
 
   const open = async (url: string) => {
-    page = await browser.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) csp.push(message.text());
-    });
-    await page.goto(url);
+    page = await pages.open(url);
     return page;
   };
 
   afterEach(async () => {
-    await page?.close();
+    await pages.closeLast();
     expect(csp, 'CSP violations').toEqual([]);
   });
 

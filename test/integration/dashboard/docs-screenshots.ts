@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evidenceDir } from '../../../dashboard/paths.js';
 import { createDashboardServer } from '../../../dashboard/server.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, pngOf } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -69,12 +69,11 @@ async function main(): Promise<void> {
       startedAt: new Date(Date.now() - 95_000).toISOString(),
     });
     // Evidence for F-003's evaluations: a real screenshot of a tiny page, and a trace file to download.
-    const shooter = await browser.newPage({ viewport: { width: 480, height: 300 } });
-    await shooter.setContent(
+    const png = await pngOf(
+      browser,
       '<body style="font:16px sans-serif;background:#fff"><h2>Todos</h2><ul><li>Buy milk</li><li>Write report</li></ul><button>Undo delete</button></body>',
+      { width: 480, height: 300 },
     );
-    const png = await shooter.screenshot();
-    await shooter.close();
     for (const session of (await env.store.listSessions(main.id, { limit: 500 })).sessions) {
       if (!session.verdicts.some((v) => v.featureId === 'F-003')) continue;
       const dir = path.join(evidenceDir(dataDir, main.id), String(session.seq));

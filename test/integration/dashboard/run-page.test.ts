@@ -9,7 +9,7 @@ import { evidenceDir } from '../../../dashboard/paths.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, pngOf, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seededResult, seedRun, writeTranscript } from './seed.js';
 
 const ISSUE = 'Clicking <b>Save</b> left the list empty <img src=x onerror="window.__pwned = 1">';
@@ -20,10 +20,10 @@ describe('run page in Chromium', () => {
   let server: DashboardServer;
   let browser: Browser;
   let page: Page;
+  const pages = watchedPages(() => browser);
   let building: RunRecord;
   let finished: RunRecord;
   let inFlight: number;
-  const csp: string[] = [];
 
   beforeAll(async () => {
     const clock = new SteppingClock(Date.now() - 6 * 3_600_000);
@@ -57,10 +57,11 @@ describe('run page in Chromium', () => {
     await env.store.setStatus(finished.id, 'done');
     await writeTranscript(dataDir, building.id, 4, 'Implemented F-002.');
     // A failed verdict whose issue repeats the failing step's observation, with a 1000×640 screenshot.
-    const shooter = await (await launchChromium()).newPage({ viewport: { width: 1000, height: 640 } });
-    await shooter.setContent('<body style="background:#fff"><h1>Todos</h1></body>');
-    const png = await shooter.screenshot();
-    await shooter.context().browser()?.close();
+    browser = await launchChromium();
+    const png = await pngOf(browser, '<body style="background:#fff"><h1>Todos</h1></body>', {
+      width: 1000,
+      height: 640,
+    });
     const shots = path.join(evidenceDir(dataDir, building.id), '77');
     await mkdir(shots, { recursive: true });
     await writeFile(path.join(shots, '01-after-save.png'), png);
@@ -79,7 +80,6 @@ describe('run page in Chromium', () => {
       evidence: [`runs/${building.id}/evidence/77/01-after-save.png`],
     });
     server = await createDashboardServer({ store: env.store, dataDir, port: 0 });
-    browser = await launchChromium();
   });
 
   afterAll(async () => {
@@ -90,17 +90,13 @@ describe('run page in Chromium', () => {
   });
 
   const open = async (url: string) => {
-    page = await browser.newPage({ viewport: { width: 1360, height: 1000 } });
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) csp.push(message.text());
-    });
-    await page.goto(url);
+    page = await pages.open(url, { width: 1360, height: 1000 });
     return page;
   };
 
   afterEach(async () => {
-    await page?.close();
-    expect(csp, 'CSP violations').toEqual([]);
+    await pages.closeLast();
+    expect(pages.csp, 'CSP violations').toEqual([]);
   });
 
   it('gives a feature and a session an address that survives a reload, and Back closes them', async () => {
