@@ -28,15 +28,13 @@ function handoffRow(results: Measured): TargetRow {
     row.note =
       `Median split: git ${ms(all.gitMs.median)} (median ${typical} git processes), queue ${ms(all.queueMs.median)}, ` +
       `context assembly ${ms(all.contextMs.median)}, other ${ms(all.otherMs.median)}. The queue is not the bound. ` +
-      `Into an evaluator, preparing takes ${ms(toEvaluator.prepareMs.median)}: the harness starts the app with init.sh ` +
-      '(readiness polled every 200 ms) and only then opens the browser context. After an evaluator, closing takes ' +
-      `${ms(toGenerator.closeMs.median)}: the Playwright trace is saved and the app stopped before the result is recorded. ` +
-      `Preparing a generator without git still takes ${ms(toGenerator.contextMs.median)} of JavaScript and file reads, ` +
-      'stretched several-fold by the machine load (see the load table). Would move it: open the browser context while ' +
-      'the app starts (in parallel) and poll readiness every 25–50 ms; save the trace and stop the app after the result ' +
-      'is recorded and the next job enqueued (off the critical path); fewer git processes per handoff (one ' +
-      '`status --porcelain` for the clean-tree checks, skip the backup fetch when HEAD has not moved, one config write); ' +
-      'and an idle machine.';
+      `Into an evaluator, preparing takes ${ms(toEvaluator.prepareMs.median)}: init.sh starts the app (readiness checked ` +
+      'every 40 ms) while the browser context is taken from the pool. After an evaluator, closing takes ' +
+      `${ms(toGenerator.closeMs.median)} (app stop, verdict commit, history checks; the trace is saved later, off the path). ` +
+      `Preparing a generator without git takes ${ms(toGenerator.contextMs.median)} of JavaScript and file reads. ` +
+      'All of it is stretched by the machine load (see the load table). Would move it further: fewer git processes ' +
+      'per handoff (one `status --porcelain` for the clean-tree checks, skip the backup fetch when HEAD has not moved, ' +
+      'one config write), the backup fetch in parallel with preparing the role, and an idle machine.';
   }
   return row;
 }
