@@ -53,6 +53,46 @@ const SECTION_LABEL: Record<Section, string> = {
   dashboard: 'dashboard:',
 };
 
+type Mark = (key: Section, name: string) => void;
+
+async function demoRuns(reps: Repetitions, mark: Mark) {
+  mark('demo', 'demo runs (handoff, orientation, prefix, prompt overhead)');
+  const records = [];
+  for (let index = 0; index < reps.demoRuns; index++) records.push(await recordDemoRun());
+  return demoSection(records);
+}
+
+async function evaluatorStart(reps: Repetitions, mark: Mark) {
+  mark('evaluator', 'evaluator start');
+  return measureEvaluatorStart({
+    coldRounds: reps.evaluatorColdRounds,
+    warmRounds: reps.evaluatorWarmRounds,
+  });
+}
+
+async function scaleRuns(reps: Repetitions, mark: Mark) {
+  const single: ScaleResult[] = [];
+  for (const concurrency of [1, 5, 20]) {
+    mark('scale', `scale: 1 worker, concurrency ${concurrency}`);
+    const runs = reps.scaleRuns[`1x${concurrency}`] ?? concurrency;
+    single.push(await measureScale({ workers: 1, concurrency, runs, latencyMs: SCALE_LATENCY_MS }));
+  }
+  mark('scale', 'scale: 2 workers sharing 40 runs');
+  const runs = reps.scaleRuns['2x10'] ?? 40;
+  const shared = await measureScale({ workers: 2, concurrency: 10, runs, latencyMs: SCALE_LATENCY_MS });
+  return { single, shared };
+}
+
+async function dashboardAtScale(reps: Repetitions, mark: Mark) {
+  mark('dashboard', 'dashboard: 1,000 features, 2,000 sessions');
+  return measureDashboard({
+    features: 1_000,
+    sessions: 2_000,
+    apiRepetitions: reps.dashboardApiRepetitions,
+    pageLoads: reps.dashboardPageLoads,
+  });
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -66,66 +106,24 @@ async function measure(
   const reps = repetitions(quick);
   const load: BenchResults['machine']['load'] = [];
   const measuredAt: Partial<Record<Section, string>> = { ...previous?.sectionsMeasuredAt };
-  const section = (key: Section, name: string) => {
+  const mark: Mark = (key, name) => {
     load.push({ ...sampleLoad(), section: name });
     measuredAt[key] = new Date().toISOString();
     progress(name, started);
   };
-  const kept = <T>(key: Section, value: T | undefined): T => {
-    if (value === undefined)
+  const run = async <T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T> => {
+    if (only.has(key)) return measureIt();
+    if (stored === undefined)
       throw new Error(`--only leaves out "${key}", but bench/results/latest.json has none`);
     load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(SECTION_LABEL[key])));
-    return value;
+    return stored;
   };
-
-  let demo = previous?.demo;
-  if (only.has('demo')) {
-    section('demo', 'demo runs (handoff, orientation, prefix, prompt overhead)');
-    const records = [];
-    for (let index = 0; index < reps.demoRuns; index++) records.push(await recordDemoRun());
-    demo = demoSection(records);
-  } else demo = kept('demo', demo);
-
-  let evaluator = previous?.evaluator;
-  if (only.has('evaluator')) {
-    section('evaluator', 'evaluator start');
-    evaluator = await measureEvaluatorStart({
-      coldRounds: reps.evaluatorColdRounds,
-      warmRounds: reps.evaluatorWarmRounds,
-    });
-  } else evaluator = kept('evaluator', evaluator);
-
-  let scale = previous?.scale;
-  if (only.has('scale')) {
-    const single: ScaleResult[] = [];
-    for (const concurrency of [1, 5, 20]) {
-      section('scale', `scale: 1 worker, concurrency ${concurrency}`);
-      const runs = reps.scaleRuns[`1x${concurrency}`] ?? concurrency;
-      single.push(await measureScale({ workers: 1, concurrency, runs, latencyMs: SCALE_LATENCY_MS }));
-    }
-    section('scale', 'scale: 2 workers sharing 40 runs');
-    const shared = await measureScale({
-      workers: 2,
-      concurrency: 10,
-      runs: reps.scaleRuns['2x10'] ?? 40,
-      latencyMs: SCALE_LATENCY_MS,
-    });
-    scale = { single, shared };
-  } else scale = kept('scale', scale);
-
-  let dashboard = previous?.dashboard;
-  if (only.has('dashboard')) {
-    section('dashboard', 'dashboard: 1,000 features, 2,000 sessions');
-    dashboard = await measureDashboard({
-      features: 1_000,
-      sessions: 2_000,
-      apiRepetitions: reps.dashboardApiRepetitions,
-      pageLoads: reps.dashboardPageLoads,
-    });
-  } else dashboard = kept('dashboard', dashboard);
+  const demo = await run('demo', () => demoRuns(reps, mark), previous?.demo);
+  const evaluator = await run('evaluator', () => evaluatorStart(reps, mark), previous?.evaluator);
+  const scale = await run('scale', () => scaleRuns(reps, mark), previous?.scale);
+  const dashboard = await run('dashboard', () => dashboardAtScale(reps, mark), previous?.dashboard);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
-
   const measured = {
     generatedAt: new Date().toISOString(),
     durationMs: Date.now() - started,
