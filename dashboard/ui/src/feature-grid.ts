@@ -7,6 +7,15 @@ import { el, replaceChildren } from './dom.js';
 /** Cells rendered in the first pass (about two screens); the rest follow in chunks of this size. */
 const CHUNK = 240;
 
+/**
+ * Runs `task` when the page is idle: the rest of the grid waits until the header, chart and timeline (whose data
+ * arrives meanwhile) have rendered; the timeout bounds the wait on a page that is never idle.
+ */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 300 });
+  else setTimeout(task, 0);
+}
+
 /** What a cell shows. */
 export interface GridCell {
   id: string;
@@ -103,7 +112,7 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
       buttons.set(cell.id, button);
       box.appendChild(button);
     }
-    if (end < ordered.length) setTimeout(() => renderChunks(ordered, end, mine), 0);
+    if (end < ordered.length) whenIdle(() => renderChunks(ordered, end, mine));
     else element.dataset.complete = 'true';
   };
 
