@@ -70,7 +70,10 @@ function hostile(io: ScriptIO, spec: string): void {
 export function plannerScript(io: ScriptIO): void {
   const idea = ideaOf(io.firstMessage);
   const behaviour = /\[scripted:([a-z-]+)\]/.exec(idea)?.[1];
-  if (behaviour === 'hostile') return hostile(io, todoSpecFor(idea));
+  if (behaviour === 'hostile') {
+    hostile(io, todoSpecFor(idea));
+    return;
+  }
   if (behaviour === 'empty') {
     // Each attempt differs a little (the loop refuses the same call three times in a row on its own).
     for (let attempt = 0; attempt < 6; attempt++) {
@@ -87,7 +90,10 @@ export function plannerScript(io: ScriptIO): void {
   if (behaviour === 'sloppy') {
     const cut = spec.slice(0, spec.indexOf('## Out of scope'));
     const first = io.call('submit_spec', { markdown: cut }, 'Submitting the spec.');
-    if (!refusedSpec(first.content)) return void io.finish('Spec submitted.');
+    if (!refusedSpec(first.content)) {
+      io.finish('Spec submitted.');
+      return;
+    }
   }
   const submitted = io.call('submit_spec', { markdown: spec }, 'Submitting the spec.');
   io.finish(

@@ -122,9 +122,9 @@ describe('planner', () => {
 
   it('a planner that tries to write files or pick a path is refused and ends without a spec', async () => {
     const planId = nextPlanId();
-    const escape = '/tmp/nightshift-planner-escape';
-    fs.rmSync(escape, { force: true });
-    fs.rmSync(`${escape}.md`, { force: true });
+    const escapePath = '/tmp/nightshift-planner-escape';
+    fs.rmSync(escapePath, { force: true });
+    fs.rmSync(`${escapePath}.md`, { force: true });
     const error = await runPlanner({
       planId,
       prompt: 'A todo list. [scripted:hostile]',
@@ -142,8 +142,8 @@ describe('planner', () => {
     expect(results[1]).toMatch(/^Unknown tool "bash"/);
     expect(results[2]).toMatch(/Invalid arguments for submit_spec:[\s\S]*path/);
     // Nothing landed anywhere: not outside, not in the plan's dir beyond its own record.
-    expect(fs.existsSync(escape)).toBe(false);
-    expect(fs.existsSync(`${escape}.md`)).toBe(false);
+    expect(fs.existsSync(escapePath)).toBe(false);
+    expect(fs.existsSync(`${escapePath}.md`)).toBe(false);
     expect(fs.existsSync(path.join(dataDir, 'outside-the-spec.md'))).toBe(false);
     expect(fs.readdirSync(planDataDir(dataDir, planId)).sort()).toEqual(['plan.json', 'transcript.jsonl']);
   });
