@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
+import { defaultWorkspaceDir } from '../core/paths.js';
 import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
@@ -159,7 +160,7 @@ export function runWorkspace(
   if (options.repo) return { kind: 'remote', url: options.repo, branch: options.branch ?? 'main' };
   return {
     kind: 'local',
-    dir: path.resolve(resolved.cwd(), options.workspace ?? path.join(context.dataDir, 'workspaces', id)),
+    dir: path.resolve(resolved.cwd(), options.workspace ?? defaultWorkspaceDir(context.dataDir, id)),
   };
 }
 

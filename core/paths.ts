@@ -40,3 +40,8 @@ export function planDataDir(home: string, planId: string): string {
 export function planTranscriptPath(home: string, planId: string): string {
   return path.join(planDataDir(home, planId), 'transcript.jsonl');
 }
+
+/** The workspace of a run started without one (`<data>/workspaces/<run>`). */
+export function defaultWorkspaceDir(home: string, runId: string): string {
+  return path.join(home, 'workspaces', runId);
+}
