@@ -20,6 +20,11 @@ export interface CliPlanInput {
   ask?: AskUser;
 }
 
+/** A model-chosen name as safe terminal text: printable ASCII only, cut short. */
+function printable(name: string): string {
+  return name.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+}
+
 /** A line on stderr for what a person watching would want to know: refusals and model trouble. */
 function progressSink(stderr: TextSink): EventSink {
   return (event) => {
@@ -27,7 +32,7 @@ function progressSink(stderr: TextSink): EventSink {
       stderr.write(
         event.name === 'submit_spec'
           ? 'planner: the harness refused the spec; the planner is revising it\n'
-          : `planner: its ${event.name} call was refused\n`,
+          : `planner: its ${printable(event.name)} call was refused\n`,
       );
     } else if (event.type === 'model.error') {
       stderr.write(`planner: model error (${event.kind})${event.willRetry ? ', retrying' : ''}\n`);

@@ -35,6 +35,12 @@ export const SPEC_SECTIONS: readonly SpecSection[] = [
   },
 ];
 
+/**
+ * Control characters other than tab, newline and carriage return: never in model text the harness shows
+ * (a terminal would act on an escape sequence in a question or a spec).
+ */
+export const CONTROL_CHARACTERS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
 /** Largest planned spec, in bytes: far below what an initializer can read, far above what an idea needs. */
 export const MAX_PLANNED_SPEC_BYTES = 64 * 1024;
 
@@ -106,8 +112,7 @@ export function plannedSpecProblems(markdown: string): string[] {
       `The spec is ${bytes} bytes; the limit is ${MAX_PLANNED_SPEC_BYTES}. Cut detail that does not change what a user can do.`,
     );
   }
-  // Tabs, newlines and carriage returns are text; other control characters are not.
-  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(markdown)) {
+  if (CONTROL_CHARACTERS.test(markdown)) {
     problems.push('The spec contains control characters: submit plain markdown text.');
   }
   const lines = markdown.split(/\r?\n/);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool, ToolError } from '../agent/tool.js';
 import type { PlannerExchange } from '../handoff/spec-origin.js';
-import { plannedSpecProblems } from './planner-spec.js';
+import { CONTROL_CHARACTERS, plannedSpecProblems } from './planner-spec.js';
 
 /** Asks the user the questions; resolves to one answer per question (`''` for none). Must honour `signal`. */
 export type AskUser = (questions: readonly string[], signal: AbortSignal) => Promise<string[]>;
@@ -34,7 +34,17 @@ export function createAskUserTool(record: PlannerRecord, ask: AskUser, bounds: P
     description: `Ask the user a few short clarifying questions (at most ${bounds.maxQuestions} in total, in at most ${bounds.maxAskRounds} call(s)) before writing the spec. Ask only what changes the product; answers may be empty.`,
     parameters: z.strictObject({
       questions: z
-        .array(z.string().trim().min(1).max(500))
+        .array(
+          z
+            .string()
+            .trim()
+            .min(1)
+            .max(500)
+            .refine(
+              (question) => !CONTROL_CHARACTERS.test(question),
+              'plain text only: no control characters',
+            ),
+        )
         .min(1)
         .max(bounds.maxQuestions)
         .describe('the questions, one per entry, each answerable in a sentence'),

@@ -11,7 +11,7 @@ import { PLANNER_QUESTIONS, plannerPolicy } from '../../../testkit/policies/plan
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { connect } from '../orchestrator/redis-helpers.js';
-import { CLI_ENTRY, cliEnv, deleteKeys, tempDir, uniquePrefix } from './helpers.js';
+import { CLI_ENTRY, cliEnv, deleteKeys, runCli, tempDir, uniquePrefix } from './helpers.js';
 
 // `nightshift plan` as a person (stdin answers) and a script (`--no-interactive`) use it: the real CLI process,
 // the scripted planner over the real Anthropic SDK, real Redis when a run is started.
@@ -206,5 +206,38 @@ describe('nightshift plan', () => {
     expect(message).toContain('from the prompt:\n\n> A packing list for trips.');
     expect(message).toContain('The spec was edited by a person before the run.');
     expect((await git.raw(['ls-files'])).split('\n')).toContain(PLAN_RECORD_FILE);
+  }, 60_000);
+
+  it('run --prompt --repo --detach plans unattended and pushes the spec with its record to the remote', async () => {
+    const remote = path.join(home, 'remote.git');
+    await gitClient(openRepo(home)).raw(['init', '-q', '--bare', '-b', 'main', remote]);
+    const out = await runCli(
+      ['run', '--prompt', 'A reading list for a book club.', '--repo', remote, '--detach'],
+      {
+        env,
+        cwd: home,
+      },
+    );
+    expect(out.code, out.stderr).toBe(0);
+    const run = await store.getRun(out.stdout.trim());
+    expect(run.workspace).toMatchObject({ kind: 'remote', url: remote, branch: 'main' });
+    const git = gitClient(openRepo(remote));
+    const files = (await git.raw(['ls-tree', '-r', '--name-only', 'main'])).trim().split('\n').sort();
+    expect(files).toEqual([PLAN_RECORD_FILE, 'app_spec.md']);
+    const record = await git.raw(['show', `main:${PLAN_RECORD_FILE}`]);
+    expect(record).toContain('> A reading list for a book club.');
+    expect(record).toContain('None: the planner worked from the prompt alone.');
+    expect(await git.raw(['log', '-1', '--format=%B', 'main'])).toContain(
+      '> A reading list for a book club.',
+    );
+  }, 60_000);
+
+  it('run takes a spec or --prompt, exactly one', async () => {
+    const neither = await runCli(['run', '--detach'], { env, cwd: home });
+    expect(neither.code).toBe(2);
+    expect(neither.stderr).toContain('No spec given.');
+    const both = await runCli(['run', 'spec.md', '--prompt', 'x', '--detach'], { env, cwd: home });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('A spec file and --prompt exclude each other.');
   }, 60_000);
 });

@@ -11,7 +11,7 @@ import { PLANNER_QUESTIONS, plannerPolicy } from '../../../testkit/policies/plan
 import { sequence } from '../../../testkit/policies.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
-import { FLAVOURS, providerFor } from '../providers/helpers.js';
+import { FLAVOURS, type Flavour, providerFor } from '../providers/helpers.js';
 
 // The planner role through the real SDKs against the scripted server: the idea becomes a spec with every
 // section, questions reach `ask` and their answers reach the spec, and a planner that misbehaves ends with a
@@ -40,6 +40,18 @@ function declaredTools(from: number): string[][] {
     };
     return (body.tools ?? []).map((tool) => tool.name ?? tool.function?.name ?? '?');
   });
+}
+
+/** One unattended planner session on `prompt` over `flavour`. */
+function planOver(flavour: Flavour, prompt: string, planId = nextPlanId()) {
+  return runPlanner({ planId, prompt, provider: providerFor(flavour, server), dataDir });
+}
+
+/** The PlannerFailedError a session ended with (fails the test when it produced a spec). */
+async function failureOf(session: Promise<unknown>): Promise<PlannerFailedError> {
+  const error = await session.catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(PlannerFailedError);
+  return error as PlannerFailedError;
 }
 
 /** The text of every tool result the model was sent, in order, from a transcript. */
@@ -93,12 +105,7 @@ describe.each(FLAVOURS)('planner over the %s wire format', (flavour) => {
 describe('planner', () => {
   it('unattended: offers no ask_user, so it cannot ask; the spec takes the defaults', async () => {
     const from = server.requests.length;
-    const plan = await runPlanner({
-      planId: nextPlanId(),
-      prompt: 'A todo list for my weekend projects.',
-      provider: providerFor('anthropic', server),
-      dataDir,
-    });
+    const plan = await planOver('anthropic', 'A todo list for my weekend projects.');
     expect(declaredTools(from).every((tools) => tools.join() === 'submit_spec')).toBe(true);
     expect(plan.exchanges).toEqual([]);
     expect(plan.interactive).toBe(false);
@@ -108,12 +115,7 @@ describe('planner', () => {
   });
 
   it('a refused spec goes back with the exact problem, and the fixed one is accepted', async () => {
-    const plan = await runPlanner({
-      planId: nextPlanId(),
-      prompt: 'A todo list. [scripted:sloppy]',
-      provider: providerFor('openai', server),
-      dataDir,
-    });
+    const plan = await planOver('openai', 'A todo list. [scripted:sloppy]');
     expect(plan.refusals).toEqual([
       ['Section "## Out of scope" is missing (what it deliberately does not do).'],
     ]);
@@ -125,14 +127,7 @@ describe('planner', () => {
     const escapePath = '/tmp/nightshift-planner-escape';
     fs.rmSync(escapePath, { force: true });
     fs.rmSync(`${escapePath}.md`, { force: true });
-    const error = await runPlanner({
-      planId,
-      prompt: 'A todo list. [scripted:hostile]',
-      provider: providerFor('anthropic', server),
-      dataDir,
-    }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(PlannerFailedError);
-    const failure = error as PlannerFailedError;
+    const failure = await failureOf(planOver('anthropic', 'A todo list. [scripted:hostile]', planId));
     expect(failure.message).toMatch(/produced no spec: it stopped without submitting a spec/);
     expect(failure.exitCode).toBe(1);
     expect(failure.record.outcome).toBe('failed');
@@ -149,14 +144,7 @@ describe('planner', () => {
   });
 
   it('an empty spec is refused; after three refusals the session ends with a clear error', async () => {
-    const error = await runPlanner({
-      planId: nextPlanId(),
-      prompt: 'A todo list. [scripted:empty]',
-      provider: providerFor('openai', server),
-      dataDir,
-    }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(PlannerFailedError);
-    const failure = error as PlannerFailedError;
+    const failure = await failureOf(planOver('openai', 'A todo list. [scripted:empty]'));
     expect(failure.message).toContain('the spec was refused 3 times');
     expect(failure.message).toContain('The spec is empty');
     expect(failure.record.refusals).toHaveLength(3);
@@ -174,19 +162,20 @@ describe('planner', () => {
       ]),
     );
     let calls = 0;
-    const error = await runPlanner({
-      planId: nextPlanId(),
-      prompt: 'Anything.',
-      provider: providerFor('anthropic', server),
-      dataDir,
-      ask: async (questions) => {
-        calls++;
-        return questions.map(() => '');
-      },
-    }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(PlannerFailedError);
+    const failure = await failureOf(
+      runPlanner({
+        planId: nextPlanId(),
+        prompt: 'Anything.',
+        provider: providerFor('anthropic', server),
+        dataDir,
+        ask: async (questions) => {
+          calls++;
+          return questions.map(() => '');
+        },
+      }),
+    );
     expect(calls).toBe(2);
-    const record = (error as PlannerFailedError).record;
+    const record = failure.record;
     expect(record.exchanges.map((exchange) => exchange.question)).toEqual(['A?', 'B?', 'C?', 'D?', 'E?']);
     const results = toolResultsOf(record.transcript);
     expect(results[0]).toMatch(/Invalid arguments for ask_user:[\s\S]*questions/);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { planCommitBody, planRecordMarkdown, type SpecOrigin } from '../../../handoff/spec-origin.js';
 import { checkPlannerPrompt, PLANNER_ROLE, plannerMessage } from '../../../roles/planner.js';
 import { MAX_PLANNED_SPEC_BYTES, plannedSpecProblems, SPEC_SECTIONS } from '../../../roles/planner-spec.js';
+import { createAskUserTool, PlannerRecord } from '../../../roles/planner-tools.js';
 import { todoSpecFor } from '../../../testkit/policies/planner.js';
 
 const GOOD = [
@@ -89,6 +90,16 @@ describe('plannedSpecProblems', () => {
     const { rolePrompt } = await import('../../../roles/prompt-files.js');
     const prompt = rolePrompt('planner');
     for (const section of SPEC_SECTIONS) expect(prompt).toContain(`## ${section.heading}`);
+  });
+});
+
+describe('planner tools', () => {
+  it('refuses questions with control characters (a terminal would act on them)', () => {
+    const tool = createAskUserTool(new PlannerRecord(), async () => [], PLANNER_ROLE.bounds);
+    expect(tool.parameters.safeParse({ questions: ['Which colour?'] }).success).toBe(true);
+    const painted = tool.parameters.safeParse({ questions: ['\u001b[2JWhich colour?'] });
+    expect(painted.success).toBe(false);
+    expect(JSON.stringify(painted.error?.issues)).toContain('plain text only');
   });
 });
 
