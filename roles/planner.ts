@@ -9,7 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { PriceTable } from '../agent/cost.js';
 import type { EventSink } from '../agent/events.js';
-import { type AgentResult, type LoopHooks, runAgent } from '../agent/loop.js';
+import { type AgentResult, type LoopHooks, type RunAgentOptions, runAgent } from '../agent/loop.js';
 import type { ModelProvider } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { InputError, NightshiftError } from '../core/errors.js';
@@ -198,27 +198,25 @@ function failureOf(agent: AgentResult, record: PlannerRecord, bounds: PlannerBou
   }
 }
 
-/**
- * Runs one planner session through the agent loop and returns the accepted spec, or throws
- * {@link PlannerFailedError} naming why there is none. The transcript, `plan.json` and the accepted
- * `spec.md` are kept under `<data>/plans/<plan>/` either way.
- */
-export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
-  const prompt = checkPlannerPrompt(input.prompt);
-  const bounds: PlannerBounds = { ...PLANNER_ROLE.bounds, ...input.bounds };
-  const limits = { ...PLANNER_ROLE.limits, ...input.limits };
-  const clock = input.clock ?? Date.now;
-  const startedAt = new Date(clock()).toISOString();
-  const dir = planDataDir(input.dataDir, input.planId);
-  await mkdir(dir, { recursive: true });
-  const transcript = planTranscriptPath(input.dataDir, input.planId);
-  const record = new PlannerRecord();
-  const agent = await runAgent({
+interface SessionParts {
+  prompt: string;
+  bounds: PlannerBounds;
+  limits: { maxSteps: number; maxMinutes: number };
+  record: PlannerRecord;
+  /** The plan's directory in the data dir. */
+  dir: string;
+  transcript: string;
+}
+
+/** The loop's options for a planner session: the planner's two tools at most, its hooks and limits. */
+function agentOptions(input: PlannerInput, parts: SessionParts): RunAgentOptions {
+  const { bounds, limits, record } = parts;
+  return {
     sessionId: input.planId,
     provider: input.provider,
     system: rolePrompt('planner'),
     firstMessage: plannerMessage({
-      prompt,
+      prompt: parts.prompt,
       interactive: Boolean(input.ask),
       bounds,
       maxSteps: limits.maxSteps,
@@ -228,7 +226,7 @@ export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
       createSubmitSpecTool(record, bounds),
     ],
     // No tool touches the file system; the context still needs a root, and `.` protects all of it.
-    toolContext: { workspace: dir, protectedPaths: ['.'] },
+    toolContext: { workspace: parts.dir, protectedPaths: ['.'] },
     limits: {
       maxSteps: limits.maxSteps,
       maxWallMs: limits.maxMinutes * 60_000,
@@ -238,15 +236,35 @@ export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
       reminderAt: 1,
     },
     hooks: loopHooks(record, bounds, limits.maxSteps),
-    transcript: new TranscriptWriter(transcript, input.secrets),
+    transcript: new TranscriptWriter(parts.transcript, input.secrets),
     ...(input.sink ? { sink: input.sink } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
     ...(input.prices ? { prices: input.prices } : {}),
     ...(input.clock ? { clock: input.clock } : {}),
-  });
+  };
+}
+
+/**
+ * Runs one planner session through the agent loop and returns the accepted spec, or throws
+ * {@link PlannerFailedError} naming why there is none. The transcript, `plan.json` and the accepted
+ * `spec.md` are kept under `<data>/plans/<plan>/` either way.
+ */
+export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
+  const startedAt = new Date((input.clock ?? Date.now)()).toISOString();
+  const parts: SessionParts = {
+    prompt: checkPlannerPrompt(input.prompt),
+    bounds: { ...PLANNER_ROLE.bounds, ...input.bounds },
+    limits: { ...PLANNER_ROLE.limits, ...input.limits },
+    record: new PlannerRecord(),
+    dir: planDataDir(input.dataDir, input.planId),
+    transcript: planTranscriptPath(input.dataDir, input.planId),
+  };
+  await mkdir(parts.dir, { recursive: true });
+  const agent = await runAgent(agentOptions(input, parts));
+  const { record, dir } = parts;
   const base = {
     planId: input.planId,
-    prompt,
+    prompt: parts.prompt,
     model: input.provider.id,
     interactive: Boolean(input.ask),
     exchanges: record.exchanges,
@@ -255,19 +273,18 @@ export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
     costUsd: agent.costUsd,
     startedAt,
     durationMs: agent.durationMs,
-    transcript,
+    transcript: parts.transcript,
   };
   if (record.spec === undefined) {
-    const failure = failureOf(agent, record, bounds);
+    const failure = failureOf(agent, record, parts.bounds);
     const failed: PlanRecord = { ...base, outcome: 'failed', reason: failure.reason };
     await writeFile(path.join(dir, 'plan.json'), `${JSON.stringify(failed, null, 2)}\n`);
     log.warn({ planId: input.planId, outcome: agent.outcome, reason: failure.reason }, 'planner failed');
     throw new PlannerFailedError(failed, failure.hint);
   }
-  const result: PlannerResult = { ...base, outcome: 'accepted', spec: record.spec };
-  const { spec: _spec, ...saved } = result;
+  const saved: PlanRecord = { ...base, outcome: 'accepted' };
   await writeFile(path.join(dir, 'spec.md'), record.spec);
   await writeFile(path.join(dir, 'plan.json'), `${JSON.stringify(saved, null, 2)}\n`);
   log.info({ planId: input.planId, steps: agent.steps, costUsd: agent.costUsd }, 'planner spec accepted');
-  return result;
+  return { ...saved, outcome: 'accepted', spec: record.spec };
 }

@@ -123,7 +123,7 @@ describe('nightshift plan', () => {
     expect(plan.stderr()).toContain(`spec saved to ${out}`);
     expect(plan.stderr()).toContain('start it when you like: nightshift run');
     expect(await store.listRuns()).toEqual([]);
-  }, 60_000);
+  }, 180_000);
 
   it('--no-interactive never reads stdin: a pipe never written nor closed does not hold it up', async () => {
     const out = path.join(home, 'scripted.md');
@@ -145,7 +145,7 @@ describe('nightshift plan', () => {
     expect(json.costUsd).toBeGreaterThan(0);
     expect(plannedSpecProblems(fs.readFileSync(out, 'utf8'))).toEqual([]);
     plan.child.stdin.destroy();
-  }, 60_000);
+  }, 180_000);
 
   it('refuses to overwrite a spec without --force, before asking the model anything', async () => {
     const out = path.join(home, 'existing.md');
@@ -157,7 +157,7 @@ describe('nightshift plan', () => {
     expect(plan.stderr()).toContain('--force');
     expect(server.requests.length).toBe(from);
     expect(fs.readFileSync(out, 'utf8')).toBe('# mine\n');
-  }, 60_000);
+  }, 180_000);
 
   it('a planner that tries to write outside the spec fails with a clear error and writes nothing', async () => {
     const out = path.join(home, 'hostile.md');
@@ -168,7 +168,7 @@ describe('nightshift plan', () => {
     expect(plan.stderr()).toContain('→ Try again');
     expect(fs.existsSync(out)).toBe(false);
     expect(fs.existsSync(path.join(home, 'outside-the-spec.md'))).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('an empty spec is refused with a clear error', async () => {
     const out = path.join(home, 'empty.md');
@@ -178,7 +178,7 @@ describe('nightshift plan', () => {
       /The planner produced no spec: the spec was refused 3 times; .*The spec is empty/,
     );
     expect(fs.existsSync(out)).toBe(false);
-  }, 60_000);
+  }, 180_000);
 
   it('yes after an edit starts a run on the edited spec; the first commit records the prompt', async () => {
     const out = path.join(home, 'edited.md');
@@ -206,7 +206,7 @@ describe('nightshift plan', () => {
     expect(message).toContain('from the prompt:\n\n> A packing list for trips.');
     expect(message).toContain('The spec was edited by a person before the run.');
     expect((await git.raw(['ls-files'])).split('\n')).toContain(PLAN_RECORD_FILE);
-  }, 60_000);
+  }, 180_000);
 
   it('run --prompt --repo --detach plans unattended and pushes the spec with its record to the remote', async () => {
     const remote = path.join(home, 'remote.git');
@@ -230,7 +230,7 @@ describe('nightshift plan', () => {
     expect(await git.raw(['log', '-1', '--format=%B', 'main'])).toContain(
       '> A reading list for a book club.',
     );
-  }, 60_000);
+  }, 180_000);
 
   it('run takes a spec or --prompt, exactly one', async () => {
     const neither = await runCli(['run', '--detach'], { env, cwd: home });
@@ -239,5 +239,5 @@ describe('nightshift plan', () => {
     const both = await runCli(['run', 'spec.md', '--prompt', 'x', '--detach'], { env, cwd: home });
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('A spec file and --prompt exclude each other.');
-  }, 60_000);
+  }, 180_000);
 });
