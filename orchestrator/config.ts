@@ -14,6 +14,8 @@ export const RoleModels = z.strictObject({
   initializer: ModelId.default(DEFAULT_MODEL),
   generator: ModelId.default(DEFAULT_MODEL),
   evaluator: ModelId.default(DEFAULT_MODEL),
+  /** The planner (`nightshift plan`, `run --prompt`); unset: the generator's model (see plannerModelId). */
+  planner: ModelId.optional(),
 });
 export type RoleModels = z.infer<typeof RoleModels>;
 
@@ -58,6 +60,8 @@ export const Limits = z.strictObject({
   initializer: roleLimits(150, 30).prefault({}),
   generator: roleLimits(200, 45).prefault({}),
   evaluator: roleLimits(80, 15).prefault({}),
+  /** The planner's minutes include the time the user takes to answer its questions. */
+  planner: roleLimits(12, 30).prefault({}),
 });
 export type Limits = z.infer<typeof Limits>;
 
@@ -116,6 +120,7 @@ export interface RunOverrides {
   modelInitializer?: string;
   modelGenerator?: string;
   modelEvaluator?: string;
+  modelPlanner?: string;
   budgetUsd?: number;
   maxSessions?: number;
   /** `--for 6h`: the deadline is now + this duration. */
@@ -130,7 +135,9 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
       initializer: overrides.model,
       generator: overrides.model,
       evaluator: overrides.model,
+      planner: overrides.model,
     });
+  if (overrides.modelPlanner) models.planner = overrides.modelPlanner;
   if (overrides.modelInitializer) models.initializer = overrides.modelInitializer;
   if (overrides.modelGenerator) models.generator = overrides.modelGenerator;
   if (overrides.modelEvaluator) models.evaluator = overrides.modelEvaluator;
@@ -141,6 +148,14 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
     budgets.deadline = new Date(now.getTime() + parseDuration(overrides.forDuration)).toISOString();
   }
   return parseOrThrow(RunConfig, { ...base, models, budgets }, 'run options');
+}
+
+/**
+ * The planner's model: an explicit choice (`--model`), else `models.planner`, else the generator's model.
+ * The one place the planner's model is resolved (a preflight can call it too).
+ */
+export function plannerModelId(models: Pick<RoleModels, 'planner' | 'generator'>, override?: string): string {
+  return override ?? models.planner ?? models.generator;
 }
 
 /** Global configuration: `nightshift.config.json` merged with the environment. */
