@@ -198,21 +198,34 @@ describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
     expect(fs.readFileSync(path.join(ws.workspace, 'other.txt'), 'utf8')).toBe('ok\n');
   });
 
-  it('has no network when it is off: a loopback server outside is unreachable', async () => {
-    const server = http.createServer((_req, res) => res.end('reached'));
+  it('has no network when it is off; open still never reaches this host, except a port listed explicitly', async () => {
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.end('reached');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/`;
     try {
-      const command =
+      const direct =
         `curl -s -m 5 ${url}; echo " curl=$?"; ` +
         `node -e "fetch('${url}').then(r => r.text()).then(t => console.log('fetched', t), e => console.log('fetch failed', e.cause?.code))"`;
-      const off = textOf(await bash(command));
+      const off = textOf(await bash(direct));
       expect(off).not.toContain('reached');
       expect(off).toContain('curl=7');
       expect(off).toContain('fetch failed ECONNREFUSED');
-      const on = textOf(await bash(command, { network: true }));
-      expect(on).toContain('reached curl=0');
-      expect(on).toContain('fetched reached');
+      // 127.0.0.1 inside the box is the box's own; this host's loopback has a name, judged as 127.0.0.1.
+      const viaProxy = `curl -s -m 5 http://host.nightshift.internal:${port}/; echo " curl=$?"`;
+      const open = textOf(await bash(`${direct}; ${viaProxy}`, { network: true }));
+      expect(open).not.toContain('reached');
+      expect(open).toContain('resolves only to non-public addresses: 127.0.0.1 (loopback)');
+      expect(open).toContain(`listed explicitly in sandbox.allowHosts (e.g. "127.0.0.1:${port}")`);
+      expect(open).toContain('network refused by the sandbox (1)');
+      expect(hits).toBe(0);
+      const listed = textOf(await bash(viaProxy, { network: 'open', allowHosts: [`127.0.0.1:${port}`] }));
+      expect(listed).toContain('reached curl=0');
+      expect(hits).toBe(1);
     } finally {
       server.close();
     }
