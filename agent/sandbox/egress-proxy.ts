@@ -72,14 +72,11 @@ const HOP_HEADERS = new Set([
 
 /** Host and port of a CONNECT target (`host:port`, `[v6]:port`), or undefined. */
 export function parseConnectTarget(target: string): { host: string; port: number } | undefined {
-  try {
-    const url = new URL(`http://${target}`);
-    const port = Number(url.port);
-    if (!url.hostname || !Number.isInteger(port) || port < 1 || url.pathname !== '/') return undefined;
-    return { host: normalizeHost(url.hostname), port };
-  } catch {
-    return undefined;
-  }
+  const match = /^\[([0-9a-f:.]+)\]:(\d{1,5})$/i.exec(target) ?? /^([a-z0-9_.-]+):(\d{1,5})$/i.exec(target);
+  if (!match) return undefined;
+  const [host, port] = [match[1] as string, Number(match[2])];
+  if (port < 1 || port > 65535 || (target.startsWith('[') && !net.isIPv6(host))) return undefined;
+  return { host: normalizeHost(host), port };
 }
 
 function refusalBody(reason: string): string {
