@@ -42,7 +42,10 @@ function workspace() {
 
 describe.skipIf(!info.bubblewrap)('the box', () => {
   it('installs a dependency from a stand-in registry on the allow list; a loopback server not on it is refused', async () => {
-    const registry = await startStandInRegistry('nightshift-standin', 'module.exports = "from the stand-in";\n');
+    const registry = await startStandInRegistry(
+      'nightshift-standin',
+      'module.exports = "from the stand-in";\n',
+    );
     cleanups.push(registry.close);
     const other = await countingServer();
     const ws = workspace();
@@ -71,7 +74,9 @@ describe.skipIf(!info.bubblewrap)('the box', () => {
     expect(registry.requests).toContain('GET /nightshift-standin/-/nightshift-standin-1.0.0.tgz');
     expect(fs.existsSync(path.join(ws.workspace, 'node_modules/nightshift-standin/index.js'))).toBe(true);
     expect(other.hits()).toBe(0);
-    expect(out).toContain(`127.0.0.1:${other.port} is not allowed by the sandbox's network policy "registries"`);
+    expect(out).toContain(
+      `127.0.0.1:${other.port} is not allowed by the sandbox's network policy "registries"`,
+    );
     expect(refusals).toEqual([
       expect.objectContaining({ host: '127.0.0.1', port: other.port, method: 'GET' }),
     ]);
@@ -87,7 +92,7 @@ describe.skipIf(!info.bubblewrap)('the box', () => {
         await bash.execute(
           {
             command:
-              'npm install --no-audit --no-fund is-number@7.0.0 2>&1 | tail -2; node -e "console.log(\'is 5:\', require(\'is-number\')(5))"',
+              "npm install --no-audit --no-fund is-number@7.0.0 2>&1 | tail -2; node -e \"console.log('is 5:', require('is-number')(5))\"",
             timeout_ms: 300_000,
           },
           contextFor(ws.workspace),
@@ -128,7 +133,9 @@ describe.skipIf(!info.bubblewrap)('the box', () => {
         maxProcesses: 512,
         maxFileSizeBytes: 1024 ** 3,
       });
-    const across = await run('curl -s -m 5 http://127.0.0.1:4555/first; echo; curl -s -m 5 http://localhost:4555/second');
+    const across = await run(
+      'curl -s -m 5 http://127.0.0.1:4555/first; echo; curl -s -m 5 http://localhost:4555/second',
+    );
     expect(across.stdout.text).toContain('app says /first');
     expect(across.stdout.text).toContain('app says /second');
     // The browser's port on the host is not the box's: without the forward nothing answers there.

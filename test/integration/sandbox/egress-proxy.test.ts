@@ -107,9 +107,13 @@ describe('the egress proxy', () => {
     const answer = await connectThrough(egress.socketPath, 'registry.npmjs.org:22');
     expect(answer).toMatch(/^HTTP\/1\.1 403 Forbidden/);
     expect(answer).toContain('X-Nightshift-Refused: network-policy');
-    expect(answer).toContain('registry.npmjs.org:22 is not allowed by the sandbox\'s network policy "registries"');
+    expect(answer).toContain(
+      'registry.npmjs.org:22 is not allowed by the sandbox\'s network policy "registries"',
+    );
     expect(answer).toContain('add "registry.npmjs.org:22" to sandbox.allowHosts');
-    expect(egress.seen).toEqual([expect.objectContaining({ host: 'registry.npmjs.org', port: 22, method: 'CONNECT' })]);
+    expect(egress.seen).toEqual([
+      expect.objectContaining({ host: 'registry.npmjs.org', port: 22, method: 'CONNECT' }),
+    ]);
   });
 
   it('open never reaches this host: localhost, 127.0.0.1, [::1], its own interface addresses', async () => {
@@ -143,7 +147,10 @@ describe('the egress proxy', () => {
     const egress = await proxy({ mode: 'registries', allowHosts: [`127.0.0.1:${listed.port}`] });
     const ok = await getThrough(egress.socketPath, `http://host.nightshift.internal:${listed.port}/ok`);
     expect(ok).toEqual({ status: 200, body: 'target saw /ok' });
-    const refused = await getThrough(egress.socketPath, `http://host.nightshift.internal:${unlisted.port}/no`);
+    const refused = await getThrough(
+      egress.socketPath,
+      `http://host.nightshift.internal:${unlisted.port}/no`,
+    );
     expect(refused.status).toBe(403);
     expect(refused.body).toContain(`127.0.0.1:${unlisted.port} is not allowed`);
     expect(unlisted.requests).toEqual([]);

@@ -23,12 +23,18 @@ describe('allowHosts entries', () => {
     expect(parseHostRule(entry)).toEqual(rule);
   });
 
-  it.each(['', 'http://example.com', 'example.com:0', 'example.com:99999', 'a b', '*', 'host:port', '[nothex]:1'])(
-    '%j is refused',
-    (entry) => {
-      expect(parseHostRule(entry)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'http://example.com',
+    'example.com:0',
+    'example.com:99999',
+    'a b',
+    '*',
+    'host:port',
+    '[nothex]:1',
+  ])('%j is refused', (entry) => {
+    expect(parseHostRule(entry)).toBeUndefined();
+  });
 });
 
 describe('the policy decides on the destination', () => {
@@ -38,11 +44,20 @@ describe('the policy decides on the destination', () => {
   });
 
   it('registries: the registries on 80/443, nothing else, and the refusal says how to allow it', () => {
-    expect(checkDestination(registries(), 'registry.npmjs.org', 443)).toEqual({ allowed: true, explicit: false });
-    expect(checkDestination(registries(), 'REGISTRY.npmjs.org.', 80)).toEqual({ allowed: true, explicit: false });
+    expect(checkDestination(registries(), 'registry.npmjs.org', 443)).toEqual({
+      allowed: true,
+      explicit: false,
+    });
+    expect(checkDestination(registries(), 'REGISTRY.npmjs.org.', 80)).toEqual({
+      allowed: true,
+      explicit: false,
+    });
     expect(checkDestination(registries(), 'files.pythonhosted.org', 443).allowed).toBe(true);
     const otherPort = checkDestination(registries(), 'registry.npmjs.org', 22);
-    expect(otherPort).toMatchObject({ allowed: false, reason: expect.stringContaining('"registry.npmjs.org:22"') });
+    expect(otherPort).toMatchObject({
+      allowed: false,
+      reason: expect.stringContaining('"registry.npmjs.org:22"'),
+    });
     const other = checkDestination(registries(), 'example.com', 443);
     expect(other).toMatchObject({
       allowed: false,
