@@ -47,7 +47,7 @@ interface Counter {
 }
 
 async function counting(): Promise<Counter> {
-  const counter = { port: 0, hits: 0, close: async () => undefined as void };
+  const counter: Counter = { port: 0, hits: 0, close: async () => {} };
   const server = http.createServer((_request, response) => {
     counter.hits++;
     response.end('reached');
