@@ -171,6 +171,25 @@ function evaluatorSection(results: BenchResults): string {
   ].join('\n');
 }
 
+function appStartSection(results: BenchResults): string {
+  const a = results.appStart;
+  if (!a) return '';
+  const row = (label: string, f: NonNullable<BenchResults['appStart']>['box']) =>
+    `| ${label} | ${cell(f.startMs)} | ${cell(f.stopMs)} |`;
+  return [
+    '## App start: with and without the box',
+    '',
+    '| variant | start → first HTTP answer | stop (every process gone) |',
+    '|---|---|---|',
+    row('the box, network registries (relay, egress proxy, ingress bridge)', a.box),
+    row('the box, network none (relay for the ingress only)', a.boxNoNetwork),
+    row('no box (sandbox none: a plain child)', a.noBox),
+    '',
+    `The demo's todo app (\`init.sh\` → \`node server.js\`), readiness polled every 50 ms; variants alternate round by round. Added by the box: ${a.addedAtMedianMs ?? '—'} ms at the median, ${a.addedAtP90Ms ?? '—'} ms at p90. For scale, a bare \`node -e 0\` took ${cell(a.nodeStartMs)} meanwhile: the box starts its relay (node) before init.sh, on purpose — the bridges must listen before the first install connects — so the added time is about one node start plus bwrap's mounts (~10–20 ms).`,
+    '',
+  ].join('\n');
+}
+
 function scaleRow(s: ScaleResult): string[] {
   return s.perWorker.map(
     (w, index) =>
@@ -224,6 +243,7 @@ export function renderReport(results: BenchResults): string {
     overheadSection(results),
     prefixSection(results),
     evaluatorSection(results),
+    appStartSection(results),
     scaleSection(results),
     dashboardSection(results),
   ].join('\n');

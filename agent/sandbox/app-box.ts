@@ -81,13 +81,24 @@ async function listenOnHost(port: number): Promise<net.Server> {
   return server;
 }
 
-/** Hands the host listener to the relay when it asks for it, then closes the host's copy. */
-function handOverIngress(child: ChildProcess, server: net.Server): void {
-  child.on('message', (message) => {
-    if (message === 'waiting') child.send('ingress', server, () => server.close());
+/**
+ * Hands the host listener to the relay when it asks for it, then closes the host's copy; resolves when the
+ * relay owns it (or the box is gone). Until then a connection the host's copy accepts is closed at once, so
+ * a client never waits on a socket nobody serves.
+ */
+function handOverIngress(child: ChildProcess, server: net.Server): Promise<void> {
+  server.on('connection', (socket) => socket.destroy());
+  return new Promise((resolve) => {
+    child.on('message', (message) => {
+      if (message === 'waiting') child.send('ingress', server, () => server.close());
+      if (message === 'ingress-ok') resolve();
+    });
+    // A box that is gone (or never asked) must not leave the port open on the host.
+    child.once('exit', () => {
+      server.close();
+      resolve();
+    });
   });
-  // A box that is gone (or never asked) must not leave the port open on the host.
-  child.once('exit', () => server.close());
 }
 
 /** Reads `exit <code>` lines from the relay's status pipe (untrusted: parsed strictly, size bounded). */
@@ -143,7 +154,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
   child.stdout?.on('data', request.output);
   child.stderr?.on('data', request.output);
   let exitCode: number | null | undefined;
-  if (server) handOverIngress(child, server);
+  const handedOver = server ? handOverIngress(child, server) : Promise.resolve();
   if (launch.relayIpc) watchStatus(child, (code) => (exitCode ??= code));
   child.once('exit', (code) => {
     // The box itself ended: without a status line from the relay, its own status stands for the command's.
@@ -153,6 +164,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     log.warn({ err: error }, 'the app box could not be started');
     exitCode ??= null;
   });
+  await handedOver;
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 5_000) => {
     stopping ??= stopBox(child, launch, graceMs).finally(async () => {

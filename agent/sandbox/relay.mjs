@@ -8,7 +8,8 @@
  *   TCP socket the harness passes over the IPC channel (for the browser on the host) — go to the app on
  *   127.0.0.1:<port> (or [::1]:<port>) inside the box.
  *
- * Then it runs the payload. Without `keep` it exits with the payload's status (a bash command); with `keep`
+ * It runs the payload as soon as the outgoing routes listen (the ingress is set up meanwhile). Without
+ * `keep` it exits with the payload's status (a bash command); with `keep`
  * it writes `exit <code>` to the status descriptor and goes on relaying until the box is stopped (init.sh
  * may exit after starting the app in the background). Plain JavaScript with node built-ins only: it runs
  * inside the box, where neither tsx nor the project's node_modules may be visible.
@@ -90,30 +91,25 @@ function writeStatus(line) {
   }
 }
 
-async function main() {
-  for (const route of spec.listen ?? []) {
-    await listenTcp(route.tcp, (client) =>
-      join(client, net.connect({ path: route.unix, allowHalfOpen: true })),
-    );
-  }
-  if (spec.ingress) {
-    const port = spec.ingress.port;
-    if (spec.ingress.unix) await listenUnix(spec.ingress.unix, (client) => connectApp(client, port));
-    if (process.send) {
-      const received = new Promise((resolve) => {
-        process.on('message', (message, handle) => {
-          if (message === 'ingress' && handle) {
-            handle.on('connection', (client) => connectApp(client, port));
-            resolve();
-          }
-        });
-      });
-      process.send('waiting');
-      await received;
-      process.send('ingress-ok');
-      process.disconnect();
-    }
-  }
+/** Accepts the app's connections: on a Unix socket for other boxes, on the harness's TCP listener (IPC). */
+async function serveIngress(ingress) {
+  if (ingress.unix) await listenUnix(ingress.unix, (client) => connectApp(client, ingress.port));
+  if (!process.send) return;
+  const received = new Promise((resolve) => {
+    process.on('message', (message, handle) => {
+      if (message === 'ingress' && handle) {
+        handle.on('connection', (client) => connectApp(client, ingress.port));
+        resolve();
+      }
+    });
+  });
+  process.send('waiting');
+  await received;
+  process.send('ingress-ok');
+  process.disconnect();
+}
+
+function runPayload() {
   const child = spawn(payload[0], payload.slice(1), { stdio: ['ignore', 'inherit', 'inherit'] });
   child.on('error', (error) => fail(`cannot start ${payload[0]}: ${error.message}`));
   child.on('exit', (code, signal) => {
@@ -121,6 +117,18 @@ async function main() {
     if (!spec.keep) process.exit(status);
     writeStatus(`exit ${status}`);
   });
+}
+
+async function main() {
+  // Egress and forwards first: the payload may connect at once. The ingress is only needed once the app
+  // listens, so the payload starts before it is set up.
+  for (const route of spec.listen ?? []) {
+    await listenTcp(route.tcp, (client) =>
+      join(client, net.connect({ path: route.unix, allowHalfOpen: true })),
+    );
+  }
+  runPayload();
+  if (spec.ingress) await serveIngress(spec.ingress);
 }
 
 main().catch((error) => fail(error.message));
