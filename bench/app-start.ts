@@ -86,7 +86,8 @@ export async function measureAppStart(options: { starts: number }): Promise<AppS
     stopMs: spread(samples[variant].stopMs),
   });
   const [box, boxNoNetwork, noBox] = [figures('box'), figures('boxNoNetwork'), figures('noBox')];
-  const minus = (a: number | null, b: number | null) => (a === null || b === null ? null : Number((a - b).toFixed(1)));
+  const minus = (a: number | null, b: number | null) =>
+    a === null || b === null ? null : Number((a - b).toFixed(1));
   return {
     box,
     boxNoNetwork,

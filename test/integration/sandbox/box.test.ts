@@ -13,7 +13,14 @@ import type { EgressRefusal } from '../../../agent/sandbox/egress-proxy.js';
 import { runSandboxed } from '../../../agent/sandbox/run.js';
 import { createBashTool } from '../../../agent/tools/bash.js';
 import { startApp } from '../../../handoff/app-runner.js';
-import { contextFor, makeWorkspace, pidsWithToken, sleepToken, textOf } from '../tools/helpers.js';
+import {
+  boxRequest,
+  contextFor,
+  makeWorkspace,
+  pidsWithToken,
+  sleepToken,
+  textOf,
+} from '../tools/helpers.js';
 import { startStandInRegistry } from './stand-in-registry.js';
 
 const info = await sandboxInfo();
@@ -118,21 +125,7 @@ describe.skipIf(!info.bubblewrap)('the box', () => {
     cleanups.push(() => started.app.stop());
     const socketPath = started.app.socketPath as string;
     const run = (command: string, forwards = [{ port: 4555, socketPath }]) =>
-      runSandboxed({
-        command,
-        workspace: ws.workspace,
-        mode: 'bubblewrap',
-        bwrapPath: info.path,
-        userNamespace: info.userNamespace,
-        network: 'none',
-        forwards,
-        timeoutMs: 30_000,
-        outputLimitBytes: 64 * 1024,
-        hiddenPaths: ['/root', '/home', '/run'],
-        readOnlyPaths: [],
-        maxProcesses: 512,
-        maxFileSizeBytes: 1024 ** 3,
-      });
+      runSandboxed(boxRequest(info, ws.workspace, command, { network: 'none', forwards }));
     const across = await run(
       'curl -s -m 5 http://127.0.0.1:4555/first; echo; curl -s -m 5 http://localhost:4555/second',
     );

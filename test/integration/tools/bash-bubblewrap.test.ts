@@ -8,7 +8,15 @@ import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
 import { createCommandCgroup, destroyCommandCgroup } from '../../../agent/sandbox/cgroup.js';
 import { runSandboxed, type SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import { type BashToolOptions, createBashTool } from '../../../agent/tools/bash.js';
-import { contextFor, makeWorkspace, pidsWithToken, sleepToken, textOf, waitUntil } from './helpers.js';
+import {
+  boxRequest,
+  contextFor,
+  makeWorkspace,
+  pidsWithToken,
+  sleepToken,
+  textOf,
+  waitUntil,
+} from './helpers.js';
 
 const info = await sandboxInfo();
 // ulimit -u does not bind root; the cap then needs a pids cgroup.
@@ -48,21 +56,7 @@ describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
 
   /** Runs below the tool, without the deny list: this is the sandbox boundary itself. */
   const raw = (command: string, extra: Partial<SandboxRunRequest> = {}) =>
-    runSandboxed({
-      command,
-      workspace: ws.workspace,
-      mode: 'bubblewrap',
-      bwrapPath: info.path,
-      userNamespace: info.userNamespace,
-      network: false,
-      timeoutMs: 30_000,
-      outputLimitBytes: 1024 * 1024,
-      hiddenPaths: ['/root', '/home'],
-      readOnlyPaths: [],
-      maxProcesses: 512,
-      maxFileSizeBytes: 1024 ** 3,
-      ...extra,
-    });
+    runSandboxed(boxRequest(info, ws.workspace, command, extra));
 
   it('cannot reveal an API key from the harness environment', async () => {
     expect(process.env.ANTHROPIC_API_KEY).toBe(SECRET);

@@ -8,7 +8,11 @@ describe('sandbox configuration', () => {
   it('defaults to the box with registries for every role', () => {
     const config = SandboxConfig.parse({});
     for (const role of ['initializer', 'generator', 'evaluator', 'planner'] as const) {
-      expect(sandboxForRole(config, role)).toEqual({ sandbox: 'bubblewrap', network: 'registries', allowHosts: [] });
+      expect(sandboxForRole(config, role)).toEqual({
+        sandbox: 'bubblewrap',
+        network: 'registries',
+        allowHosts: [],
+      });
     }
   });
 
@@ -22,7 +26,9 @@ describe('sandbox configuration', () => {
 
   it('off means no box; auto and required both mean the box', () => {
     expect(sandboxForRole(SandboxConfig.parse({ bubblewrap: 'off' }), 'generator').sandbox).toBe('none');
-    expect(sandboxForRole(SandboxConfig.parse({ bubblewrap: 'required' }), 'generator').sandbox).toBe('bubblewrap');
+    expect(sandboxForRole(SandboxConfig.parse({ bubblewrap: 'required' }), 'generator').sandbox).toBe(
+      'bubblewrap',
+    );
   });
 
   it('per-role overrides: the evaluator takes the app’s, hosts add to the global list', () => {
@@ -48,9 +54,9 @@ describe('sandbox configuration', () => {
     expect(() => buildRunConfig({ sandbox: { allowHosts: ['http://x.test/'] } }, {}, NOW)).toThrow(
       /sandbox\.allowHosts\.0: expected host, host:port/,
     );
-    expect(() => buildRunConfig({ sandbox: { roles: { app: { network: 'wide' as never } } } }, {}, NOW)).toThrow(
-      /sandbox\.roles\.app\.network/,
-    );
+    expect(() =>
+      buildRunConfig({ sandbox: { roles: { app: { network: 'wide' as never } } } }, {}, NOW),
+    ).toThrow(/sandbox\.roles\.app\.network/);
     expect(() => buildRunConfig({}, { network: 'everything' }, NOW)).toThrow(InputError);
   });
 
