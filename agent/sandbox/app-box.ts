@@ -26,6 +26,9 @@ import { type Launch, prepareLaunch, shellArgv, withCgroup } from './run.js';
 
 const log = moduleLogger('agent/sandbox/app-box');
 
+/** How long the relay may take to take over the browser's port. */
+const HANDOVER_TIMEOUT_MS = 30_000;
+
 /** Everything needed to start an app box. */
 export interface AppBoxRequest {
   /** Real path of the workspace (the working directory). */
@@ -88,10 +91,18 @@ async function listenOnHost(port: number): Promise<net.Server> {
  */
 function handOverIngress(child: ChildProcess, server: net.Server): Promise<void> {
   server.on('connection', (socket) => socket.destroy());
-  return new Promise((resolve) => {
+  let sent = false;
+  const handover = new Promise<void>((resolve) => {
     child.on('message', (message) => {
-      if (message === 'waiting') child.send('ingress', server, () => server.close());
-      if (message === 'ingress-ok') resolve();
+      if (message === 'waiting' && !sent) {
+        sent = true;
+        child.send('ingress', server, () => server.close());
+      }
+      if (message === 'ingress-ok') {
+        // Nothing else is expected from inside the box: the channel is closed from this side too.
+        if (child.connected) child.disconnect();
+        resolve();
+      }
     });
     // A box that is gone (or never asked) must not leave the port open on the host.
     child.once('exit', () => {
@@ -99,6 +110,8 @@ function handOverIngress(child: ChildProcess, server: net.Server): Promise<void>
       resolve();
     });
   });
+  // A relay that never answers (stopped from inside the box) must not hang the caller: readiness then fails.
+  return Promise.race([handover, sleep(HANDOVER_TIMEOUT_MS, undefined, { ref: false })]);
 }
 
 /** Reads `exit <code>` lines from the relay's status pipe (untrusted: parsed strictly, size bounded). */

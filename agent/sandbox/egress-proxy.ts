@@ -58,6 +58,7 @@ export interface EgressProxy {
 }
 
 const MAX_KEPT_REFUSALS = 100;
+const MAX_CONNECTIONS = 256;
 /** Hop-by-hop headers a proxy must not forward. */
 const HOP_HEADERS = new Set([
   'connection',
@@ -145,6 +146,8 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   };
 
   const server = http.createServer({ requestTimeout: 0 });
+  // Enough for parallel installs (npm opens ~50); past it the box's new connections are closed at once.
+  server.maxConnections = MAX_CONNECTIONS;
   server.on('connection', (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
