@@ -26,8 +26,11 @@ export interface BashToolOptions {
   network?: boolean | NetworkMode | NetworkPolicy;
   /** Extra destinations for the policy (`host`, `host:port`, `*.domain`). */
   allowHosts?: string[];
-  /** Ports inside the box forwarded to Unix sockets outside (e.g. a running app box). */
-  forwards?: BoxForward[];
+  /**
+   * Ports inside the box forwarded to Unix sockets outside (e.g. a running app box's `socketPath`); a
+   * function is asked before each command, so forwards can be added during a session.
+   */
+  forwards?: readonly BoxForward[] | (() => readonly BoxForward[]);
   /** Called for each destination the box's egress proxy refuses. */
   onEgressRefused?: (refusal: EgressRefusal) => void;
   /** Timeout when the model gives none (default 120 s). */
@@ -74,7 +77,7 @@ type ResolvedOptions = Required<
 > & {
   env: Record<string, string>;
   network: NetworkPolicy;
-  forwards: BoxForward[];
+  forwards: readonly BoxForward[] | (() => readonly BoxForward[]);
   onEgressRefused?: (refusal: EgressRefusal) => void;
 };
 
@@ -192,7 +195,7 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
     bwrapPath,
     userNamespace,
     network: options.network,
-    forwards: options.forwards,
+    forwards: typeof options.forwards === 'function' ? options.forwards() : options.forwards,
     ...(options.onEgressRefused ? { onEgressRefused: options.onEgressRefused } : {}),
     timeoutMs,
     signal: ctx.signal,

@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { BoxForward } from '../../../agent/sandbox/box.js';
 import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
 import type { EgressRefusal } from '../../../agent/sandbox/egress-proxy.js';
 import { runSandboxed } from '../../../agent/sandbox/run.js';
@@ -135,6 +136,17 @@ describe.skipIf(!info.bubblewrap)('the box', () => {
     const port = new URL(started.app.url).port;
     const without = await run(`curl -s -m 5 http://127.0.0.1:${port}/; echo " rc=$?"`, []);
     expect(without.stdout.text).toContain('rc=7');
+    // The bash tool asks for its forwards before each command: one added mid-session works from then on.
+    const live: BoxForward[] = [];
+    const bash = createBashTool({ sandbox: 'bubblewrap', forwards: () => live });
+    const probe = () =>
+      bash.execute(
+        { command: 'curl -s -m 5 http://127.0.0.1:4556/tool; echo " rc=$?"' },
+        contextFor(ws.workspace),
+      );
+    expect(textOf(await probe())).toContain('rc=7');
+    live.push({ port: 4556, socketPath });
+    expect(textOf(await probe())).toContain('app says /tool rc=0');
     await started.app.stop();
     const after = await run('curl -s -m 5 http://127.0.0.1:4555/; echo " rc=$?"');
     expect(after.stdout.text).not.toContain('app says');
