@@ -26,6 +26,9 @@ every millisecond and every token below is the harness's own. The report below i
   as sent; Claude's tokenizer gives somewhat different counts.
 - **Evaluator start** times \`acquireContext\` + \`browser_navigate\` (whose answer is the first aria snapshot)
   against the todo fixture app (\`test/fixtures/todo-app\`), with Playwright tracing on as in real evaluations.
+- **App start** times \`startApp\` on the demo's todo app until it answers HTTP: in the box (bubblewrap,
+  network \`registries\`), in the box without network, and without the box (\`sandbox: none\`), alternating,
+  one discarded warm-up each; \`--only app-start\` re-measures just this section.
 - **Scale** runs many tiny runs (one feature; a generator that writes one file and commits; an evaluator that
   opens the app and submits a pass: 2 sessions per run) through separate worker *processes*, with a fixed
   simulated model latency per request. CPU is \`process.cpuUsage\` of the worker process; "children" is the CPU of
