@@ -92,18 +92,136 @@ function rawResponse(socket: Duplex, status: number, text: string, body: string,
   );
 }
 
-/** Starts the proxy; resolves once it listens. */
-export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const classifier = new AddressClassifier();
-  const refusals: EgressRefusal[] = [];
-  const sockets = new Set<net.Socket>();
-  let refusedCount = 0;
-  let allowedCount = 0;
-  const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+/** What the request handlers share: the policy decision and the connections to cut at close. */
+interface ProxyContext {
+  /** Policy, then resolution, then the address check: the address to dial, or the refusal (already reported). */
+  resolve(host: string, port: number, method: string): Promise<AddressChoice & { status?: number }>;
+  sockets: Set<net.Socket>;
+  connectTimeoutMs: number;
+}
 
+const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
+
+function refusedResponse(status: number, reason: string): { head: Record<string, string>; body: string } {
+  return {
+    head: { ...TEXT, ...(status === 403 ? { 'X-Nightshift-Refused': 'network-policy' } : {}) },
+    body: refusalBody(reason),
+  };
+}
+
+/** CONNECT host:port: the policy, then a tunnel to the checked address. */
+async function handleConnect(
+  context: ProxyContext,
+  request: http.IncomingMessage,
+  client: Duplex,
+  head: Buffer,
+): Promise<void> {
+  client.on('error', () => client.destroy());
+  const target = parseConnectTarget(request.url ?? '');
+  if (!target) {
+    rawResponse(client, 400, 'Bad Request', refusalBody(`bad CONNECT target "${request.url}"`));
+    return;
+  }
+  const choice = await context.resolve(target.host, target.port, 'CONNECT');
+  if (!choice.ok) {
+    const status = choice.status ?? 403;
+    const refused = refusedResponse(status, choice.reason);
+    const extra = Object.entries(refused.head)
+      .filter(([name]) => name !== 'Content-Type')
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    rawResponse(client, status, status === 403 ? 'Forbidden' : 'Bad Gateway', refused.body, extra);
+    return;
+  }
+  const upstream = net.connect({ host: choice.address, port: target.port, family: choice.family });
+  context.sockets.add(upstream);
+  upstream.setTimeout(context.connectTimeoutMs, () => upstream.destroy(new Error('connect timeout')));
+  let established = false;
+  const cut = () => {
+    upstream.destroy();
+    client.destroy();
+  };
+  upstream.once('connect', () => {
+    established = true;
+    upstream.setTimeout(0);
+    client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+  });
+  upstream.once('error', (error) => {
+    if (established) return cut();
+    const reason = `could not connect to ${target.host}:${target.port}: ${error.message}`;
+    rawResponse(client, 502, 'Bad Gateway', refusalBody(reason));
+  });
+  upstream.once('close', () => {
+    context.sockets.delete(upstream);
+    client.destroy();
+  });
+  client.once('close', cut);
+}
+
+function withoutHopHeaders(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
+}
+
+/** An absolute-URI `http://` request: the policy, then forwarded to the checked address. */
+async function handleRequest(
+  context: ProxyContext,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+): Promise<void> {
+  const url = URL.canParse(request.url ?? '') ? new URL(request.url ?? '') : undefined;
+  if (url?.protocol !== 'http:') {
+    response.writeHead(400, TEXT);
+    response.end(
+      refusalBody(
+        url
+          ? `only http:// URLs are forwarded as requests (use CONNECT for ${url.protocol})`
+          : 'this is the sandbox egress proxy: send absolute http:// URLs or CONNECT',
+      ),
+    );
+    return;
+  }
+  const host = normalizeHost(url.hostname);
+  const port = Number(url.port || 80);
+  const choice = await context.resolve(host, port, request.method ?? 'GET');
+  if (!choice.ok) {
+    const refused = refusedResponse(choice.status ?? 403, choice.reason);
+    response.writeHead(choice.status ?? 403, refused.head);
+    response.end(refused.body);
+    return;
+  }
+  const upstream = http.request({
+    host: choice.address,
+    family: choice.family,
+    port,
+    method: request.method,
+    path: `${url.pathname}${url.search}`,
+    headers: withoutHopHeaders(request.headers),
+    agent: false,
+    timeout: context.connectTimeoutMs,
+  });
+  upstream.on('response', (answer) => {
+    response.writeHead(answer.statusCode ?? 502, withoutHopHeaders(answer.headers));
+    answer.pipe(response);
+  });
+  upstream.on('timeout', () => upstream.destroy(new Error('timeout')));
+  upstream.on('error', (error) => {
+    if (response.headersSent) return response.destroy();
+    response.writeHead(502, TEXT);
+    response.end(refusalBody(`could not reach ${host}:${port}: ${error.message}`));
+  });
+  request.pipe(upstream);
+}
+
+/** Counts and reports refusals and allowed connections; `resolve` is the policy pipeline. */
+function policyPipeline(options: EgressProxyOptions) {
+  const classifier = new AddressClassifier();
+  const stats = { refusals: [] as EgressRefusal[], refusedCount: 0, allowedCount: 0 };
   const refuse = (refusal: EgressRefusal) => {
-    refusedCount++;
-    if (refusals.length < MAX_KEPT_REFUSALS) refusals.push(refusal);
+    stats.refusedCount++;
+    if (stats.refusals.length < MAX_KEPT_REFUSALS) stats.refusals.push(refusal);
     log.info({ host: refusal.host, port: refusal.port, method: refusal.method }, 'egress refused');
     try {
       options.onRefused?.(refusal);
@@ -111,13 +229,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
       log.warn({ err: error }, 'an egress refusal callback threw');
     }
   };
-
-  /** Policy, then resolution, then the address check: the address to dial or the refusal already reported. */
-  const resolve = async (
-    asked: string,
-    port: number,
-    method: string,
-  ): Promise<AddressChoice & { status?: number }> => {
+  const resolve: ProxyContext['resolve'] = async (asked, port, method) => {
     const host = asked === HOST_LOOPBACK_ALIAS ? '127.0.0.1' : asked;
     const decision = checkDestination(options.policy, host, port);
     if (!decision.allowed) {
@@ -130,145 +242,41 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
         ? [{ address: host, family: net.isIP(host) }]
         : await lookup(host, { all: true, verbatim: true });
     } catch (error) {
-      return {
-        ok: false,
-        reason: `could not resolve ${host}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-        status: 502,
-      };
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      return { ok: false, reason: `could not resolve ${host}: ${code}`, status: 502 };
     }
     const choice = chooseAddress(host, port, addresses, decision.explicit, classifier);
     if (!choice.ok) {
       refuse({ host, port, reason: choice.reason, method });
       return { ...choice, status: 403 };
     }
-    allowedCount++;
+    stats.allowedCount++;
     return choice;
   };
+  return { stats, resolve };
+}
 
+/** Starts the proxy; resolves once it listens. */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const { stats, resolve } = policyPipeline(options);
+  const context: ProxyContext = {
+    resolve,
+    sockets: new Set(),
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+  };
   const server = http.createServer({ requestTimeout: 0 });
   // Enough for parallel installs (npm opens ~50); past it the box's new connections are closed at once.
   server.maxConnections = MAX_CONNECTIONS;
   server.on('connection', (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
+    context.sockets.add(socket);
+    socket.once('close', () => context.sockets.delete(socket));
   });
   server.on('connect', (request: http.IncomingMessage, client: Duplex, head: Buffer) => {
-    void handleConnect(request, client, head);
+    void handleConnect(context, request, client, head);
   });
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
-    void handleRequest(request, response);
+    void handleRequest(context, request, response);
   });
-
-  async function handleConnect(request: http.IncomingMessage, client: Duplex, head: Buffer): Promise<void> {
-    client.on('error', () => client.destroy());
-    const target = parseConnectTarget(request.url ?? '');
-    if (!target) {
-      rawResponse(client, 400, 'Bad Request', refusalBody(`bad CONNECT target "${request.url}"`));
-      return;
-    }
-    const choice = await resolve(target.host, target.port, 'CONNECT');
-    if (!choice.ok) {
-      const status = choice.status ?? 403;
-      rawResponse(
-        client,
-        status,
-        status === 403 ? 'Forbidden' : 'Bad Gateway',
-        refusalBody(choice.reason),
-        status === 403 ? 'X-Nightshift-Refused: network-policy\r\n' : '',
-      );
-      return;
-    }
-    const upstream = net.connect({ host: choice.address, port: target.port, family: choice.family });
-    sockets.add(upstream);
-    upstream.setTimeout(connectTimeoutMs, () => upstream.destroy(new Error('connect timeout')));
-    let established = false;
-    const cut = () => {
-      upstream.destroy();
-      client.destroy();
-    };
-    upstream.once('connect', () => {
-      established = true;
-      upstream.setTimeout(0);
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      if (head.length) upstream.write(head);
-      upstream.pipe(client);
-      client.pipe(upstream);
-    });
-    upstream.once('error', (error) => {
-      if (!established) {
-        rawResponse(
-          client,
-          502,
-          'Bad Gateway',
-          refusalBody(`could not connect to ${target.host}:${target.port}: ${error.message}`),
-        );
-      } else cut();
-    });
-    upstream.once('close', () => {
-      sockets.delete(upstream);
-      client.destroy();
-    });
-    client.once('close', cut);
-  }
-
-  async function handleRequest(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
-    let url: URL;
-    try {
-      url = new URL(request.url ?? '');
-    } catch {
-      response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' });
-      response.end(refusalBody('this is the sandbox egress proxy: send absolute http:// URLs or CONNECT'));
-      return;
-    }
-    if (url.protocol !== 'http:') {
-      response.writeHead(400, { 'Content-Type': 'text/plain; charset=utf-8' });
-      response.end(
-        refusalBody(`only http:// URLs are forwarded as requests (use CONNECT for ${url.protocol})`),
-      );
-      return;
-    }
-    const host = normalizeHost(url.hostname);
-    const port = Number(url.port || 80);
-    const choice = await resolve(host, port, request.method ?? 'GET');
-    if (!choice.ok) {
-      const status = choice.status ?? 403;
-      response.writeHead(status, {
-        'Content-Type': 'text/plain; charset=utf-8',
-        ...(status === 403 ? { 'X-Nightshift-Refused': 'network-policy' } : {}),
-      });
-      response.end(refusalBody(choice.reason));
-      return;
-    }
-    const headers = Object.fromEntries(
-      Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())),
-    );
-    const upstream = http.request({
-      host: choice.address,
-      family: choice.family,
-      port,
-      method: request.method,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      agent: false,
-      timeout: connectTimeoutMs,
-    });
-    upstream.on('response', (answer) => {
-      const forwarded = Object.fromEntries(
-        Object.entries(answer.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())),
-      );
-      response.writeHead(answer.statusCode ?? 502, forwarded);
-      answer.pipe(response);
-    });
-    upstream.on('timeout', () => upstream.destroy(new Error('timeout')));
-    upstream.on('error', (error) => {
-      if (!response.headersSent) {
-        response.writeHead(502, { 'Content-Type': 'text/plain; charset=utf-8' });
-        response.end(refusalBody(`could not reach ${host}:${port}: ${error.message}`));
-      } else response.destroy();
-    });
-    request.pipe(upstream);
-  }
-
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.socketPath, () => {
@@ -278,16 +286,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   });
   return {
     socketPath: options.socketPath,
-    refusals,
+    refusals: stats.refusals,
     get refusedCount() {
-      return refusedCount;
+      return stats.refusedCount;
     },
     get allowedCount() {
-      return allowedCount;
+      return stats.allowedCount;
     },
     close: () =>
       new Promise<void>((resolveClose) => {
-        for (const socket of sockets) socket.destroy();
+        for (const socket of context.sockets) socket.destroy();
         server.close(() => resolveClose());
       }),
   };
