@@ -35,6 +35,8 @@ interface RunOptions {
   budgetUsd?: number;
   maxSessions?: number;
   for?: string;
+  network?: string;
+  allowHost?: string[];
   detach?: boolean;
   json?: boolean;
   config?: string;
@@ -48,6 +50,10 @@ function positiveNumber(value: string): number {
     });
   }
   return parsed;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 /** Exit code of a finished `run`: 0 done (or paused, resumable), 1 failed or cancelled. */
@@ -76,6 +82,13 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--budget-usd <n>', 'stop (pause) when the run has cost this much', positiveNumber)
     .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
     .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
+    .option('--network <mode>', 'network of the sandbox: none, registries (default) or open')
+    .option(
+      '--allow-host <host>',
+      'also reachable from the sandbox (repeatable): host, host:port, *.domain',
+      collect,
+      [],
+    )
     .option('--detach', 'register the run and print its id; workers do the rest')
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
@@ -100,6 +113,8 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             budgetUsd: options.budgetUsd,
             maxSessions: options.maxSessions,
             forDuration: options.for,
+            network: options.network,
+            allowHosts: options.allowHost,
           },
           resolved.now(),
         );
