@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measureAppStart } from './app-start.js';
 import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
@@ -30,6 +31,7 @@ function repetitions(quick: boolean): Repetitions {
       : { '1x1': 4, '1x5': 10, '1x20': 20, '2x10': 40 },
     dashboardApiRepetitions: quick ? 5 : 21,
     dashboardPageLoads: quick ? 2 : 5,
+    appStarts: quick ? 5 : 12,
   };
 }
 
@@ -42,13 +44,14 @@ function progress(message: string, started: number): void {
 }
 
 /** The sections `--only` can name, in the order they run. */
-export const SECTIONS = ['demo', 'evaluator', 'scale', 'dashboard'] as const;
+export const SECTIONS = ['demo', 'evaluator', 'app-start', 'scale', 'dashboard'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** How each section's load samples are labelled (so a partial rerun replaces only its own). */
 const SECTION_LABEL: Record<Section, string> = {
   demo: 'demo runs',
   evaluator: 'evaluator start',
+  'app-start': 'app start',
   scale: 'scale:',
   dashboard: 'dashboard:',
 };
@@ -68,6 +71,11 @@ async function evaluatorStart(reps: Repetitions, mark: Mark) {
     coldRounds: reps.evaluatorColdRounds,
     warmRounds: reps.evaluatorWarmRounds,
   });
+}
+
+async function appStart(reps: Repetitions, mark: Mark) {
+  mark('app-start', 'app start (box vs no box)');
+  return measureAppStart({ starts: reps.appStarts ?? 12 });
 }
 
 async function scaleRuns(reps: Repetitions, mark: Mark) {
@@ -111,15 +119,22 @@ async function measure(
     measuredAt[key] = new Date().toISOString();
     progress(name, started);
   };
+  const keep = <T>(key: Section, stored: T): T => {
+    load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(SECTION_LABEL[key])));
+    return stored;
+  };
   const run = async <T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T> => {
     if (only.has(key)) return measureIt();
     if (stored === undefined)
       throw new Error(`--only leaves out "${key}", but bench/results/latest.json has none`);
-    load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(SECTION_LABEL[key])));
-    return stored;
+    return keep(key, stored);
   };
   const demo = await run('demo', () => demoRuns(reps, mark), previous?.demo);
   const evaluator = await run('evaluator', () => evaluatorStart(reps, mark), previous?.evaluator);
+  // Older results have no app-start section: it is then simply absent.
+  const appStartFigures = only.has('app-start')
+    ? await appStart(reps, mark)
+    : keep('app-start', previous?.appStart);
   const scale = await run('scale', () => scaleRuns(reps, mark), previous?.scale);
   const dashboard = await run('dashboard', () => dashboardAtScale(reps, mark), previous?.dashboard);
   load.push({ ...sampleLoad(), section: 'end' });
@@ -133,6 +148,7 @@ async function measure(
     simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
     demo,
     evaluator,
+    appStart: appStartFigures,
     scale,
     dashboard,
   };

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: measures the harness against the DESIGN.md performance targets and writes
  * bench/results/latest.json and docs/benchmarks.md. Options: `--quick` (fewer repetitions),
- * `--report-only` (re-render the Markdown from latest.json), `--only demo,evaluator,scale,dashboard` (measure those
+ * `--report-only` (re-render the Markdown from latest.json), `--only demo,evaluator,app-start,scale,dashboard` (measure those
  * sections, keep the others from latest.json). Needs Redis and Chromium; ~10–15 min on 2 cores for all of it.
  */
 // Harness logs would drown the progress lines; the logger reads the level when the modules load.

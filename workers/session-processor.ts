@@ -7,6 +7,7 @@ import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { advanceRun, describeAction } from '../orchestrator/advance.js';
 import { shouldCheckpointNow } from '../orchestrator/budgets.js';
+import { sandboxForRole } from '../orchestrator/config.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import { acquireRunLock, RUN_LOCK_TTL_MS } from '../orchestrator/run-lock.js';
@@ -119,15 +120,7 @@ async function runSession(
     prices: run.config.prices,
     limits: { maxSteps: limits.maxSteps, maxMinutes: limits.maxMinutes },
     dataDir: deps.dataDir,
-    sandbox: {
-      sandbox:
-        run.config.sandbox.bubblewrap === 'off'
-          ? 'none'
-          : run.config.sandbox.bubblewrap === 'required'
-            ? 'bubblewrap'
-            : 'auto',
-      network: run.config.sandbox.network,
-    },
+    sandbox: sandboxForRole(run.config.sandbox, role),
     ...(run.config.featureCount ? { featureCount: run.config.featureCount } : {}),
     browser: deps.browser,
     signal: AbortSignal.any([deps.shutdown, lockLost]),
