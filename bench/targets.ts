@@ -29,7 +29,7 @@ function handoffRow(results: Measured): TargetRow {
       `Median split: git ${ms(all.gitMs.median)} (median ${typical} git processes), queue ${ms(all.queueMs.median)}, ` +
       `context assembly ${ms(all.contextMs.median)}, other ${ms(all.otherMs.median)}. The queue is not the bound. ` +
       `Into an evaluator, preparing takes ${ms(toEvaluator.prepareMs.median)}: init.sh starts the app (readiness checked ` +
-      'every 40 ms) while the browser context is taken from the pool. After an evaluator, closing takes ' +
+      'every 50 ms) while the browser context is taken from the pool. After an evaluator, closing takes ' +
       `${ms(toGenerator.closeMs.median)} (app stop, verdict commit, history checks; the trace is saved later, off the path). ` +
       `Preparing a generator without git takes ${ms(toGenerator.contextMs.median)} of JavaScript and file reads. ` +
       'All of it is stretched by the machine load (see the load table). Would move it further: fewer git processes ' +
