@@ -1,4 +1,15 @@
 # nightshift worker / dashboard image: Node 20 + Chromium (evaluator) + bubblewrap (bash sandbox) + git.
+# Two stages: `build` installs every dependency and bundles the dashboard UI with vite (a dev dependency);
+# the runtime stage has production dependencies only, plus the built UI, which the dashboard serves as it is.
+# test/integration/deploy/image-steps.test.ts performs these steps without a Docker engine.
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /opt/nightshift
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build:ui
+
 FROM node:20-bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends chromium bubblewrap git ca-certificates redis-tools \
@@ -7,6 +18,7 @@ WORKDIR /opt/nightshift
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 COPY . .
+COPY --from=build /opt/nightshift/dashboard/ui/dist ./dashboard/ui/dist
 ENV NIGHTSHIFT_HOME=/data \
     NIGHTSHIFT_CHROMIUM=/usr/bin/chromium \
     NODE_ENV=production

@@ -24,9 +24,12 @@ export type StartupFigures = z.infer<typeof StartupFigures>;
 /** The evaluator start-up section of the report. */
 export const EvaluatorStartResult = z.object({
   cold: StartupFigures,
-  /** Warm browser; the pool's pre-opened spare context is used (same base URL as the previous evaluation). */
+  /**
+   * Warm browser, as evaluations run: the pool's spare context, opened (and its trace started) after the previous
+   * evaluation, with no base URL, so it fits whatever port the next app gets.
+   */
   warmWithSpare: StartupFigures,
-  /** Warm browser, the context opened on demand (what a worker gets when the app's URL changes between evaluations). */
+  /** Warm browser, the context opened on demand (a pool without a spare; diagnostic). */
   warmOnDemand: StartupFigures,
   /** As `warmWithSpare` but without the Playwright trace (screenshots + DOM snapshots) every evaluation records. */
   warmWithSpareNoTrace: StartupFigures,
@@ -48,7 +51,8 @@ async function firstSnapshot(
   trace = true,
 ): Promise<Timing> {
   const started = performance.now();
-  const evaluation = await pool.acquireContext({ evidenceDir, trace, baseURL: appUrl });
+  // No base URL, as roles/evaluator.ts acquires: the spare then fits every evaluation's app port.
+  const evaluation = await pool.acquireContext({ evidenceDir, trace });
   const acquired = performance.now();
   const tools = createBrowserTools({
     page: evaluation.page,

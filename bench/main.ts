@@ -43,86 +43,131 @@ function progress(message: string, started: number): void {
   process.stderr.write(`[bench +${Math.round((Date.now() - started) / 1000)}s, load ${load}] ${message}\n`);
 }
 
-async function measure(quick: boolean): Promise<BenchResults> {
-  const started = Date.now();
-  const reps = repetitions(quick);
-  const load: BenchResults['machine']['load'] = [];
-  const section = (name: string) => {
-    load.push({ ...sampleLoad(), section: name });
-    progress(name, started);
-  };
+/** The sections `--only` can name, in the order they run. */
+export const SECTIONS = ['demo', 'evaluator', 'app-start', 'scale', 'dashboard'] as const;
+export type Section = (typeof SECTIONS)[number];
 
-  section('demo runs (handoff, orientation, prefix, prompt overhead)');
+/** How each section's load samples are labelled (so a partial rerun replaces only its own). */
+const SECTION_LABEL: Record<Section, string> = {
+  demo: 'demo runs',
+  evaluator: 'evaluator start',
+  'app-start': 'app start',
+  scale: 'scale:',
+  dashboard: 'dashboard:',
+};
+
+type Mark = (key: Section, name: string) => void;
+
+async function demoRuns(reps: Repetitions, mark: Mark) {
+  mark('demo', 'demo runs (handoff, orientation, prefix, prompt overhead)');
   const records = [];
   for (let index = 0; index < reps.demoRuns; index++) records.push(await recordDemoRun());
-  const demo = demoSection(records);
+  return demoSection(records);
+}
 
-  section('evaluator start');
-  const evaluator = await measureEvaluatorStart({
+async function evaluatorStart(reps: Repetitions, mark: Mark) {
+  mark('evaluator', 'evaluator start');
+  return measureEvaluatorStart({
     coldRounds: reps.evaluatorColdRounds,
     warmRounds: reps.evaluatorWarmRounds,
   });
+}
 
-  section('app start (box vs no box)');
-  const appStart = await measureAppStart({ starts: reps.appStarts ?? 12 });
+async function appStart(reps: Repetitions, mark: Mark) {
+  mark('app-start', 'app start (box vs no box)');
+  return measureAppStart({ starts: reps.appStarts ?? 12 });
+}
 
+async function scaleRuns(reps: Repetitions, mark: Mark) {
   const single: ScaleResult[] = [];
   for (const concurrency of [1, 5, 20]) {
-    section(`scale: 1 worker, concurrency ${concurrency}`);
+    mark('scale', `scale: 1 worker, concurrency ${concurrency}`);
     const runs = reps.scaleRuns[`1x${concurrency}`] ?? concurrency;
     single.push(await measureScale({ workers: 1, concurrency, runs, latencyMs: SCALE_LATENCY_MS }));
   }
-  section('scale: 2 workers sharing 40 runs');
-  const shared = await measureScale({
-    workers: 2,
-    concurrency: 10,
-    runs: reps.scaleRuns['2x10'] ?? 40,
-    latencyMs: SCALE_LATENCY_MS,
-  });
+  mark('scale', 'scale: 2 workers sharing 40 runs');
+  const runs = reps.scaleRuns['2x10'] ?? 40;
+  const shared = await measureScale({ workers: 2, concurrency: 10, runs, latencyMs: SCALE_LATENCY_MS });
+  return { single, shared };
+}
 
-  section('dashboard: 1,000 features, 2,000 sessions');
-  const dashboard = await measureDashboard({
+async function dashboardAtScale(reps: Repetitions, mark: Mark) {
+  mark('dashboard', 'dashboard: 1,000 features, 2,000 sessions');
+  return measureDashboard({
     features: 1_000,
     sessions: 2_000,
     apiRepetitions: reps.dashboardApiRepetitions,
     pageLoads: reps.dashboardPageLoads,
   });
-  section('end');
+}
 
+/**
+ * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
+ * section can be rerun on a quiet machine without the whole 15-minute benchmark.
+ */
+async function measure(
+  quick: boolean,
+  only: ReadonlySet<Section>,
+  previous?: BenchResults,
+): Promise<BenchResults> {
+  const started = Date.now();
+  const reps = repetitions(quick);
+  const load: BenchResults['machine']['load'] = [];
+  const measuredAt: Partial<Record<Section, string>> = { ...previous?.sectionsMeasuredAt };
+  const mark: Mark = (key, name) => {
+    load.push({ ...sampleLoad(), section: name });
+    measuredAt[key] = new Date().toISOString();
+    progress(name, started);
+  };
+  const keep = <T>(key: Section, stored: T): T => {
+    load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(SECTION_LABEL[key])));
+    return stored;
+  };
+  const run = async <T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T> => {
+    if (only.has(key)) return measureIt();
+    if (stored === undefined)
+      throw new Error(`--only leaves out "${key}", but bench/results/latest.json has none`);
+    return keep(key, stored);
+  };
+  const demo = await run('demo', () => demoRuns(reps, mark), previous?.demo);
+  const evaluator = await run('evaluator', () => evaluatorStart(reps, mark), previous?.evaluator);
+  // Older results have no app-start section: it is then simply absent.
+  const appStartFigures = only.has('app-start')
+    ? await appStart(reps, mark)
+    : keep('app-start', previous?.appStart);
+  const scale = await run('scale', () => scaleRuns(reps, mark), previous?.scale);
+  const dashboard = await run('dashboard', () => dashboardAtScale(reps, mark), previous?.dashboard);
+  load.push({ ...sampleLoad(), section: 'end' });
+  progress('end', started);
   const measured = {
     generatedAt: new Date().toISOString(),
     durationMs: Date.now() - started,
+    sectionsMeasuredAt: measuredAt,
     machine: { cores: os.cpus().length, node: process.version, load },
     repetitions: reps,
     simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
     demo,
     evaluator,
-    appStart,
-    scale: { single, shared },
+    appStart: appStartFigures,
+    scale,
     dashboard,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
+}
+
+function parseOnly(value: string | undefined): Set<Section> {
+  if (value === undefined) return new Set(SECTIONS);
+  const names = value.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(`--only ${unknown.join(',')}: unknown section; choose from ${SECTIONS.join(', ')}`);
+  return new Set(names as Section[]);
 }
 
 /** The stored results with their target rows recomputed (after a change to the targets or their notes). */
 function rejudge(file: string): BenchResults {
   const stored = BenchResults.parse(JSON.parse(readFileSync(file, 'utf8')));
   return { ...stored, targets: targetRows(stored) };
-}
-
-/** Measures one section again and merges it into the stored results (`--only app-start`). */
-async function remeasure(file: string, only: string, quick: boolean): Promise<BenchResults> {
-  // The section measured again is dropped first: its stored shape may be an older one.
-  const { appStart: _replaced, ...rest } = JSON.parse(readFileSync(file, 'utf8'));
-  const stored = BenchResults.parse(rest);
-  if (only !== 'app-start') throw new Error(`--only knows app-start, not "${only}"`);
-  const starts = repetitions(quick).appStarts ?? 12;
-  const measured = {
-    ...stored,
-    repetitions: { ...stored.repetitions, appStarts: starts },
-    appStart: await measureAppStart({ starts }),
-  };
-  return { ...measured, targets: targetRows(measured) };
 }
 
 /** Runs the benchmark (or only re-renders the report) and writes both files. */
@@ -135,12 +180,11 @@ export async function main(argv: string[]): Promise<void> {
       only: { type: 'string' },
     },
   });
-  const quick = values.quick ?? false;
+  const only = parseOnly(values.only);
+  const previous = only.size < SECTIONS.length ? rejudge(RESULTS_PATH) : undefined;
   const results = values['report-only']
     ? rejudge(RESULTS_PATH)
-    : values.only
-      ? await remeasure(RESULTS_PATH, values.only, quick)
-      : await measure(quick);
+    : await measure(values.quick ?? false, only, previous);
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(REPORT_PATH, renderReport(results));
   for (const row of results.targets) {

@@ -66,7 +66,14 @@ function loadSection(results: BenchResults): string {
   return [
     '## Machine and repetitions',
     '',
-    `${results.machine.cores} cores, Node ${results.machine.node}; the whole benchmark took ${Math.round(results.durationMs / 1000)} s on ${results.generatedAt}.`,
+    `${results.machine.cores} cores, Node ${results.machine.node}; the last \`npm run bench\` took ${Math.round(results.durationMs / 1000)} s and ended ${results.generatedAt}.`,
+    ...(results.sectionsMeasuredAt
+      ? [
+          `Sections measured at: ${Object.entries(results.sectionsMeasuredAt)
+            .map(([name, at]) => `${name} ${at}`)
+            .join(', ')} (\`--only\` reruns some sections and keeps the others).`,
+        ]
+      : []),
     `Repetitions: ${r.demoRuns} demo run(s) (every handoff and request pair a sample); evaluator ${r.evaluatorColdRounds} cold and ${r.evaluatorWarmRounds} warm rounds per variant; scale runs ${Object.entries(
       r.scaleRuns,
     )
@@ -187,11 +194,11 @@ function evaluatorSection(results: BenchResults): string {
     ['variant', 'total', 'acquire context', 'navigate + snapshot'],
     [
       row('cold (new pool: Chromium launch)', e.cold),
-      row('warm, context opened on demand (what real evaluations get)', e.warmOnDemand),
-      row("warm, the pool's pre-opened spare context", e.warmWithSpare),
+      row("warm, the pool's spare context (what real evaluations get)", e.warmWithSpare),
+      row('warm, context opened on demand (no spare; diagnostic)', e.warmOnDemand),
       row('warm, spare, tracing off (diagnostic)', e.warmWithSpareNoTrace),
     ],
-    `Warm rounds wait ${e.gapMs} ms between evaluations (standing in for the model turns in between). The pool keeps its spare only for the same base URL; every evaluation starts the app on a fresh port, so in real runs the spare is closed unused and the context is opened on demand.`,
+    `Warm rounds wait ${e.gapMs} ms between evaluations (standing in for the model turns in between). After each evaluation the pool opens a spare context without a base URL and starts its trace, so the next evaluation — whatever port its app got — starts on it.`,
   );
 }
 
@@ -252,7 +259,7 @@ function dashboardSection(results: BenchResults): string {
     '|---|---|---|',
     ...d.api.map((t) => `| ${t.request} | ${cell(t.ms)} | ${t.bytes.toLocaleString('en')} |`),
     '',
-    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.`,
+    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.${d.gridCompleteInPageMs ? ` The grid renders in chunks (first screen first); its last cell was in the DOM at ${cell(d.gridCompleteInPageMs)} (page clock).` : ''}`,
     '',
   ].join('\n');
 }

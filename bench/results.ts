@@ -35,6 +35,8 @@ export type Repetitions = z.infer<typeof Repetitions>;
 export const BenchResults = z.object({
   generatedAt: z.string(),
   durationMs: z.number(),
+  /** When each section was last measured (`--only` reruns some and keeps the others). */
+  sectionsMeasuredAt: z.record(z.string(), z.string()).optional(),
   machine: z.object({
     cores: z.number().int(),
     node: z.string(),

@@ -1,5 +1,7 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
-import type { PausedReason, RunStatus, SessionRecord } from '../orchestrator/run-state.js';
+import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run-state.js';
+import type { RoleName } from '../roles/session-result.js';
+import type { FeatureStateName } from './feature-state.js';
 
 /** Pass/fail/blocked totals of a run. */
 export interface FeatureTotalsView {
@@ -7,6 +9,8 @@ export interface FeatureTotalsView {
   passing: number;
   failing: number;
   blocked: number;
+  /** Never evaluated (when the run store counts them apart; the UI otherwise counts them from the features). */
+  untested?: number;
 }
 
 /** One run as listed and shown in a run page header. */
@@ -47,10 +51,37 @@ export interface RunsResponse {
   runs: RunView[];
 }
 
+/** The session in flight. */
+export interface RunningSessionView {
+  seq: number;
+  role: RoleName;
+  kind: SessionKind | null;
+  featureIds: string[];
+  startedAt: string;
+  workerId: string;
+}
+
+/** The session queued for a worker (role and features unknown when its event has aged out). */
+export interface QueuedSessionView {
+  seq: number;
+  role: RoleName | null;
+  kind: SessionKind | null;
+  featureIds: string[];
+  /** When it was queued. */
+  at: string | null;
+}
+
+/** What the run is doing now: at most one of the two is set. */
+export interface ActivityView {
+  running: RunningSessionView | null;
+  queued: QueuedSessionView | null;
+}
+
 /** `GET /api/runs/:id`. */
 export interface RunResponse {
   run: RunView;
   nightlySummary: NightlySummaryView | null;
+  activity: ActivityView;
 }
 
 /** One feature with its harness state, as the grid needs it (steps are in the feature detail only). */
@@ -70,6 +101,16 @@ export interface FeatureView {
 /** `GET /api/runs/:id/features`. */
 export interface FeaturesResponse {
   features: FeatureView[];
+}
+
+/** One grid cell: id, index into `categories`, state, failed attempts. */
+export type GridRow = [id: string, category: number, state: FeatureStateName, attempts: number];
+
+/** `GET /api/runs/:id/grid`: the feature grid in a compact form (≈ 1/10 of the features payload). */
+export interface GridResponse {
+  categories: string[];
+  /** In list order. */
+  features: GridRow[];
 }
 
 /** One evidence file of a verdict. */
@@ -97,9 +138,16 @@ export interface FeatureDetailView extends FeatureView {
   steps: string[];
 }
 
+/** Whether Retry feature may be used, and why not. */
+export interface RetryView {
+  allowed: boolean;
+  reason: string | null;
+}
+
 /** `GET /api/runs/:id/features/:featureId`. */
 export interface FeatureDetailResponse {
   feature: FeatureDetailView;
+  retry: RetryView;
   /** The latest evaluator feedback (markdown source, shown as text). */
   feedback: string | null;
   /** Newest first. */

@@ -6,15 +6,18 @@ import { FeatureId } from '../handoff/formats.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
 import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
 import { RunTransitionError } from '../orchestrator/transitions.js';
+import { runActivity } from './activity.js';
 import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
 import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
+import { RetryRefusedError, retryRefusal } from './retry.js';
 import { readTranscriptPage } from './transcripts.js';
 import {
   type NextScheduledStart,
   NightlySummaryCache,
   ProgressCache,
   toFeatureView,
+  toGridResponse,
   toRunView,
 } from './views.js';
 
@@ -68,7 +71,7 @@ export function errorResponse(error: unknown, c: Context): Response {
   ) {
     return c.json({ error: 'not_found', message: error.message }, 404);
   }
-  if (error instanceof RunTransitionError)
+  if (error instanceof RunTransitionError || error instanceof RetryRefusedError)
     return c.json({ error: 'conflict', message: error.describe() }, 409);
   if (error instanceof NightshiftError && error.exitCode === 2) {
     return c.json({ error: 'bad_request', message: error.describe() }, 400);
@@ -105,8 +108,12 @@ export function apiRoutes(deps: ApiDeps): Hono {
   app.get('/runs/:id/*', stampLastEvent);
   const runResponse = async (id: string): Promise<RunResponse> => {
     const run = await store.getRun(id);
-    const [nextAt, nightlySummary] = await Promise.all([next(id), summaries.get(id)]);
-    return { run: toRunView(run, nextAt), nightlySummary };
+    const [nextAt, nightlySummary, activity] = await Promise.all([
+      next(id),
+      summaries.get(id),
+      runActivity(store, run),
+    ]);
+    return { run: toRunView(run, nextAt), nightlySummary, activity };
   };
 
   app.get('/runs', async (c) => {
@@ -120,6 +127,12 @@ export function apiRoutes(deps: ApiDeps): Hono {
     const features = await store.listFeatures(id);
     if (features.length === 0) await store.getRun(id);
     return c.json({ features: features.map(toFeatureView) });
+  });
+  app.get('/runs/:id/grid', async (c) => {
+    const id = runId(c);
+    const features = await store.listFeatures(id);
+    if (features.length === 0) await store.getRun(id);
+    return c.json(toGridResponse(features));
   });
   app.get('/runs/:id/features/:featureId', async (c) => {
     const run = await store.getRun(runId(c));
@@ -157,9 +170,13 @@ export function apiRoutes(deps: ApiDeps): Hono {
     });
   }
   app.post('/runs/:id/features/:featureId/retry', async (c) => {
-    const id = runId(c);
+    const run = await store.getRun(runId(c));
     const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
-    await controls.retryFeature(id, featureId);
+    const feature = (await store.listFeatures(run.id)).find((f) => f.id === featureId);
+    if (!feature) throw new FeatureNotFoundError(run.id, featureId);
+    const refusal = retryRefusal(run, feature);
+    if (refusal) throw new RetryRefusedError(run.id, featureId, refusal);
+    await controls.retryFeature(run.id, featureId);
     return c.json({ ok: true });
   });
   return app;

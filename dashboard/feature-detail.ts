@@ -6,6 +6,7 @@ import type { RunRecord } from '../orchestrator/run-state.js';
 import type { RunStore } from '../orchestrator/run-store.js';
 import type { EvidenceView, FeatureDetailResponse, VerdictHistoryEntry } from './api-types.js';
 import { evidenceUrlPath } from './paths.js';
+import { retryView } from './retry.js';
 import { toFeatureView } from './views.js';
 
 const IMAGE = /\.(png|jpe?g|webp|gif)$/i;
@@ -86,5 +87,10 @@ export async function featureDetail(
       ? readFeedback(run.workspace.path, featureId).catch(() => null)
       : Promise.resolve(null),
   ]);
-  return { feature: { ...toFeatureView(feature), steps: feature.steps }, feedback, verdicts };
+  return {
+    feature: { ...toFeatureView(feature), steps: feature.steps },
+    retry: retryView(run, feature),
+    feedback,
+    verdicts,
+  };
 }

@@ -75,7 +75,8 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
   assertTokenPolicy(host, options.token);
   await ensureUiBundle(UI_DIR);
   const assets = await loadUiBundle();
-  const app = new Hono();
+  // Not strict: `/queues/` (the UI's link, and bull-board's own base href) and `/queues` are the same page.
+  const app = new Hono({ strict: false });
   app.onError(errorResponse);
   app.use('*', securityHeaders());
   if (options.token) app.use('*', tokenGuard(options.token));

@@ -15,7 +15,7 @@ export const UI_DIST = path.join(UI_DIR, 'dist');
 export class UiBuildError extends NightshiftError {
   constructor(detail: string, cause?: unknown) {
     super('DASHBOARD_UI_BUILD', `The dashboard UI could not be built: ${detail}`, {
-      hint: 'Run `npm run build` (it runs `vite build --config dashboard/ui/vite.config.ts`).',
+      hint: 'Build it with `npm run build:ui` (vite, a dev dependency: `npm ci` first), or use the Docker image, which ships it built.',
       cause,
     });
   }
@@ -52,25 +52,46 @@ export async function uiBundleStale(uiDir: string = UI_DIR): Promise<boolean> {
 
 let building: Promise<void> | undefined;
 
+/** How ensureUiBundle may act: `production` (NODE_ENV) serves the prebuilt bundle and never builds. */
+export interface EnsureUiBundleOptions {
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
- * Builds the UI bundle with vite's JS API when it is missing or stale, into a temporary dir swapped in at the end
- * (so a concurrent reader never sees a half-written bundle). Concurrent calls in one process share one build.
+ * Makes sure there is a bundle to serve. A prebuilt bundle (the Docker image, a release, `npm run build`) is served
+ * as it is in production (`NODE_ENV=production`) and wherever vite is not installed (`npm ci --omit=dev`); only
+ * in development, with vite at hand, a missing or stale bundle is (re)built with vite's JS API, into a temporary
+ * dir swapped in at the end (a concurrent reader never sees a half-written bundle). Concurrent calls in one
+ * process share one build.
  */
-export async function ensureUiBundle(uiDir: string = UI_DIR): Promise<void> {
+export async function ensureUiBundle(
+  uiDir: string = UI_DIR,
+  options: EnsureUiBundleOptions = {},
+): Promise<void> {
+  const env = options.env ?? process.env;
+  const built = await stat(path.join(uiDir, 'dist', 'index.html')).catch(() => null);
+  if (built && env.NODE_ENV === 'production') return;
   if (!(await uiBundleStale(uiDir))) return;
-  building ??= buildUi(uiDir).finally(() => {
+  if (env.NODE_ENV === 'production')
+    throw new UiBuildError(`${path.join(uiDir, 'dist')} is missing and production never builds it`);
+  const vite = await import('vite').catch(() => null);
+  if (!vite) {
+    if (built) {
+      log.warn(
+        { uiDir },
+        'the UI sources are newer than the bundle, but vite is not installed: serving the bundle',
+      );
+      return;
+    }
+    throw new UiBuildError('vite is not installed (a production install) and dashboard/ui/dist is missing');
+  }
+  building ??= buildUi(vite, uiDir).finally(() => {
     building = undefined;
   });
   return building;
 }
 
-async function buildUi(uiDir: string): Promise<void> {
-  let vite: typeof import('vite');
-  try {
-    vite = await import('vite');
-  } catch (error) {
-    throw new UiBuildError('vite is not installed and dashboard/ui/dist is missing or stale', error);
-  }
+async function buildUi(vite: typeof import('vite'), uiDir: string): Promise<void> {
   const dist = path.join(uiDir, 'dist');
   const temp = path.join(uiDir, `.dist-${process.pid}-${Date.now()}`);
   const started = Date.now();

@@ -2,11 +2,13 @@ import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run
 import type { RunStore } from '../orchestrator/run-store.js';
 import type {
   FeatureView,
+  GridResponse,
   NightlySummaryView,
   ProgressPoint,
   ProgressResponse,
   RunView,
 } from './api-types.js';
+import { featureState } from './feature-state.js';
 
 /** Finds the next scheduled start of a run (a nightly schedule), or null; supplied by the schedules module. */
 export type NextScheduledStart = (runId: string) => Promise<string | null>;
@@ -53,6 +55,21 @@ export function toFeatureView(feature: FeatureState): FeatureView {
     lastVerdict: feature.lastVerdict,
     lastVerdictAt: feature.lastVerdictAt,
   };
+}
+
+/** The compact grid payload: categories once, then one short row per feature. */
+export function toGridResponse(features: readonly FeatureState[]): GridResponse {
+  const categories: string[] = [];
+  const index = new Map<string, number>();
+  const rows = features.map((feature): GridResponse['features'][number] => {
+    let category = index.get(feature.category);
+    if (category === undefined) {
+      category = categories.push(feature.category) - 1;
+      index.set(feature.category, category);
+    }
+    return [feature.id, category, featureState(feature), feature.attempts];
+  });
+  return { categories, features: rows };
 }
 
 const SUMMARY_SCAN = 2000;

@@ -24,6 +24,9 @@ export const CHROMIUM_BASE_ARGS: readonly string[] = [
   '--disable-sync',
 ];
 
+/** What an evaluation's Playwright trace records. */
+const TRACE_OPTIONS = { screenshots: true, snapshots: true } as const;
+
 /** Console messages and page errors kept per evaluation; older ones are dropped first. */
 export const MAX_CONSOLE_MESSAGES = 500;
 
@@ -165,7 +168,7 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
       // The spare opens once this evaluation is over, so it never competes with the evaluation for CPU.
       const afterClose = () => {
         if (prewarm && !closed && !spare && browser.isConnected())
-          spare = prepareSpare(browser, acquire.baseURL);
+          spare = prepareSpare(browser, acquire.baseURL, acquire.trace);
       };
       return startEvaluation(opened, acquire, afterClose);
     },
@@ -184,6 +187,8 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
 interface OpenedPage {
   context: BrowserContext;
   page: Page;
+  /** Tracing already started (a spare starts it ahead, off the next evaluation's start). */
+  tracing?: boolean;
 }
 
 /** A context opened ahead of time (after an evaluation closed) for the next acquire with the same baseURL. */
@@ -207,11 +212,20 @@ async function openPage(browser: Browser, baseURL: string | undefined): Promise<
   }
 }
 
-function prepareSpare(browser: Browser, baseURL: string | undefined): Spare {
-  const ready = openPage(browser, baseURL).catch((error: unknown) => {
-    log.debug({ err: error }, 'preparing a spare browser context failed');
-    return undefined;
-  });
+function prepareSpare(browser: Browser, baseURL: string | undefined, trace: boolean): Spare {
+  const ready = openPage(browser, baseURL)
+    .then(async (opened): Promise<OpenedPage> => {
+      if (!trace) return opened;
+      await opened.context.tracing.start(TRACE_OPTIONS).catch(async (error: unknown) => {
+        await opened.context.close().catch(() => undefined);
+        throw error;
+      });
+      return { ...opened, tracing: true };
+    })
+    .catch((error: unknown) => {
+      log.debug({ err: error }, 'preparing a spare browser context failed');
+      return undefined;
+    });
   return { baseURL, ready };
 }
 
@@ -240,7 +254,8 @@ async function startEvaluation(
   const evidenceDir = path.resolve(options.evidenceDir);
   try {
     await mkdir(evidenceDir, { recursive: true });
-    if (options.trace) await context.tracing.start({ screenshots: true, snapshots: true });
+    if (options.trace && !opened.tracing) await context.tracing.start(TRACE_OPTIONS);
+    if (!options.trace && opened.tracing) await context.tracing.stop();
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
@@ -298,7 +313,8 @@ async function closeEvaluation(
   return tracePath ? { tracePath, screenshots } : { screenshots };
 }
 
-async function listScreenshots(evidenceDir: string): Promise<string[]> {
+/** The PNG screenshots in an evidence directory, sorted by name (absolute paths). */
+export async function listScreenshots(evidenceDir: string): Promise<string[]> {
   const names = await readdir(evidenceDir).catch(() => [] as string[]);
   return names
     .filter((name) => name.endsWith('.png'))

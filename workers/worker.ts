@@ -7,6 +7,7 @@ import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { bullPrefix, CONTROL_QUEUE, RECONCILE_EVERY_MS, SESSION_QUEUE } from '../orchestrator/queues.js';
 import { type BrowserPool, createBrowserPool } from './browser-pool.js';
 import { type ControlHandlers, processControlJob } from './control-processor.js';
+import { closingInBackground, createDeferredWork, type DeferredWork } from './deferred-close.js';
 import { processSessionJob } from './session-processor.js';
 
 const log = moduleLogger('workers/worker');
@@ -55,6 +56,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const browser =
     options.browser ??
     createBrowserPool(options.chromiumPath ? { executablePath: options.chromiumPath } : {});
+  // Evaluations save their trace after the result is recorded (off the handoff); shutdown waits for them.
+  const deferred = createDeferredWork();
+  const sessionBrowser = closingInBackground(browser, deferred);
   const common = {
     connection: options.connection,
     prefix: bullPrefix(orchestrator.prefix),
@@ -70,7 +74,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           orchestrator,
           dataDir: options.dataDir,
           workerId,
-          browser,
+          browser: sessionBrowser,
           createProvider: options.createProvider,
           shutdown: shutdown.signal,
           rateLimitQueue: (ms) => sessions.rateLimit(ms),
@@ -108,6 +112,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         sessions,
         control,
         browser,
+        deferred,
         shutdown,
         graceMs: options.shutdownGraceMs ?? 60_000,
         workerId,
@@ -121,6 +126,7 @@ async function closeWorker(parts: {
   sessions: Worker;
   control: Worker;
   browser: BrowserPool;
+  deferred: DeferredWork;
   shutdown: AbortController;
   graceMs: number;
   workerId: string;
@@ -137,6 +143,7 @@ async function closeWorker(parts: {
     await Promise.all([parts.sessions.close(), parts.control.close()]);
   } finally {
     clearTimeout(timer);
+    await parts.deferred.drain();
     await parts.browser.close();
   }
   log.info({ workerId: parts.workerId }, 'worker stopped');

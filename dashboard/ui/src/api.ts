@@ -3,6 +3,7 @@ import type {
   ErrorResponse,
   FeatureDetailResponse,
   FeaturesResponse,
+  GridResponse,
   ProgressResponse,
   RunResponse,
   RunsResponse,
@@ -48,6 +49,7 @@ export const api = {
   runs: () => call<RunsResponse>('/api/runs'),
   run: (id: string) => call<RunResponse>(run(id)),
   features: (id: string) => call<FeaturesResponse>(`${run(id)}/features`),
+  grid: (id: string) => call<GridResponse>(`${run(id)}/grid`),
   feature: (id: string, featureId: string) =>
     call<FeatureDetailResponse>(`${run(id)}/features/${encodeURIComponent(featureId)}`),
   sessions: (id: string, offset: number, limit: number) =>

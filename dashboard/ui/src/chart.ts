@@ -7,6 +7,15 @@ const W = 960;
 const H = 200;
 const PAD = { left: 40, right: 12, top: 12, bottom: 26 };
 
+/** Height of the value label's glyphs above its baseline (12 px font), so it never leaves the drawing. */
+const LABEL_ASCENT = 12;
+
+/** Baseline of the `12 / 40` label: above the line, or below it when the line runs along the top. */
+export function valueLabelY(lineY: number): number {
+  const above = lineY - 6;
+  return above - LABEL_ASCENT >= 0 ? above : lineY + LABEL_ASCENT + 4;
+}
+
 /** Renders the chart of `progress` as an `<svg>` element. */
 export function progressChart(progress: ProgressResponse): SVGElement {
   const root = svg('svg', {
@@ -68,7 +77,7 @@ export function progressChart(progress: ProgressResponse): SVGElement {
     ),
     svg(
       'text',
-      { x: W - PAD.right, y: y(last.passing) - 6, class: 'chart-value', 'text-anchor': 'end' },
+      { x: W - PAD.right, y: valueLabelY(y(last.passing)), class: 'chart-value', 'text-anchor': 'end' },
       `${last.passing} / ${progress.total}`,
     ),
   );

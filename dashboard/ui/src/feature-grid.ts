@@ -1,31 +1,62 @@
-// The feature grid: one cell per feature, grouped by category, updated in place as verdicts arrive.
-import type { FeatureView } from '../../api-types.js';
-import { append, el, replaceChildren } from './dom.js';
+// The feature grid: one cell per feature, grouped by category, rendered in chunks (the first screen at once, the
+// rest in later tasks, so a 1,000-feature run paints fast) and updated in place as verdicts arrive.
+import type { GridResponse } from '../../api-types.js';
+import { FEATURE_STATES, type FeatureStateName } from '../../feature-state.js';
+import { el, replaceChildren } from './dom.js';
 
-/** The four states a cell shows. */
-export type FeatureStateName = 'pass' | 'fail' | 'blocked' | 'untested';
+/** Cells rendered in the first pass (about two screens); the rest follow in chunks of this size. */
+const CHUNK = 240;
 
-/** Which of the four states a feature is in. */
-export function featureState(feature: FeatureView): FeatureStateName {
-  if (feature.passes) return 'pass';
-  if (feature.blocked) return 'blocked';
-  return feature.lastVerdict === null && feature.attempts === 0 ? 'untested' : 'fail';
+/**
+ * Runs `task` when the page is idle: the rest of the grid waits until the header, chart and timeline (whose data
+ * arrives meanwhile) have rendered; the timeout bounds the wait on a page that is never idle.
+ */
+function whenIdle(task: () => void): void {
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(task, { timeout: 300 });
+  else setTimeout(task, 0);
+}
+
+/** What a cell shows. */
+export interface GridCell {
+  id: string;
+  category: string;
+  state: FeatureStateName;
+  attempts: number;
+}
+
+/** The cells of a compact grid payload. */
+export function gridCells(grid: GridResponse): GridCell[] {
+  return grid.features.map(([id, category, state, attempts]) => ({
+    id,
+    category: grid.categories[category] ?? '',
+    state,
+    attempts,
+  }));
 }
 
 /** A rendered grid that can update single features without re-rendering. */
 export interface FeatureGrid {
   element: HTMLElement;
-  /** Renders all features (one pass, one DocumentFragment). */
-  setAll(features: FeatureView[]): void;
+  /** Renders all cells (the first chunk now, the rest in later tasks; `data-complete` is set when done). */
+  setAll(cells: readonly GridCell[]): void;
   /** Updates one feature's cell; false when the feature is unknown (the caller reloads). */
-  update(feature: FeatureView): boolean;
-  get(id: string): FeatureView | undefined;
+  update(cell: GridCell): boolean;
+  get(id: string): GridCell | undefined;
+  /** Marks the selected feature's cell (null: none). */
+  select(id: string | null): void;
+  /** Feature descriptions for the cells' tooltips (loaded after the first paint). */
+  describe(descriptions: ReadonlyMap<string, string>): void;
+  /** How many features are in each state. */
+  counts(): Record<FeatureStateName, number>;
 }
 
 /** Creates the grid; `onSelect` is called with a feature id when a cell is clicked. */
 export function createFeatureGrid(onSelect: (featureId: string) => void): FeatureGrid {
-  const features = new Map<string, FeatureView>();
-  const cells = new Map<string, HTMLButtonElement>();
+  const cells = new Map<string, GridCell>();
+  const buttons = new Map<string, HTMLButtonElement>();
+  let descriptions: ReadonlyMap<string, string> = new Map();
+  let selected: string | null = null;
+  let generation = 0;
   const legend = el('div', { class: 'legend', id: 'grid-legend' });
   const groups = el('div', { class: 'grid-groups' });
   const element = el(
@@ -36,64 +67,77 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
     groups,
   );
 
-  let selected: string | undefined;
   groups.addEventListener('click', (event) => {
     const cell = (event.target as Element).closest<HTMLElement>('[data-feature]');
-    if (!cell?.dataset.feature) return;
-    if (selected) cells.get(selected)?.classList.remove('selected');
-    selected = cell.dataset.feature;
-    cell.classList.add('selected');
-    onSelect(selected);
+    if (cell?.dataset.feature) onSelect(cell.dataset.feature);
   });
 
+  const counts = () => {
+    const totals = Object.fromEntries(FEATURE_STATES.map((state) => [state, 0])) as Record<
+      FeatureStateName,
+      number
+    >;
+    for (const cell of cells.values()) totals[cell.state]++;
+    return totals;
+  };
   const renderLegend = () => {
-    const totals: Record<FeatureStateName, number> = { pass: 0, fail: 0, blocked: 0, untested: 0 };
-    for (const feature of features.values()) totals[featureState(feature)]++;
+    const totals = counts();
     replaceChildren(
       legend,
-      ...(Object.keys(totals) as FeatureStateName[]).map((state) =>
+      ...FEATURE_STATES.map((state) =>
         el('span', { class: `legend-item state-${state}`, 'data-count': state }, `${state} ${totals[state]}`),
       ),
     );
   };
 
-  const paint = (cell: HTMLButtonElement, feature: FeatureView) => {
-    const state = featureState(feature);
-    cell.className = `cell state-${state}${cell.dataset.feature === selected ? ' selected' : ''}`;
-    cell.dataset.state = state;
-    cell.title = `${feature.id} · ${state} · ${feature.attempts} attempt(s)\n${feature.description}`;
+  const paint = (button: HTMLButtonElement, cell: GridCell) => {
+    button.className = `cell state-${cell.state}${cell.id === selected ? ' selected' : ''}`;
+    button.dataset.state = cell.state;
+    const description = descriptions.get(cell.id);
+    button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${description ? `\n${description}` : ''}`;
     replaceChildren(
-      cell,
-      el('span', { class: 'cell-id' }, feature.id),
-      feature.attempts > 0 ? el('span', { class: 'cell-attempts' }, `×${feature.attempts}`) : null,
+      button,
+      el('span', { class: 'cell-id' }, cell.id),
+      cell.attempts > 0 ? el('span', { class: 'cell-attempts' }, `×${cell.attempts}`) : null,
     );
+  };
+
+  const renderChunks = (ordered: Array<[HTMLElement, GridCell]>, from: number, mine: number) => {
+    if (mine !== generation) return; // a newer setAll took over
+    const end = Math.min(ordered.length, from + CHUNK);
+    for (let index = from; index < end; index++) {
+      const [box, cell] = ordered[index]!;
+      const button = el('button', { type: 'button', 'data-feature': cell.id });
+      paint(button, cells.get(cell.id) ?? cell);
+      buttons.set(cell.id, button);
+      box.appendChild(button);
+    }
+    if (end < ordered.length) whenIdle(() => renderChunks(ordered, end, mine));
+    else element.dataset.complete = 'true';
   };
 
   return {
     element,
-    get: (id) => features.get(id),
+    get: (id) => cells.get(id),
+    counts,
     setAll(list) {
-      features.clear();
+      generation++;
+      delete element.dataset.complete;
       cells.clear();
-      const byCategory = new Map<string, FeatureView[]>();
-      for (const feature of list) {
-        features.set(feature.id, feature);
-        const group = byCategory.get(feature.category) ?? [];
-        group.push(feature);
-        byCategory.set(feature.category, group);
+      buttons.clear();
+      const byCategory = new Map<string, GridCell[]>();
+      for (const cell of list) {
+        cells.set(cell.id, cell);
+        const group = byCategory.get(cell.category) ?? [];
+        group.push(cell);
+        byCategory.set(cell.category, group);
       }
       const fragment = document.createDocumentFragment();
+      const ordered: Array<[HTMLElement, GridCell]> = [];
       for (const [category, members] of byCategory) {
-        const passing = members.filter((f) => f.passes).length;
+        const passing = members.filter((cell) => cell.state === 'pass').length;
         const box = el('div', { class: 'cells' });
-        for (const feature of members) {
-          const cell = el('button', { type: 'button', 'data-feature': feature.id });
-          paint(cell, feature);
-          cells.set(feature.id, cell);
-          box.appendChild(cell);
-        }
-        append(
-          fragment,
+        fragment.appendChild(
           el(
             'div',
             { class: 'group', 'data-category': category },
@@ -101,17 +145,28 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
             box,
           ),
         );
+        for (const cell of members) ordered.push([box, cell]);
       }
+      renderChunks(ordered, 0, generation);
       groups.replaceChildren(fragment);
       renderLegend();
     },
-    update(feature) {
-      const cell = cells.get(feature.id);
-      if (!cell) return false;
-      features.set(feature.id, feature);
-      paint(cell, feature);
+    update(cell) {
+      if (!cells.has(cell.id)) return false;
+      cells.set(cell.id, cell);
+      const button = buttons.get(cell.id);
+      if (button) paint(button, cell);
       renderLegend();
       return true;
+    },
+    select(id) {
+      if (selected) buttons.get(selected)?.classList.remove('selected');
+      selected = id;
+      if (id) buttons.get(id)?.classList.add('selected');
+    },
+    describe(next) {
+      descriptions = next;
+      for (const [id, button] of buttons) paint(button, cells.get(id)!);
     },
   };
 }

@@ -47,3 +47,30 @@ export function elapsed(start: string | null, end: string | null, now: number = 
   if (!start) return '—';
   return duration((end ? Date.parse(end) : now) - Date.parse(start));
 }
+
+/**
+ * A run's cost: `$1.23`; `$1.23 + unknown (2 sessions)` when some sessions' models have no price; `unknown
+ * (3 sessions)` when none has one (`null`).
+ */
+export function costText(usd: number | null, unknownSessions: number): string {
+  const unknown = `unknown (${unknownSessions} session${unknownSessions === 1 ? '' : 's'})`;
+  if (usd === null) return unknown;
+  return unknownSessions > 0 ? `${money(usd)} + ${unknown}` : money(usd);
+}
+
+/** The last path segment of a workspace (a directory, or `url#branch` for a remote one). */
+export function workspaceName(workspace: string): string {
+  const [where = workspace, branch] = workspace.split('#');
+  const name =
+    where
+      .replace(/[/\\]+$/, '')
+      .split(/[/\\]/)
+      .pop()
+      ?.replace(/\.git$/, '') ?? where;
+  return branch ? `${name}#${branch}` : name;
+}
+
+/** A run id's distinguishing tail (ids are `r-<time><6 hex>`): `1a27b1`. */
+export function shortRunId(id: string): string {
+  return id.length > 8 ? id.slice(-6) : id;
+}

@@ -1,16 +1,19 @@
-// The run page: header with controls, nightly summary, chart, feature grid, timeline; live over SSE.
+// The run page: header with controls, "now" card, nightly summary, chart, feature grid, timeline; live over SSE.
+// `#feature=F-003` and `#session=12` in the URL open a feature's panel and a session's transcript.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
-import type { FeatureView, NightlySummaryView, RunResponse } from '../../api-types.js';
+import type { NightlySummaryView } from '../../api-types.js';
+import { createActivityCard } from './activity-card.js';
 import { api, observeLastEventIds } from './api.js';
 import { progressChart } from './chart.js';
 import { el, replaceChildren } from './dom.js';
 import { showFeature } from './feature-detail.js';
-import { createFeatureGrid, type FeatureGrid } from './feature-grid.js';
-import { dateTime, elapsed, money } from './format.js';
+import { createFeatureGrid, type FeatureGrid, type GridCell, gridCells } from './feature-grid.js';
+import { dateTime, money } from './format.js';
+import { readHash, updateHash } from './hash.js';
 import { LoadGap, subscribeRun } from './live.js';
+import { createRunHeader, type RunHeader } from './run-header.js';
 import { createTimeline } from './timeline.js';
-import { openTranscript } from './transcript.js';
-import { progressBar, statusBadge } from './widgets.js';
+import { openTranscript, type TranscriptDialog } from './transcript.js';
 
 const REFRESH_DEBOUNCE_MS = 250;
 /** Recent events replayed on connect, to see what happened while the page was loading. */
@@ -19,11 +22,11 @@ const REPLAY = 50;
 /** Renders the page of run `runId` into `root`; returns a disposer (closes the event stream). */
 export function renderRunPage(root: HTMLElement, runId: string): () => void {
   document.title = `${runId} · nightshift`;
-  const header = el(
-    'section',
-    { class: 'panel run-header', id: 'run-header' },
-    el('p', { class: 'muted' }, 'Loading…'),
-  );
+  const activity = createActivityCard();
+  const header = createRunHeader(runId, (response) => {
+    header.render(response);
+    activity.show(response);
+  });
   const summary = el('section', { class: 'panel', id: 'nightly-summary' });
   summary.hidden = true;
   const chart = el(
@@ -33,23 +36,25 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
   );
   const detail = el('aside', { class: 'panel feature-detail', id: 'feature-detail' });
   detail.hidden = true;
-  const grid = createFeatureGrid((featureId) => void showFeature(detail, runId, featureId));
-  const timeline = createTimeline(runId, (seq) => openTranscript(runId, seq));
+  const grid = createFeatureGrid((featureId) => updateHash({ feature: featureId }));
+  const timeline = createTimeline(runId);
   replaceChildren(
     root,
-    header,
+    header.element,
+    activity.element,
     summary,
     chart,
     el('div', { class: 'grid-row' }, grid.element, detail),
     timeline.element,
   );
 
-  const refresh = refresher(runId, { header, summary, chart, grid, timeline });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const schedule = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => void refresh.all(), REFRESH_DEBOUNCE_MS);
+    timer = setTimeout(() => void refresh(), REFRESH_DEBOUNCE_MS);
   };
+  const route = hashRouter(runId, detail, grid, schedule);
+  const refresh = refresher(runId, { header, activity, summary, chart, grid, timeline });
   // The load and the event stream start together; LoadGap tells whether an event may have slipped between them.
   const gap = new LoadGap(REPLAY);
   let loaded = false;
@@ -58,12 +63,15 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
     if (loaded && connected && gap.needsRefresh()) schedule();
   };
   observeLastEventIds((id) => gap.reflectedUpTo(id));
-  void refresh.all().then(() => {
+  route.apply();
+  void refresh().then(() => {
     loaded = true;
     observeLastEventIds(undefined);
     root.setAttribute('aria-busy', 'false');
     settle();
+    void loadDescriptions(runId, grid);
   });
+  window.addEventListener('hashchange', route.apply);
   const live = document.getElementById('live');
   let connections = 0;
   const stop = subscribeRun(api.eventsUrl(runId, REPLAY), {
@@ -71,6 +79,7 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
       if (!loaded || !connected) return gap.saw(stored.id, !isLive);
       if (!isLive) return;
       applyEvent(grid, stored);
+      activity.apply(stored);
       schedule();
     },
     onState(isConnected) {
@@ -86,143 +95,123 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
   return () => {
     clearTimeout(timer);
     observeLastEventIds(undefined);
+    window.removeEventListener('hashchange', route.apply);
+    route.dispose();
+    activity.dispose();
     stop();
     live?.classList.remove('connected');
   };
 }
 
+/** Opens and closes the feature panel and the transcript dialog as the URL fragment says. */
+function hashRouter(runId: string, detail: HTMLElement, grid: FeatureGrid, onRetried: () => void) {
+  let transcript: TranscriptDialog | undefined;
+  let shownFeature: string | null = null;
+  const apply = () => {
+    const { feature, session } = readHash();
+    if (feature !== shownFeature) {
+      shownFeature = feature;
+      grid.select(feature);
+      if (feature) {
+        void showFeature(detail, runId, feature, {
+          onClose: () => updateHash({ feature: null }),
+          onRetried,
+        });
+      } else {
+        detail.hidden = true;
+        delete detail.dataset.feature;
+      }
+    }
+    if (transcript && transcript.seq !== session) {
+      const open = transcript;
+      transcript = undefined;
+      open.close();
+    }
+    if (session !== null && !transcript) {
+      transcript = openTranscript(runId, session, () => {
+        // Closed by the user (Esc, button): drop it from the URL; closed by a hash change: already gone.
+        if (transcript?.seq === session) {
+          transcript = undefined;
+          updateHash({ session: null });
+        }
+      });
+    }
+  };
+  return { apply, dispose: () => transcript?.close() };
+}
+
 /** Applies what an event says at once (the debounced refresh then brings in the rest). */
 function applyEvent(grid: FeatureGrid, stored: StoredRunEvent): void {
   const event = stored.event;
-  if (event.type === 'verdict.applied') {
-    const feature = grid.get(event.featureId);
-    if (feature) {
-      grid.update({
-        ...feature,
-        passes: event.passes,
-        lastVerdict: event.verdict,
-        lastVerdictAt: event.at,
-        attempts: event.attempts,
-      });
-    }
+  if (event.type !== 'verdict.applied') return;
+  const cell = grid.get(event.featureId);
+  if (!cell) return;
+  const state: GridCell['state'] = event.passes ? 'pass' : event.verdict === 'fail' ? 'fail' : cell.state;
+  grid.update({ ...cell, state, attempts: event.attempts });
+}
+
+/** Descriptions only feed the cells' tooltips: fetched after the first paint, off the page's critical path. */
+async function loadDescriptions(runId: string, grid: FeatureGrid): Promise<void> {
+  try {
+    const { features } = await api.features(runId);
+    grid.describe(new Map(features.map((feature) => [feature.id, feature.description])));
+  } catch {
+    // Tooltips without descriptions are still correct; the panel shows the description anyway.
   }
 }
 
 interface Parts {
-  header: HTMLElement;
+  header: RunHeader;
+  activity: ReturnType<typeof createActivityCard>;
   summary: HTMLElement;
   chart: HTMLElement;
   grid: FeatureGrid;
   timeline: { reload(): Promise<void> };
 }
 
-function refresher(runId: string, parts: Parts) {
+function refresher(runId: string, parts: Parts): () => Promise<void> {
   let known = '';
-  const syncFeatures = (features: FeatureView[]) => {
-    const ids = features.map((f) => f.id).join(',');
+  const syncGrid = (cells: GridCell[]) => {
+    const ids = cells.map((cell) => cell.id).join(',');
     if (ids !== known) {
       known = ids;
-      parts.grid.setAll(features);
-      return;
+      parts.grid.setAll(cells);
+    } else {
+      for (const cell of cells) {
+        const shown = parts.grid.get(cell.id);
+        if (!shown || shown.state !== cell.state || shown.attempts !== cell.attempts) parts.grid.update(cell);
+      }
     }
-    for (const feature of features) {
-      const shown = parts.grid.get(feature.id);
-      if (!shown || JSON.stringify(shown) !== JSON.stringify(feature)) parts.grid.update(feature);
-    }
+    parts.header.counts(parts.grid.counts());
   };
-  return {
-    async all() {
-      try {
-        // Each part renders as soon as its data arrives; the grid does not wait for the chart.
-        await Promise.all([
-          api.run(runId).then((run) => {
-            renderHeader(parts.header, run, runId);
-            renderSummary(parts.summary, run.nightlySummary);
-          }),
-          api.features(runId).then((features) => syncFeatures(features.features)),
-          api
-            .progress(runId)
-            .then((progress) =>
-              replaceChildren(
-                parts.chart,
-                el('h2', null, 'Passing features over time'),
-                progressChart(progress),
-              ),
+  return async () => {
+    try {
+      // Each part renders as soon as its data arrives; the grid does not wait for the chart.
+      await Promise.all([
+        api.run(runId).then((run) => {
+          parts.header.render(run);
+          parts.activity.show(run);
+          renderSummary(parts.summary, run.nightlySummary);
+        }),
+        api.grid(runId).then((grid) => syncGrid(gridCells(grid))),
+        api
+          .progress(runId)
+          .then((progress) =>
+            replaceChildren(
+              parts.chart,
+              el('h2', null, 'Passing features over time'),
+              progressChart(progress),
             ),
-          parts.timeline.reload(),
-        ]);
-      } catch (error) {
-        replaceChildren(
-          parts.header,
-          el('p', { class: 'error' }, `Could not load run ${runId}: ${(error as Error).message}`),
-        );
-      }
-    },
+          ),
+        parts.timeline.reload(),
+      ]);
+    } catch (error) {
+      replaceChildren(
+        parts.header.element,
+        el('p', { class: 'error' }, `Could not load run ${runId}: ${(error as Error).message}`),
+      );
+    }
   };
-}
-
-function renderHeader(header: HTMLElement, { run }: RunResponse, runId: string): void {
-  const controls = el('div', { class: 'controls' });
-  const message = el('span', { class: 'muted small', id: 'control-message' });
-  const button = (action: 'pause' | 'resume' | 'cancel', label: string, enabled: boolean) => {
-    const b = el(
-      'button',
-      { type: 'button', id: `${action}-button`, class: action === 'cancel' ? 'danger' : '' },
-      label,
-    );
-    b.disabled = !enabled;
-    b.addEventListener('click', async () => {
-      if (action === 'cancel' && !confirm(`Cancel run ${runId}? This cannot be undone.`)) return;
-      b.disabled = true;
-      try {
-        const result = await api.control(runId, action);
-        renderHeader(header, result, runId);
-      } catch (error) {
-        message.textContent = (error as Error).message;
-        b.disabled = false;
-      }
-    });
-    return b;
-  };
-  const finished = run.status === 'done' || run.status === 'cancelled';
-  controls.append(
-    button('pause', 'Pause', !finished && run.status !== 'paused'),
-    button('resume', 'Resume', run.status === 'paused' || run.status === 'failed'),
-    button('cancel', 'Cancel', !finished),
-    message,
-  );
-  const { passing, total, blocked, failing } = run.features;
-  replaceChildren(
-    header,
-    el(
-      'div',
-      { class: 'panel-head' },
-      el('h1', null, run.specName),
-      statusBadge(run.status, run.pausedReason),
-      controls,
-    ),
-    el('p', { class: 'muted small' }, `${run.id} · ${run.workspace}`, run.detail ? ` · ${run.detail}` : ''),
-    el(
-      'div',
-      { class: 'stats' },
-      progressBar(passing, total, blocked),
-      stat('failing', String(failing)),
-      stat('blocked', String(blocked)),
-      stat('sessions', String(run.sessions)),
-      stat('cost', `${money(run.costUsd)}${run.costUnknownSessions ? ' +?' : ''}`),
-      stat('elapsed', elapsed(run.startedAt, run.finishedAt)),
-      stat('next start', run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
-    ),
-  );
-}
-
-function stat(label: string, value: string): HTMLElement {
-  return el(
-    'div',
-    { class: 'stat', 'data-stat': label },
-    el('div', { class: 'stat-value' }, value),
-    el('div', { class: 'muted small' }, label),
-  );
 }
 
 function renderSummary(panel: HTMLElement, summary: NightlySummaryView | null): void {

@@ -1,11 +1,24 @@
-// The runs page: every run with status, progress, blocked count, cost, elapsed time and next scheduled start.
+// The runs page: every run (spec, workspace and short id) with status, progress, blocked count, cost, start,
+// elapsed time and next scheduled start.
 import type { RunView } from '../../api-types.js';
 import { api } from './api.js';
 import { el, replaceChildren } from './dom.js';
-import { dateTime, elapsed, money } from './format.js';
+import { costText, dateTime, elapsed, shortRunId, workspaceName } from './format.js';
 import { progressBar, statusBadge } from './widgets.js';
 
 const REFRESH_MS = 5000;
+/** Column headers, and whether the column is numeric (right-aligned). */
+const COLUMNS: ReadonlyArray<[string, boolean]> = [
+  ['Run', false],
+  ['Status', false],
+  ['Progress', false],
+  ['Blocked', true],
+  ['Cost', true],
+  ['Sessions', true],
+  ['Started', false],
+  ['Elapsed', true],
+  ['Next start', false],
+];
 
 /** Renders the runs page into `root`; returns a disposer. */
 export function renderRunsPage(root: HTMLElement): () => void {
@@ -21,9 +34,7 @@ export function renderRunsPage(root: HTMLElement): () => void {
       el(
         'tr',
         null,
-        ...['Run', 'Status', 'Progress', 'Blocked', 'Cost', 'Sessions', 'Elapsed', 'Next start'].map((h, i) =>
-          el('th', i >= 3 && i <= 6 ? { class: 'num' } : null, h),
-        ),
+        ...COLUMNS.map(([label, numeric]) => el('th', numeric ? { class: 'num' } : null, label)),
       ),
     ),
     body,
@@ -60,10 +71,14 @@ function runRow(run: RunView): HTMLTableRowElement {
       null,
       el(
         'a',
-        { href: `/runs/${encodeURIComponent(run.id)}`, 'data-nav': '', class: 'run-link' },
+        { href: `/runs/${encodeURIComponent(run.id)}`, 'data-nav': '', class: 'run-link', title: run.id },
         run.specName,
       ),
-      el('div', { class: 'muted small' }, run.id),
+      el(
+        'div',
+        { class: 'muted small', 'data-field': 'run-where', title: `${run.workspace}\n${run.id}` },
+        `${workspaceName(run.workspace)} · ${shortRunId(run.id)}`,
+      ),
     ),
     el(
       'td',
@@ -73,8 +88,13 @@ function runRow(run: RunView): HTMLTableRowElement {
     ),
     el('td', { class: 'progress-cell' }, progressBar(passing, total, blocked)),
     el('td', { class: 'num', 'data-field': 'blocked' }, String(blocked)),
-    el('td', { class: 'num' }, money(run.costUsd), run.costUnknownSessions > 0 ? ' +?' : ''),
+    el('td', { class: 'num' }, costText(run.costUsd, run.costUnknownSessions)),
     el('td', { class: 'num' }, String(run.sessions)),
+    el(
+      'td',
+      { 'data-field': 'started', title: run.startedAt ?? `created ${run.createdAt}` },
+      run.startedAt ? dateTime(run.startedAt) : `not yet (created ${dateTime(run.createdAt)})`,
+    ),
     el('td', { class: 'num' }, elapsed(run.startedAt, run.finishedAt)),
     el('td', null, run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
   );

@@ -4,6 +4,8 @@ import type { SessionsResponse } from '../../api-types.js';
 import { api } from './api.js';
 import { el, replaceChildren } from './dom.js';
 import { count, duration, money, time } from './format.js';
+import { hashLink } from './hash.js';
+import { roleBadge, sessionResult } from './labels.js';
 
 const PAGE = 50;
 
@@ -13,15 +15,29 @@ export interface Timeline {
   reload(): Promise<void>;
 }
 
-/** Creates the timeline of run `runId`; `onTranscript(seq)` opens a session's transcript. */
-export function createTimeline(runId: string, onTranscript: (seq: number) => void): Timeline {
+/** Column headers, and whether the column is numeric (right-aligned). */
+const COLUMNS: ReadonlyArray<[string, boolean]> = [
+  ['#', true],
+  ['Role', false],
+  ['Feature', false],
+  ['Start', false],
+  ['Duration', true],
+  ['In', true],
+  ['Out', true],
+  ['Cached', true],
+  ['Cost', true],
+  ['Result', false],
+  ['', false],
+];
+
+/** Creates the timeline of run `runId` (a session's transcript opens through its `#session=N` link). */
+export function createTimeline(runId: string): Timeline {
   let offset = 0;
   let total = 0;
   const body = el('tbody');
   const status = el('span', { class: 'muted small', id: 'timeline-status' });
   const prev = el('button', { type: 'button', class: 'small-button' }, '← newer');
   const next = el('button', { type: 'button', class: 'small-button' }, 'older →');
-  const headers = ['#', 'Role', 'Feature', 'Start', 'Duration', 'In', 'Out', 'Cached', 'Cost', 'Outcome', ''];
   const element = el(
     'section',
     { class: 'panel', id: 'timeline' },
@@ -40,7 +56,7 @@ export function createTimeline(runId: string, onTranscript: (seq: number) => voi
         el(
           'tr',
           null,
-          ...headers.map((h, i) => el('th', i === 0 || (i >= 4 && i <= 8) ? { class: 'num' } : null, h)),
+          ...COLUMNS.map(([label, numeric]) => el('th', numeric ? { class: 'num' } : null, label)),
         ),
       ),
       body,
@@ -48,7 +64,7 @@ export function createTimeline(runId: string, onTranscript: (seq: number) => voi
   );
   const render = (page: SessionsResponse) => {
     total = page.total;
-    replaceChildren(body, ...page.sessions.map((session) => sessionRow(session, onTranscript)));
+    replaceChildren(body, ...page.sessions.map(sessionRow));
     status.textContent =
       total === 0 ? 'no sessions yet' : `${offset + 1}–${offset + page.sessions.length} of ${total}`;
     prev.disabled = offset === 0;
@@ -66,32 +82,35 @@ export function createTimeline(runId: string, onTranscript: (seq: number) => voi
   return { element, reload };
 }
 
-function sessionRow(session: SessionRecord, onTranscript: (seq: number) => void): HTMLTableRowElement {
+function sessionRow(session: SessionRecord): HTMLTableRowElement {
   const usage = session.usage;
-  const outcome = session.outcome ?? 'running';
+  const result = sessionResult(session);
   const verdicts = session.verdicts.map((v) => `${v.featureId} ${v.verdict}`).join(', ');
-  const open = el(
-    'button',
-    { type: 'button', class: 'small-button', 'data-transcript': String(session.seq) },
-    'transcript',
-  );
-  open.addEventListener('click', () => onTranscript(session.seq));
+  const open = hashLink({ session: session.seq }, 'transcript', {
+    class: 'small-button link-button',
+    'data-transcript': String(session.seq),
+  });
+  const finished = session.outcome !== null;
   return el(
     'tr',
     { 'data-seq': String(session.seq) },
     el('td', { class: 'num' }, String(session.seq)),
-    el('td', null, el('span', { class: `role role-${session.role}` }, session.kind ?? session.role)),
+    el('td', null, roleBadge(session.role, session.kind)),
     el('td', null, session.featureIds.join(', ') || '—'),
     el('td', null, time(session.startedAt)),
     el('td', { class: 'num' }, duration(session.durationMs)),
     el('td', { class: 'num' }, count(usage?.inputTokens)),
     el('td', { class: 'num' }, count(usage?.outputTokens)),
     el('td', { class: 'num' }, count(usage?.cacheReadTokens)),
-    el('td', { class: 'num' }, money(session.costUsd)),
+    el('td', { class: 'num' }, finished && session.costUsd === null ? 'unknown' : money(session.costUsd)),
     el(
       'td',
-      null,
-      el('span', { class: `outcome outcome-${outcome}`, title: session.reason ?? '' }, outcome),
+      { 'data-field': 'result' },
+      el(
+        'span',
+        { class: `result result-${result.tone}`, 'data-result': result.label, title: session.reason ?? '' },
+        result.label,
+      ),
       verdicts ? el('div', { class: 'muted small' }, verdicts) : null,
     ),
     el('td', null, open),

@@ -14,8 +14,14 @@ interface Block {
   isError?: boolean;
 }
 
-/** Opens the transcript of session `seq` in a modal dialog. */
-export function openTranscript(runId: string, seq: number): void {
+/** An open transcript dialog. */
+export interface TranscriptDialog {
+  seq: number;
+  close(): void;
+}
+
+/** Opens the transcript of session `seq` in a modal dialog; `onClosed` runs when it closes (Esc, button, close()). */
+export function openTranscript(runId: string, seq: number, onClosed: () => void): TranscriptDialog {
   const list = el('ol', { class: 'transcript', id: 'transcript-lines' });
   const status = el('span', { class: 'muted small' }, 'Loading…');
   const more = el('button', { type: 'button', class: 'small-button' }, 'load more');
@@ -29,7 +35,10 @@ export function openTranscript(runId: string, seq: number): void {
   );
   document.body.appendChild(dialog);
   close.addEventListener('click', () => dialog.close());
-  dialog.addEventListener('close', () => dialog.remove());
+  dialog.addEventListener('close', () => {
+    dialog.remove();
+    onClosed();
+  });
   let offset = 0;
   const load = async () => {
     try {
@@ -46,6 +55,7 @@ export function openTranscript(runId: string, seq: number): void {
   more.addEventListener('click', () => void load());
   dialog.showModal();
   void load();
+  return { seq, close: () => dialog.close() };
 }
 
 function renderLine(raw: unknown): HTMLLIElement {

@@ -3,6 +3,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GridResponse, RunResponse } from '../../../dashboard/api-types.js';
+import { featureState } from '../../../dashboard/feature-state.js';
 import { evidenceDir } from '../../../dashboard/paths.js';
 import { DashboardTokenRequiredError, STRICT_CSP } from '../../../dashboard/security.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
@@ -57,6 +59,86 @@ describe('dashboard HTTP API', () => {
     expect(sessions.sessions.map((s: { seq: number }) => s.seq)).toEqual([
       16, 15, 14, 13, 12, 11, 10, 9, 8, 7,
     ]);
+  });
+
+  it('serves the grid compactly, each feature in the state the UI shows', async () => {
+    const features = await env.store.listFeatures(runId);
+    const response = await get(`/api/runs/${runId}/grid`);
+    const grid = (await response.json()) as GridResponse;
+    expect(
+      grid.features.map(([id, category, state, attempts]) => ({ id, category, state, attempts })),
+    ).toEqual(
+      features.map((f) => ({
+        id: f.id,
+        category: grid.categories.indexOf(f.category),
+        state: featureState(f),
+        attempts: f.attempts,
+      })),
+    );
+    expect(new Set(grid.features.map(([, , state]) => state))).toEqual(new Set(['pass', 'untested']));
+    const full = await (await get(`/api/runs/${runId}/features`)).text();
+    expect(JSON.stringify(grid).length).toBeLessThan(full.length / 3);
+    expect((await get('/api/runs/r-nope/grid')).status).toBe(404);
+  });
+
+  it('says what a run is doing now: nothing, the session queued, then the session in flight', async () => {
+    const other = await env.store.createRun({
+      spec: { path: '/specs/now.md', name: 'now' },
+      workspace: { kind: 'local', path: path.join(dataDir, 'now') },
+      config: {},
+    });
+    const activity = async () =>
+      ((await (await get(`/api/runs/${other.id}`)).json()) as RunResponse).activity;
+    expect(await activity()).toEqual({ running: null, queued: null });
+    const seq = await env.store.nextSeq(other.id);
+    const at = new Date().toISOString();
+    const queued = { seq, role: 'initializer' as const, kind: 'initialize' as const, featureIds: [] };
+    await env.store.appendEvent(other.id, {
+      type: 'session.queued',
+      runId: other.id,
+      at,
+      jobId: 'j',
+      ...queued,
+    });
+    expect(await activity()).toEqual({ running: null, queued: { ...queued, at } });
+    await env.store.recordSessionStarted(other.id, {
+      seq,
+      jobId: 'j',
+      role: 'initializer',
+      kind: 'initialize',
+      featureIds: [],
+      workerId: 'worker-7',
+    });
+    const now = await activity();
+    expect(now.queued).toBeNull();
+    expect(now.running).toMatchObject({ seq, role: 'initializer', kind: 'initialize', workerId: 'worker-7' });
+    await env.store.setStatus(other.id, 'cancelled');
+  });
+
+  it('refuses a retry that would change nothing with 409 and says why; retries a blocked feature', async () => {
+    const features = await env.store.listFeatures(runId);
+    const passing = features.find((f) => f.passes)!;
+    const untested = features.find((f) => featureState(f) === 'untested')!;
+    const post = (featureId: string) =>
+      get(`/api/runs/${runId}/features/${featureId}/retry`, {
+        method: 'POST',
+        headers: { origin: server.url },
+      });
+    const refused = await post(passing.id);
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({
+      error: 'conflict',
+      message: expect.stringMatching(/it passes/),
+    });
+    expect((await post(untested.id)).status).toBe(409);
+    const detail = await (await get(`/api/runs/${runId}/features/${passing.id}`)).json();
+    expect(detail.retry).toEqual({ allowed: false, reason: 'it passes' });
+
+    await env.store.updateFeature(runId, untested.id, { blocked: true, blockedReason: 'app did not start' });
+    expect((await (await get(`/api/runs/${runId}/features/${untested.id}`)).json()).retry.allowed).toBe(true);
+    expect((await post(untested.id)).status).toBe(200);
+    expect((await env.store.listFeatures(runId)).find((f) => f.id === untested.id)?.blocked).toBe(false);
+    expect((await post('F-999')).status).toBe(404);
   });
 
   it('stamps run reads with the newest event id they reflect', async () => {

@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
 
 const XSS = '<script>window.__pwned = "script"</script><img src=x onerror="window.__pwned = \'img\'">';
@@ -19,7 +19,8 @@ describe('dashboard UI in Chromium', () => {
   let page: Page;
   let building: RunRecord;
   let paused: RunRecord;
-  const csp: string[] = [];
+  const pages = watchedPages(() => browser);
+  const csp = pages.csp;
 
   beforeAll(async () => {
     const clock = new SteppingClock(Date.parse('2026-11-28T22:00:00Z'));
@@ -55,24 +56,25 @@ describe('dashboard UI in Chromium', () => {
   });
 
   const open = async (url: string) => {
-    page = await browser.newPage();
-    page.on('console', (message) => {
-      if (/Content.Security.Policy/i.test(message.text())) csp.push(message.text());
-    });
-    await page.goto(url);
+    page = await pages.open(url);
     return page;
   };
 
   afterEach(async () => {
-    await page?.close();
+    await pages.closeLast();
     expect(csp, 'CSP violations').toEqual([]);
   });
 
-  it('lists every run with its status, progress and blocked count', async () => {
+  it('lists every run with its spec, workspace, short id, status, progress, blocked count and start', async () => {
     await open(`${server.url}/`);
     for (const run of [building, paused]) {
       const row = page.locator(`tr[data-run="${run.id}"]`);
       await row.waitFor();
+      expect(await row.locator('.run-link').textContent()).toBe('todo-app');
+      expect(await row.locator('[data-field="run-where"]').textContent()).toBe(
+        `${path.basename(run.workspace.kind === 'local' ? run.workspace.path : '')} · ${run.id.slice(-6)}`,
+      );
+      expect(await row.locator('[data-field="started"]').getAttribute('title')).toBe(run.startedAt);
       expect(await row.locator('[data-field="progress"]').textContent()).toBe(
         `${run.features.passing} / ${run.features.total}`,
       );
@@ -152,8 +154,14 @@ describe('dashboard UI in Chromium', () => {
     const withQueue = await createDashboardServer({ store: env.store, dataDir, port: 0, queue });
     try {
       await queue.add('generate', { runId: building.id }, { jobId: `${building.id}-900` });
-      await open(`${withQueue.url}/queues`);
+      // Through the top bar's link, as a user gets there; then a reload of the address it shows.
+      await open(`${withQueue.url}/`);
+      await page.click('header nav >> text=Queues');
       await page.waitForSelector('text=1 Job');
+      expect(new URL(page.url()).pathname).toBe('/queues/');
+      await page.reload();
+      await page.waitForSelector('text=1 Job');
+      expect((await fetch(`${withQueue.url}/queues`)).status).toBe(200);
       // bull-board links Google Fonts; the CSP blocks them (nothing leaves the machine) and its UI falls back.
       csp.splice(0, csp.length, ...csp.filter((message) => !message.includes('fonts.googleapis.com')));
       const put = await fetch(`${withQueue.url}/queues/api/queues/sessions/pause`, { method: 'PUT' });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { evidenceDir } from '../../../dashboard/paths.js';
 import { createDashboardServer } from '../../../dashboard/server.js';
-import { launchChromium } from './browser.js';
+import { launchChromium, pngOf } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
       clock,
       status: 'paused',
     });
-    clock.ms = Date.now() - 4 * hour;
+    clock.ms = Date.now() - 7 * hour; // the seeded sessions end a little before now
     const workspace = path.join(dataDir, 'todo-app');
     const main = await seedRun(env.store, {
       features: 60,
@@ -57,13 +57,23 @@ async function main(): Promise<void> {
       total: main.features.total,
     });
     await writeTranscript(dataDir, main.id, 2, 'Implemented the task list.');
+    // What the run is doing now: the evaluator checking the next feature.
+    const running = await env.store.nextSeq(main.id);
+    await env.store.recordSessionStarted(main.id, {
+      seq: running,
+      jobId: `${main.id}-${running}`,
+      role: 'evaluator',
+      kind: 'evaluate',
+      featureIds: ['F-035'],
+      workerId: 'build-box-1',
+      startedAt: new Date(Date.now() - 95_000).toISOString(),
+    });
     // Evidence for F-003's evaluations: a real screenshot of a tiny page, and a trace file to download.
-    const shooter = await browser.newPage({ viewport: { width: 480, height: 300 } });
-    await shooter.setContent(
+    const png = await pngOf(
+      browser,
       '<body style="font:16px sans-serif;background:#fff"><h2>Todos</h2><ul><li>Buy milk</li><li>Write report</li></ul><button>Undo delete</button></body>',
+      { width: 480, height: 300 },
     );
-    const png = await shooter.screenshot();
-    await shooter.close();
     for (const session of (await env.store.listSessions(main.id, { limit: 500 })).sessions) {
       if (!session.verdicts.some((v) => v.featureId === 'F-003')) continue;
       const dir = path.join(evidenceDir(dataDir, main.id), String(session.seq));
@@ -84,10 +94,10 @@ async function main(): Promise<void> {
     await page.waitForSelector('#runs-table tbody tr >> nth=2');
     await page.screenshot({ path: path.join(root, 'docs/screenshots/runs.png') });
     await page.setViewportSize({ width: 1360, height: 1800 });
-    await page.goto(`${server.url}/runs/${main.id}`);
+    await page.goto(`${server.url}/runs/${main.id}#feature=F-003`);
     await page.waitForSelector('#timeline tbody tr');
-    await page.click('[data-feature="F-003"]');
     await page.waitForSelector('#feature-detail .verdict');
+    await page.waitForSelector('#feature-grid[data-complete]');
     await page.screenshot({ path: path.join(root, 'docs/screenshots/run.png') });
     await server.close();
     await writeFile(path.join(os.tmpdir(), 'ns-dash-shots.done'), new Date().toISOString());

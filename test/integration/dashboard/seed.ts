@@ -85,7 +85,8 @@ export function makeFeatures(n: number): Feature[] {
   });
 }
 
-function result(
+/** A plausible session result (tokens, cost, commits) for the seeded history. */
+export function seededResult(
   role: SessionResult['role'],
   featureIds: string[],
   startedAt: string,
@@ -158,7 +159,7 @@ export async function seedRun(store: RunStore, options: SeedOptions): Promise<Ru
   await store.recordSessionResult(
     run.id,
     seq1,
-    result('initializer', [], clock.now().toISOString(), 95_000, [], 0),
+    seededResult('initializer', [], clock.now().toISOString(), 95_000, [], 0),
     { features },
   );
   await store.setStatus(run.id, 'building');
@@ -209,7 +210,7 @@ export async function seedRun(store: RunStore, options: SeedOptions): Promise<Ru
       const outcome = await store.recordSessionResult(
         run.id,
         seq,
-        result(role, [feature.id], startedAt, durationMs, verdicts, seq),
+        seededResult(role, [feature.id], startedAt, durationMs, verdicts, seq),
       );
       for (const record of options.recordVerdicts ? verdicts : []) {
         await appendVerdict(options.workspace, record);

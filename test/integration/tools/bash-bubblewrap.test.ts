@@ -8,6 +8,7 @@ import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
 import { createCommandCgroup, destroyCommandCgroup } from '../../../agent/sandbox/cgroup.js';
 import { runSandboxed, type SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import { type BashToolOptions, createBashTool } from '../../../agent/tools/bash.js';
+import { requirement } from '../../requirements.js';
 import {
   boxRequest,
   contextFor,
@@ -23,14 +24,21 @@ const info = await sandboxInfo();
 const probeGroup = createCommandCgroup(10);
 if (probeGroup) await destroyCommandCgroup(probeGroup);
 const processCapEnforced = process.getuid?.() !== 0 || probeGroup !== undefined;
+const bubblewrap = requirement('bubblewrap', info.bubblewrap, info.reason ?? 'not found');
+const pidsCap = requirement(
+  'a pids cgroup (root is not bound by ulimit -u)',
+  processCapEnforced,
+  'no writable pids controller under /sys/fs/cgroup; run as a non-root user or give the container one',
+);
 const SECRET = 'sk-ant-test-SECRET123';
 const OPENAI_SECRET = 'sk-openai-test-SECRET456';
 
-describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
+describe.skipIf(bubblewrap.skip)('bash under bubblewrap', () => {
   let ws: ReturnType<typeof makeWorkspace>;
   const saved = { anthropic: process.env.ANTHROPIC_API_KEY, openai: process.env.OPENAI_API_KEY };
 
   beforeAll(() => {
+    bubblewrap.check();
     process.env.ANTHROPIC_API_KEY = SECRET;
     process.env.OPENAI_API_KEY = OPENAI_SECRET;
   });
@@ -233,7 +241,8 @@ describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
     expect(fs.statSync(path.join(ws.workspace, 'big.bin')).size).toBeLessThanOrEqual(1024 * 1024);
   });
 
-  it.skipIf(!processCapEnforced)('caps the number of processes (contains fork bombs)', async () => {
+  it.skipIf(pidsCap.skip)('caps the number of processes (contains fork bombs)', async () => {
+    pidsCap.check();
     const out = textOf(await bash('for i in $(seq 60); do sleep 5 & done; wait', { maxProcesses: 20 }, 4000));
     expect(out).toMatch(/fork|Resource temporarily unavailable/);
   });

@@ -1,0 +1,131 @@
+// "Now": what the run is doing at this moment — the session in flight (role, features, since when), the session
+// waiting for a worker, or why nothing runs. Loaded with the run, then kept current by the event stream.
+import type { StoredRunEvent } from '../../../orchestrator/events.js';
+import type { ActivityView, RunningSessionView, RunResponse, RunView } from '../../api-types.js';
+import { el, replaceChildren } from './dom.js';
+import { elapsed, time } from './format.js';
+import { roleBadge } from './labels.js';
+
+const ACTIVE = new Set<RunView['status']>(['created', 'initializing', 'building']);
+
+/** The card: `show` renders a loaded state, `apply` an event at once; the elapsed time ticks every second. */
+export interface ActivityCard {
+  element: HTMLElement;
+  show(response: RunResponse): void;
+  apply(stored: StoredRunEvent): void;
+  dispose(): void;
+}
+
+/** Who a session is: its role, kind and features. */
+type RoleView = Pick<RunningSessionView, 'featureIds'> & {
+  role: RunningSessionView['role'] | null;
+  kind: RunningSessionView['kind'];
+};
+
+interface CardState {
+  status: RunView['status'];
+  detail: string | null;
+  activity: ActivityView;
+  /** The last session that ended, as the events told (shown while between sessions). */
+  ended: { seq: number; outcome: string } | null;
+}
+
+/** Creates the card (hidden until the run is loaded). */
+export function createActivityCard(): ActivityCard {
+  const element = el('section', { class: 'panel now', id: 'now', 'aria-live': 'polite' });
+  element.hidden = true;
+  let state: CardState | undefined;
+  const since = el('span', { 'data-field': 'elapsed' });
+  const tick = setInterval(() => {
+    const running = state?.activity.running;
+    const queued = state?.activity.queued;
+    if (running) since.textContent = elapsed(running.startedAt, null);
+    else if (queued?.at) since.textContent = elapsed(queued.at, null);
+  }, 1000);
+
+  /** The card's one line: what (a role badge and features, with `lead` before them), then `detail`, muted. */
+  const line = (mode: string, lead: Node | string, role: RoleView, detail: Array<Node | string | null>) => {
+    element.dataset.state = mode;
+    replaceChildren(
+      element,
+      el('h2', null, 'Now'),
+      el(
+        'p',
+        { class: 'now-line' },
+        lead,
+        ' ',
+        roleBadge(role.role, role.kind),
+        ' ',
+        features(role.featureIds),
+        el('span', { class: 'muted' }, ...detail),
+      ),
+    );
+  };
+
+  const render = () => {
+    if (!state) return;
+    element.hidden = false;
+    const { running, queued } = state.activity;
+    if (running) {
+      since.textContent = elapsed(running.startedAt, null);
+      const pulse = el('span', { class: 'pulse', 'aria-hidden': 'true' }, '●');
+      line('running', pulse, running, [
+        ` · session ${running.seq} · since `,
+        el('span', { 'data-field': 'since' }, time(running.startedAt)),
+        ' (',
+        since,
+        `) · worker ${running.workerId}`,
+      ]);
+    } else if (queued) {
+      if (queued.at) since.textContent = elapsed(queued.at, null);
+      const at = queued.at
+        ? [' · queued at ', el('span', { 'data-field': 'since' }, time(queued.at)), ' (', since, ' ago)']
+        : [];
+      line('queued', 'Waiting for a worker: ', queued, [` · session ${queued.seq}`, ...at]);
+    } else {
+      element.dataset.state = ACTIVE.has(state.status) ? 'idle' : 'stopped';
+      const ended = state.ended ? ` Session ${state.ended.seq} ended (${state.ended.outcome}).` : '';
+      const text = ACTIVE.has(state.status)
+        ? `Between sessions: choosing the next step.${ended}`
+        : `Nothing runs: the run is ${state.status}${state.detail ? ` (${state.detail})` : ''}.`;
+      replaceChildren(element, el('h2', null, 'Now'), el('p', { class: 'now-line muted' }, text));
+    }
+  };
+
+  return {
+    element,
+    show(response) {
+      state = {
+        status: response.run.status,
+        detail: response.run.detail,
+        activity: response.activity,
+        ended: state?.ended ?? null,
+      };
+      render();
+    },
+    apply({ event }) {
+      if (!state) return;
+      if (event.type === 'session.queued') {
+        const { seq, role, kind, featureIds, at } = event;
+        state.activity = { running: null, queued: { seq, role, kind, featureIds, at } };
+      } else if (event.type === 'session.started') {
+        const { seq, role, featureIds, workerId, at } = event;
+        const queued = state.activity.queued;
+        const kind = queued?.seq === seq ? queued.kind : null;
+        state.activity = { running: { seq, role, kind, featureIds, startedAt: at, workerId }, queued: null };
+      } else if (event.type === 'session.finished') {
+        if (state.activity.running?.seq === event.seq) state.activity = { running: null, queued: null };
+        state.ended = { seq: event.seq, outcome: event.outcome };
+      } else if (event.type === 'run.status') {
+        state.status = event.status;
+        state.detail = event.detail;
+      } else return;
+      render();
+    },
+    dispose: () => clearInterval(tick),
+  };
+}
+
+function features(ids: readonly string[]): HTMLElement {
+  return el('strong', { 'data-field': 'features' }, ids.length ? ids.join(', ') : 'no feature');
+}
