@@ -285,9 +285,8 @@ describe('failure classification', () => {
       classifyFailure(Anthropic.APIError.generate(429, {}, undefined, headers), anthropicClasses, context),
     ).toMatchObject({ kind: 'rate_limited', retryAfterMs: 2000 });
     expect(
-      classifyFailure(Anthropic.APIError.generate(529, {}, undefined, headers), anthropicClasses, context)
-        .kind,
-    ).toBe('rate_limited');
+      classifyFailure(Anthropic.APIError.generate(529, {}, undefined, headers), anthropicClasses, context),
+    ).toMatchObject({ kind: 'overloaded', retryAfterMs: 2000 });
     expect(
       classifyFailure(OpenAI.APIError.generate(400, overflow, undefined, headers), openaiClasses, context)
         .kind,
@@ -307,14 +306,14 @@ describe('failure classification', () => {
     ).toContain('ANTHROPIC_API_KEY');
   });
 
-  it('classifies an overloaded error event inside a stream as rate_limited', () => {
+  it('classifies an overloaded error event inside a stream as overloaded', () => {
     const error = new Anthropic.APIError(
       undefined,
       { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
       undefined,
       new Headers(),
     );
-    expect(classifyFailure(error, anthropicClasses, context).kind).toBe('rate_limited');
+    expect(classifyFailure(error, anthropicClasses, context).kind).toBe('overloaded');
   });
 
   it('says aborted whenever the caller aborted, whatever was thrown', () => {
