@@ -58,10 +58,8 @@ function notRun(calls: ToolCallBlock[], why: string): ToolResultBlock[] {
 }
 
 /** True when a reply has neither text nor tool calls (reasoning alone does not count). */
-export function isEmptyReply(message: AssistantMessage): boolean {
-  return !message.content.some(
-    (block) => block.type === 'tool_call' || (block.type === 'text' && block.text !== ''),
-  );
+export function isEmptyReply(content: AssistantMessage['content']): boolean {
+  return !content.some((block) => block.type === 'tool_call' || (block.type === 'text' && block.text !== ''));
 }
 
 /**

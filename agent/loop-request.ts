@@ -34,7 +34,7 @@ export async function requestWithRetry(
   schemas: ToolSchema[],
   maxTokens: number,
 ): Promise<TimedResult> {
-  const { provider, retry } = session.options;
+  const { retry } = session.options;
   flushTranscript(session);
   session.sentCount = session.messages.length;
   session.noteSent = session.notePending;

@@ -60,10 +60,11 @@ type Ending = { outcome: AgentOutcome; reason?: string; failure?: AgentResult['f
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const session = openSession(options);
   emit(session, { type: 'session.started', model: options.provider.id, tools: [...session.tools.keys()] });
+  session.system = scrub(session, options.system, 'system');
   options.transcript?.write({
     kind: 'system',
     at: iso(session),
-    system: options.system,
+    system: session.system,
     tools: [...session.tools.keys()],
   });
   pushMessage(session, { role: 'user', content: [{ type: 'text', text: options.firstMessage }] });
@@ -119,7 +120,6 @@ function openSession(options: RunAgentOptions): Session {
     callNames: new Map(),
     needles: outgoingNeedles(options.secrets ?? []),
   };
-  session.system = scrub(session, options.system, 'system');
   return session;
 }
 
@@ -164,7 +164,7 @@ async function handleReply(
   if (response.stopReason === 'refusal') return handleRefusal(session, response);
   if (response.stopReason === 'pause_turn') return handlePause(session);
   session.pauses = 0;
-  if (isEmptyReply(assistant)) {
+  if (isEmptyReply(response.content)) {
     const nudge = handleEmpty(session, response);
     if (nudge) return nudge;
     if (response.stopReason === 'max_tokens') return handleTruncated(session, calls, maxTokens);
