@@ -1,9 +1,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { RunConfig } from '../orchestrator/config.js';
+import { preflightRun } from '../orchestrator/preflight.js';
 import { newRunId } from '../orchestrator/run-state.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
+import { providerFactory } from '../workers/provider-factory.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
 import { followRun } from './follow.js';
@@ -75,11 +77,14 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
         });
         children.push(worker);
         const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
+        // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
+        const config = demoRunConfig();
+        await preflightRun(config, { createProvider: providerFactory(context.config, childEnv) });
         const run = await startRun(context.orchestrator, {
           id,
           specPath: TODO_SPEC_PATH,
           workspace: { kind: 'local', dir: workspace },
-          config: demoRunConfig(),
+          config,
           dataDir: context.dataDir,
         });
         resolved.stderr.write(

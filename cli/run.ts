@@ -2,8 +2,10 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { buildRunConfig } from '../orchestrator/config.js';
+import { preflightRun } from '../orchestrator/preflight.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
-import { startRun } from '../orchestrator/start-run.js';
+import { assertSpec, startRun } from '../orchestrator/start-run.js';
+import { providerFactory } from '../workers/provider-factory.js';
 import { toRunStatusJson } from './admin.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import { followRun } from './follow.js';
@@ -18,20 +20,26 @@ interface RunOptions {
   modelInitializer?: string;
   modelGenerator?: string;
   modelEvaluator?: string;
-  budgetUsd?: number;
+  budgetUsd?: number | null;
   maxSessions?: number;
   for?: string;
   detach?: boolean;
+  /** `--no-preflight-request` sets this false. */
+  preflightRequest?: boolean;
   json?: boolean;
   config?: string;
 }
 
-function positiveNumber(value: string): number {
+/** `--budget-usd N`, or `none` for no cost cap (null). */
+function budgetUsd(value: string): number | null {
+  if (value.trim().toLowerCase() === 'none') return null;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new InputError('OPTION_INVALID', `--budget-usd must be a positive number, not "${value}".`, {
-      hint: 'e.g. --budget-usd 20',
-    });
+    throw new InputError(
+      'OPTION_INVALID',
+      `--budget-usd must be a positive number or "none", not "${value}".`,
+      { hint: 'e.g. --budget-usd 20, or --budget-usd none to run without a cost cap' },
+    );
   }
   return parsed;
 }
@@ -57,10 +65,18 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--model-initializer <id>', 'model of the initializer')
     .option('--model-generator <id>', 'model of the generators')
     .option('--model-evaluator <id>', 'model of the evaluator')
-    .option('--budget-usd <n>', 'stop (pause) when the run has cost this much', positiveNumber)
+    .option(
+      '--budget-usd <n>',
+      'stop (pause) when the run has cost this much; "none" for no cost cap',
+      budgetUsd,
+    )
     .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
     .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
     .option('--detach', 'register the run and print its id; workers do the rest')
+    .option(
+      '--no-preflight-request',
+      'skip the tiny test request each model gets before the run is created (keys and prices are still checked)',
+    )
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
     .action(async (spec: string, options: RunOptions) => {
@@ -85,6 +101,15 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
           },
           resolved.now(),
         );
+        const specPath = path.resolve(resolved.cwd(), spec);
+        // Nothing is written before the spec and every model have been checked: a refusal leaves no run
+        // and an untouched workspace behind.
+        await assertSpec(specPath);
+        const preflight = await preflightRun(config, {
+          createProvider: providerFactory(context.config, resolved.env),
+          request: options.preflightRequest !== false && context.config.preflight.request,
+        });
+        for (const warning of preflight.warnings) resolved.stderr.write(`note: ${warning}\n`);
         const id = newRunId(resolved.now());
         const workspace = options.repo
           ? { kind: 'remote' as const, url: options.repo, branch: options.branch ?? 'main' }
@@ -97,7 +122,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             };
         const run = await startRun(context.orchestrator, {
           id,
-          specPath: path.resolve(resolved.cwd(), spec),
+          specPath,
           workspace,
           config,
           dataDir: context.dataDir,

@@ -209,7 +209,10 @@ function renderHeader(header: HTMLElement, { run }: RunResponse, runId: string):
       stat('failing', String(failing)),
       stat('blocked', String(blocked)),
       stat('sessions', String(run.sessions)),
-      stat('cost', `${money(run.costUsd)}${run.costUnknownSessions ? ' +?' : ''}`),
+      stat(
+        'cost',
+        run.costUsd === null ? 'unknown' : `${money(run.costUsd)}${run.costUnknownSessions ? ' +?' : ''}`,
+      ),
       stat('elapsed', elapsed(run.startedAt, run.finishedAt)),
       stat('next start', run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
     ),

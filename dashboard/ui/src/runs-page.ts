@@ -73,7 +73,12 @@ function runRow(run: RunView): HTMLTableRowElement {
     ),
     el('td', { class: 'progress-cell' }, progressBar(passing, total, blocked)),
     el('td', { class: 'num', 'data-field': 'blocked' }, String(blocked)),
-    el('td', { class: 'num' }, money(run.costUsd), run.costUnknownSessions > 0 ? ' +?' : ''),
+    el(
+      'td',
+      { class: 'num' },
+      run.costUsd === null ? 'unknown' : money(run.costUsd),
+      run.costUnknownSessions > 0 && run.costUsd !== null ? ' +?' : '',
+    ),
     el('td', { class: 'num' }, String(run.sessions)),
     el('td', { class: 'num' }, elapsed(run.startedAt, run.finishedAt)),
     el('td', null, run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
