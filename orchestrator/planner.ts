@@ -55,7 +55,7 @@ export function nextAction(state: RunState, now: Date): NextAction {
     return {
       kind: 'fail',
       reason: last
-        ? `the model provider failed: ${last} (then resume the run)`
+        ? `provider error: ${last} (fix it, then resume the run)`
         : `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
     };
   }
