@@ -8,7 +8,9 @@ describe('backoffDelayMs', () => {
     expect([0, 1, 2, 3, 4].map((retry) => backoffDelayMs(retry, policy, undefined, () => 1))).toEqual([
       1_000, 2_000, 4_000, 8_000, 8_000,
     ]);
-    expect([0, 1, 2].map((retry) => backoffDelayMs(retry, policy, undefined, () => 0))).toEqual([500, 1_000, 2_000]);
+    expect([0, 1, 2].map((retry) => backoffDelayMs(retry, policy, undefined, () => 0))).toEqual([
+      500, 1_000, 2_000,
+    ]);
   });
 
   it('never retries sooner than retry-after', () => {
@@ -35,9 +37,12 @@ describe('withRetries', () => {
   });
 
   it('stops at once on a failure that is not retryable, and after maxRetries on one that is', async () => {
-    const fatal = await withRetries(async () => ({ ok: false as const, error: 'bad key', retryable: false }), {
-      sleep: async () => undefined,
-    });
+    const fatal = await withRetries(
+      async () => ({ ok: false as const, error: 'bad key', retryable: false }),
+      {
+        sleep: async () => undefined,
+      },
+    );
     expect(fatal).toMatchObject({ ok: false, error: 'bad key', attempts: 1 });
     const reported: boolean[] = [];
     const spent = await withRetries(async () => ({ ok: false as const, error: 'busy', retryable: true }), {
@@ -51,7 +56,12 @@ describe('withRetries', () => {
 
   it('gives up instead of waiting longer than maxDelayMs when the server asks for it', async () => {
     const outcome = await withRetries(
-      async () => ({ ok: false as const, error: 'come back in 5 minutes', retryable: true, retryAfterMs: 300_000 }),
+      async () => ({
+        ok: false as const,
+        error: 'come back in 5 minutes',
+        retryable: true,
+        retryAfterMs: 300_000,
+      }),
       { policy: { maxDelayMs: 60_000 }, sleep: async () => expect.unreachable() },
     );
     expect(outcome.attempts).toBe(1);
@@ -75,7 +85,9 @@ describe('retryAfterMsFromHeaders', () => {
     expect(retryAfterMsFromHeaders(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }))).toBe(250);
     expect(retryAfterMsFromHeaders(new Headers({ 'retry-after': '3' }))).toBe(3_000);
     const now = Date.parse('2030-01-01T00:00:00Z');
-    expect(retryAfterMsFromHeaders(new Headers({ 'retry-after': 'Tue, 01 Jan 2030 00:00:10 GMT' }), now)).toBe(10_000);
+    expect(
+      retryAfterMsFromHeaders(new Headers({ 'retry-after': 'Tue, 01 Jan 2030 00:00:10 GMT' }), now),
+    ).toBe(10_000);
     expect(retryAfterMsFromHeaders(new Headers())).toBeUndefined();
   });
 });

@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ProviderResult, ToolCallBlock } from '../../../agent/messages.js';
+import type { ToolCallBlock } from '../../../agent/messages.js';
 import { MALFORMED_ARGUMENTS, UNKNOWN_TOOL_NAME } from '../../../testkit/reply.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
-import { FLAVOURS, providerFor, requestOf, userText } from './helpers.js';
+import { FLAVOURS, failureOf, providerFor, requestOf, responseOf, userText } from './helpers.js';
 
 let server: ModelServer;
 
@@ -13,17 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-function failureOf(result: ProviderResult) {
-  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.response.content)}`);
-  return result.failure;
-}
-
-function responseOf(result: ProviderResult) {
-  if (!result.ok)
-    throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
-  return result.response;
-}
 
 const ask = () => requestOf([userText('Do the thing.')]);
 

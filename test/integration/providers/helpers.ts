@@ -1,4 +1,10 @@
-import type { Message, ModelProvider, ModelRequest, ToolSchema } from '../../../agent/messages.js';
+import type {
+  Message,
+  ModelProvider,
+  ModelRequest,
+  ProviderResult,
+  ToolSchema,
+} from '../../../agent/messages.js';
 import { createAnthropicProvider, createOpenAIProvider } from '../../../agent/providers/index.js';
 import type { ModelServer } from '../../../testkit/types.js';
 
@@ -53,3 +59,16 @@ export function requestOf(messages: Message[], extra: Partial<ModelRequest> = {}
 /** A 1x1 PNG, base64. */
 export const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The failure of a result that must have failed. */
+export function failureOf(result: ProviderResult) {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.response.content)}`);
+  return result.failure;
+}
+
+/** The response of a result that must have succeeded. */
+export function responseOf(result: ProviderResult) {
+  if (!result.ok)
+    throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
+  return result.response;
+}

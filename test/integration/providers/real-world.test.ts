@@ -4,12 +4,12 @@
  * bodies, stop reasons, usage fields), never a blend: see testkit/errors.ts and testkit/*-format.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ModelProvider, ProviderResult, ThinkingBlock, ToolCallBlock } from '../../../agent/messages.js';
+import type { ModelProvider, ThinkingBlock, ToolCallBlock } from '../../../agent/messages.js';
 import { createOpenAIProvider } from '../../../agent/providers/index.js';
 import { FAKE_SIGNATURE } from '../../../testkit/reply.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, ServerQuirks } from '../../../testkit/types.js';
-import { FLAVOURS, PIXEL_PNG, providerFor, requestOf, userText } from './helpers.js';
+import { FLAVOURS, failureOf, PIXEL_PNG, providerFor, requestOf, responseOf, userText } from './helpers.js';
 
 let server: ModelServer;
 
@@ -20,48 +20,44 @@ afterEach(async () => {
   await server.close();
 });
 
-function failureOf(result: ProviderResult) {
-  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.response.content)}`);
-  return result.failure;
-}
-
-function responseOf(result: ProviderResult) {
-  if (!result.ok) throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
-  return result.response;
-}
-
 const ask = () => requestOf([userText('Do the thing.')]);
 
 describe.each(FLAVOURS)('%s: stop reasons', (flavour) => {
-  it.each([true, false])('a reply cut at max_tokens mid tool-call JSON is max_tokens (stream=%s)', async (stream) => {
-    server.setPolicy(() => ({
-      toolCalls: [{ name: 'bash', arguments: { command: `echo ${'long line '.repeat(20)}` } }],
-    }));
-    server.injectFaults([{ kind: 'max_tokens' }]);
-    const response = responseOf(await providerFor(flavour, server, { stream }).complete(ask()));
-    expect(response.stopReason).toBe('max_tokens');
-    const call = response.content.find((block): block is ToolCallBlock => block.type === 'tool_call');
-    expect(call?.name).toBe('bash');
-    // Streamed, the cut JSON arrives as such; Anthropic's non-streamed input is what parsed so far (nothing).
-    if (stream || flavour === 'openai') expect(call?.invalidArguments).toMatch(/^\{"command":"echo long/);
-    else expect(call?.arguments).toEqual({});
-  });
+  it.each([true, false])(
+    'a reply cut at max_tokens mid tool-call JSON is max_tokens (stream=%s)',
+    async (stream) => {
+      server.setPolicy(() => ({
+        toolCalls: [{ name: 'bash', arguments: { command: `echo ${'long line '.repeat(20)}` } }],
+      }));
+      server.injectFaults([{ kind: 'max_tokens' }]);
+      const response = responseOf(await providerFor(flavour, server, { stream }).complete(ask()));
+      expect(response.stopReason).toBe('max_tokens');
+      const call = response.content.find((block): block is ToolCallBlock => block.type === 'tool_call');
+      expect(call?.name).toBe('bash');
+      // Streamed, the cut JSON arrives as such; Anthropic's non-streamed input is what parsed so far (nothing).
+      if (stream || flavour === 'openai') expect(call?.invalidArguments).toMatch(/^\{"command":"echo long/);
+      else expect(call?.arguments).toEqual({});
+    },
+  );
 
-  it.each([true, false])('a reasoning-only reply has no text and stops at the limit (stream=%s)', async (stream) => {
-    server.injectFaults([{ kind: 'reasoning_only', reasoningTokens: 3_000 }]);
-    const response = responseOf(await providerFor(flavour, server, { stream }).complete(ask()));
-    expect(response.stopReason).toBe('max_tokens');
-    expect(response.content.filter((block) => block.type !== 'thinking')).toEqual([]);
-    if (flavour === 'anthropic') {
-      // Extended thinking comes back signed, to be sent back unchanged.
-      const thinking = response.content[0] as ThinkingBlock;
-      expect(thinking).toMatchObject({ type: 'thinking', signature: FAKE_SIGNATURE });
-    } else {
-      // Chat Completions reports reasoning only as a count.
-      expect(response.reasoningTokens).toBe(3_000);
-      expect(response.usage.outputTokens).toBe(3_000);
-    }
-  });
+  it.each([true, false])(
+    'a reasoning-only reply has no text and stops at the limit (stream=%s)',
+    async (stream) => {
+      server.injectFaults([{ kind: 'reasoning_only', reasoningTokens: 3_000 }]);
+      const response = responseOf(await providerFor(flavour, server, { stream }).complete(ask()));
+      expect(response.stopReason).toBe('max_tokens');
+      expect(response.content.filter((block) => block.type !== 'thinking')).toEqual([]);
+      if (flavour === 'anthropic') {
+        // Extended thinking comes back signed, to be sent back unchanged.
+        const thinking = response.content[0] as ThinkingBlock;
+        expect(thinking).toMatchObject({ type: 'thinking', signature: FAKE_SIGNATURE });
+      } else {
+        // Chat Completions reports reasoning only as a count.
+        expect(response.reasoningTokens).toBe(3_000);
+        expect(response.usage.outputTokens).toBe(3_000);
+      }
+    },
+  );
 
   it.each([true, false])('a refusal is refusal (stream=%s)', async (stream) => {
     server.injectFaults([{ kind: 'refusal', message: 'I will not do that.' }]);
@@ -77,7 +73,8 @@ describe.each(FLAVOURS)('%s: errors', (flavour) => {
   it('overloaded (Anthropic 529 overloaded_error, OpenAI 503) carries retry-after', async () => {
     server.injectFaults([{ kind: 'overloaded', retryAfterSeconds: 3 }]);
     const failure = failureOf(await providerFor(flavour, server).complete(ask()));
-    if (flavour === 'anthropic') expect(failure).toMatchObject({ kind: 'overloaded', status: 529, retryAfterMs: 3_000 });
+    if (flavour === 'anthropic')
+      expect(failure).toMatchObject({ kind: 'overloaded', status: 529, retryAfterMs: 3_000 });
     else expect(failure).toMatchObject({ kind: 'retryable', status: 503, retryAfterMs: 3_000 });
   });
 
@@ -86,7 +83,9 @@ describe.each(FLAVOURS)('%s: errors', (flavour) => {
     const failure = failureOf(await providerFor(flavour, server).complete(ask()));
     expect(failure.kind).toBe('quota_exhausted');
     expect(failure.status).toBe(flavour === 'anthropic' ? 400 : 429);
-    expect(failure.message).toMatch(flavour === 'anthropic' ? /credit balance is too low/ : /exceeded your current quota/);
+    expect(failure.message).toMatch(
+      flavour === 'anthropic' ? /credit balance is too low/ : /exceeded your current quota/,
+    );
     expect(failure.message).toContain(key);
   });
 
@@ -94,7 +93,9 @@ describe.each(FLAVOURS)('%s: errors', (flavour) => {
     server.injectFaults([{ kind: 'model_not_found' }]);
     const failure = failureOf(await providerFor(flavour, server).complete(ask()));
     expect(failure).toMatchObject({ kind: 'model_not_found', status: 404 });
-    expect(failure.message).toMatch(flavour === 'anthropic' ? /model: claude-test/ : /`gpt-test` does not exist/);
+    expect(failure.message).toMatch(
+      flavour === 'anthropic' ? /model: claude-test/ : /`gpt-test` does not exist/,
+    );
     expect(failure.message).toContain(server.url);
   });
 
@@ -109,7 +110,10 @@ describe.each(FLAVOURS)('%s: errors', (flavour) => {
     server.setQuirks({ textOnly: true });
     const shot = requestOf([
       userText('Look.'),
-      { role: 'assistant', content: [{ type: 'tool_call', id: 't1', name: 'read', arguments: { path: 'x' } }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_call', id: 't1', name: 'read', arguments: { path: 'x' } }],
+      },
       {
         role: 'user',
         content: [
@@ -180,19 +184,22 @@ describe('OpenAI-compatible servers', () => {
     expect(new Set(ids).size).toBe(2);
   });
 
-  it.each([true, false])('<think> blocks stay out of the visible text and the deltas (stream=%s)', async (stream) => {
-    server.setPolicy(() => ({ text: 'The answer is 42.' }));
-    const deltas: string[] = [];
-    const response = responseOf(
-      await compatible({ thinkText: 'Let me work it out: 6 times 7.' }, stream).complete({
-        ...ask(),
-        onTextDelta: (text) => deltas.push(text),
-      }),
-    );
-    expect(response.content).toEqual([
-      { type: 'thinking', text: 'Let me work it out: 6 times 7.' },
-      { type: 'text', text: 'The answer is 42.' },
-    ]);
-    expect(deltas.join('')).toBe('The answer is 42.');
-  });
+  it.each([true, false])(
+    '<think> blocks stay out of the visible text and the deltas (stream=%s)',
+    async (stream) => {
+      server.setPolicy(() => ({ text: 'The answer is 42.' }));
+      const deltas: string[] = [];
+      const response = responseOf(
+        await compatible({ thinkText: 'Let me work it out: 6 times 7.' }, stream).complete({
+          ...ask(),
+          onTextDelta: (text) => deltas.push(text),
+        }),
+      );
+      expect(response.content).toEqual([
+        { type: 'thinking', text: 'Let me work it out: 6 times 7.' },
+        { type: 'text', text: 'The answer is 42.' },
+      ]);
+      expect(deltas.join('')).toBe('The answer is 42.');
+    },
+  );
 });

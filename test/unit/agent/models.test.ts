@@ -42,12 +42,17 @@ describe('model settings', () => {
       streaming: true,
       known: false,
     });
-    expect(resolveModelSettings('anthropic:claude-next')).toMatchObject({ contextWindow: 200_000, maxOutputTokens: 8_192 });
+    expect(resolveModelSettings('anthropic:claude-next')).toMatchObject({
+      contextWindow: 200_000,
+      maxOutputTokens: 8_192,
+    });
   });
 
   it('take any field from modelSettings, and a price from the run price table', () => {
     const settings = resolveModelSettings('openai-compatible:qwen3', {
-      overrides: { 'openai-compatible:qwen3': { contextWindow: 8_192, vision: true, reasoning: { effort: 'low' } } },
+      overrides: {
+        'openai-compatible:qwen3': { contextWindow: 8_192, vision: true, reasoning: { effort: 'low' } },
+      },
       prices: { 'openai-compatible:qwen3': { inputPerMTok: 0.1, outputPerMTok: 0.2 } },
     });
     expect(settings).toMatchObject({

@@ -29,7 +29,10 @@ describe('fatal provider failures', () => {
         }),
       );
       const action = nextAction({ run: { ...out.run, status: 'initializing' }, features: [] }, T0);
-      expect(action).toEqual({ kind: 'fail', reason: `provider error: ${message} (fix it, then resume the run)` });
+      expect(action).toEqual({
+        kind: 'fail',
+        reason: `provider error: ${message} (fix it, then resume the run)`,
+      });
     },
   );
 

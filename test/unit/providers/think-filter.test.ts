@@ -9,7 +9,10 @@ function run(fragments: string[]) {
 
 describe('ThinkTagFilter', () => {
   it('keeps think blocks out of the visible text', () => {
-    expect(run(['<think>plan it</think>The answer.'])).toEqual({ visible: 'The answer.', thinking: 'plan it' });
+    expect(run(['<think>plan it</think>The answer.'])).toEqual({
+      visible: 'The answer.',
+      thinking: 'plan it',
+    });
   });
 
   it('handles tags split across fragments at every position', () => {
