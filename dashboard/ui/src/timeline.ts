@@ -87,7 +87,12 @@ function sessionRow(session: SessionRecord, onTranscript: (seq: number) => void)
     el('td', { class: 'num' }, count(usage?.inputTokens)),
     el('td', { class: 'num' }, count(usage?.outputTokens)),
     el('td', { class: 'num' }, count(usage?.cacheReadTokens)),
-    el('td', { class: 'num' }, money(session.costUsd)),
+    // A finished session without a cost had a model without a price: unknown, not "—" (still running).
+    el(
+      'td',
+      { class: 'num' },
+      session.finishedAt && session.costUsd === null ? 'unknown' : money(session.costUsd),
+    ),
     el(
       'td',
       null,
