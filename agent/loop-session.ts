@@ -116,13 +116,27 @@ export function estimateTokens(value: unknown): number {
   return Math.ceil(Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value)) / 3);
 }
 
+/** What an image costs a provider, roughly (a 1,000 × 1,000 screenshot is about 1,300 Anthropic tokens). */
+export const IMAGE_TOKENS = 1_600;
+
+/** Rough tokens of messages: their text by bytes, each image at a flat rate (its base64 is not text). */
+function estimateMessageTokens(messages: readonly Message[]): number {
+  let images = 0;
+  const text = JSON.stringify(messages, (key, value: unknown) => {
+    if (key !== 'images' || !Array.isArray(value)) return value;
+    images += value.length;
+    return undefined;
+  });
+  return estimateTokens(text) + images * IMAGE_TOKENS;
+}
+
 /**
  * Tokens the next request will carry: the provider's own count for the conversation up to the last reply,
  * plus an estimate of what was added since; before the first reply, an estimate of the whole request.
  */
 export function usedTokens(session: Session): number {
-  if (session.reportedTokens === 0) return session.fixedTokens + estimateTokens(session.messages);
-  return session.reportedTokens + estimateTokens(session.messages.slice(session.reportedCount));
+  if (session.reportedTokens === 0) return session.fixedTokens + estimateMessageTokens(session.messages);
+  return session.reportedTokens + estimateMessageTokens(session.messages.slice(session.reportedCount));
 }
 
 export function state(session: Session): LoopState {

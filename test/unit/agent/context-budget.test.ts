@@ -92,3 +92,37 @@ describe('eliding old results of stale tools', () => {
     expect(breaks.length).toBe(elided.length);
   });
 });
+
+describe('images in the estimate', () => {
+  it('count at a flat rate, not by the size of their base64', async () => {
+    const seen: number[] = [];
+    const shot = recordingTool(
+      'browser_take_screenshot',
+      () =>
+        ({
+          content: 'saved',
+          images: [{ mediaType: 'image/png', base64: 'A'.repeat(300_000) }],
+        }) as never,
+    );
+    const provider = createFakeProvider(
+      [
+        { toolCalls: [{ name: 'browser_take_screenshot' }], usage: { inputTokens: 2_000, outputTokens: 50 } },
+        { text: 'ok' },
+      ],
+      { settings: settingsWith(200_000, 8_000) },
+    );
+    await runAgent(
+      loopOptions(provider, [shot.tool], {
+        hooks: {
+          beforeTurn: (state) => {
+            seen.push(state.context.usedTokens);
+            return {};
+          },
+        },
+      }),
+    );
+    // 2,050 reported + the new result (~1,600 for the image, a little text), not 100,000 for its base64.
+    expect(seen[1]).toBeGreaterThan(3_600);
+    expect(seen[1]).toBeLessThan(4_000);
+  });
+});
