@@ -1,4 +1,4 @@
-import { emit, estimateTokens, IMAGE_TOKENS, type Session, state } from './loop-session.js';
+import { emit, estimateTokens, type Session, state } from './loop-session.js';
 import type { ToolResultBlock } from './messages.js';
 
 /** Default share of the window after which old results of elidable tools are elided. */
