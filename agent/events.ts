@@ -117,6 +117,15 @@ export const AgentEvent = z.discriminatedUnion('type', [
     detail: z.string(),
   }),
   z.object({ type: z.literal('budget.reminder'), ...base, step: z.number(), message: z.string() }),
+  /** The box's egress proxy refused a destination (network policy); `source` says which box. */
+  z.object({
+    type: z.literal('sandbox.egress_refused'),
+    ...base,
+    source: z.enum(['bash', 'app']),
+    host: z.string(),
+    port: z.number(),
+    reason: z.string(),
+  }),
   z.object({
     type: z.literal('stop.blocked'),
     ...base,

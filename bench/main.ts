@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measureAppStart } from './app-start.js';
 import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
@@ -30,6 +31,7 @@ function repetitions(quick: boolean): Repetitions {
       : { '1x1': 4, '1x5': 10, '1x20': 20, '2x10': 40 },
     dashboardApiRepetitions: quick ? 5 : 21,
     dashboardPageLoads: quick ? 2 : 5,
+    appStarts: quick ? 5 : 12,
   };
 }
 
@@ -60,6 +62,9 @@ async function measure(quick: boolean): Promise<BenchResults> {
     coldRounds: reps.evaluatorColdRounds,
     warmRounds: reps.evaluatorWarmRounds,
   });
+
+  section('app start (box vs no box)');
+  const appStart = await measureAppStart({ starts: reps.appStarts ?? 12 });
 
   const single: ScaleResult[] = [];
   for (const concurrency of [1, 5, 20]) {
@@ -92,6 +97,7 @@ async function measure(quick: boolean): Promise<BenchResults> {
     simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
     demo,
     evaluator,
+    appStart,
     scale: { single, shared },
     dashboard,
   };
@@ -104,6 +110,21 @@ function rejudge(file: string): BenchResults {
   return { ...stored, targets: targetRows(stored) };
 }
 
+/** Measures one section again and merges it into the stored results (`--only app-start`). */
+async function remeasure(file: string, only: string, quick: boolean): Promise<BenchResults> {
+  // The section measured again is dropped first: its stored shape may be an older one.
+  const { appStart: _replaced, ...rest } = JSON.parse(readFileSync(file, 'utf8'));
+  const stored = BenchResults.parse(rest);
+  if (only !== 'app-start') throw new Error(`--only knows app-start, not "${only}"`);
+  const starts = repetitions(quick).appStarts ?? 12;
+  const measured = {
+    ...stored,
+    repetitions: { ...stored.repetitions, appStarts: starts },
+    appStart: await measureAppStart({ starts }),
+  };
+  return { ...measured, targets: targetRows(measured) };
+}
+
 /** Runs the benchmark (or only re-renders the report) and writes both files. */
 export async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
@@ -111,9 +132,15 @@ export async function main(argv: string[]): Promise<void> {
     options: {
       quick: { type: 'boolean', default: false },
       'report-only': { type: 'boolean', default: false },
+      only: { type: 'string' },
     },
   });
-  const results = values['report-only'] ? rejudge(RESULTS_PATH) : await measure(values.quick ?? false);
+  const quick = values.quick ?? false;
+  const results = values['report-only']
+    ? rejudge(RESULTS_PATH)
+    : values.only
+      ? await remeasure(RESULTS_PATH, values.only, quick)
+      : await measure(quick);
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(REPORT_PATH, renderReport(results));
   for (const row of results.targets) {

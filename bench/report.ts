@@ -26,6 +26,9 @@ every millisecond and every token below is the harness's own. The report below i
   as sent; Claude's tokenizer gives somewhat different counts.
 - **Evaluator start** times \`acquireContext\` + \`browser_navigate\` (whose answer is the first aria snapshot)
   against the todo fixture app (\`test/fixtures/todo-app\`), with Playwright tracing on as in real evaluations.
+- **App start** times \`startApp\` on the demo's todo app until it answers HTTP: in the box (bubblewrap,
+  network \`registries\`), in the box without network, and without the box (\`sandbox: none\`), alternating,
+  one discarded warm-up each; \`--only app-start\` re-measures just this section.
 - **Scale** runs many tiny runs (one feature; a generator that writes one file and commits; an evaluator that
   opens the app and submits a pass: 2 sessions per run) through separate worker *processes*, with a fixed
   simulated model latency per request. CPU is \`process.cpuUsage\` of the worker process; "children" is the CPU of
@@ -152,23 +155,64 @@ function prefixSection(results: BenchResults): string {
   ].join('\n');
 }
 
-function evaluatorSection(results: BenchResults): string {
-  const e = results.evaluator;
-  const row = (label: string, f: BenchResults['evaluator']['cold']) =>
-    `| ${label} | ${cell(f.totalMs)} | ${cell(f.acquireMs)} | ${cell(f.navigateAndSnapshotMs)} |`;
+/** A titled section: one table (first cell the row's label) and a closing paragraph. */
+function tableSection(
+  title: string,
+  head: string[],
+  rows: Array<[string, ...string[]]>,
+  note: string,
+): string {
   return [
-    '## Evaluator start: browser to first snapshot',
+    `## ${title}`,
     '',
-    '| variant | total | acquire context | navigate + snapshot |',
-    '|---|---|---|---|',
-    row('cold (new pool: Chromium launch)', e.cold),
-    row('warm, context opened on demand (what real evaluations get)', e.warmOnDemand),
-    row("warm, the pool's pre-opened spare context", e.warmWithSpare),
-    row('warm, spare, tracing off (diagnostic)', e.warmWithSpareNoTrace),
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---|').join('')}`,
+    ...rows.map((cells) => `| ${cells.join(' | ')} |`),
     '',
-    `Warm rounds wait ${e.gapMs} ms between evaluations (standing in for the model turns in between). The pool keeps its spare only for the same base URL; every evaluation starts the app on a fresh port, so in real runs the spare is closed unused and the context is opened on demand.`,
+    note,
     '',
   ].join('\n');
+}
+
+function evaluatorSection(results: BenchResults): string {
+  const e = results.evaluator;
+  const row = (label: string, f: BenchResults['evaluator']['cold']): [string, ...string[]] => [
+    label,
+    cell(f.totalMs),
+    cell(f.acquireMs),
+    cell(f.navigateAndSnapshotMs),
+  ];
+  return tableSection(
+    'Evaluator start: browser to first snapshot',
+    ['variant', 'total', 'acquire context', 'navigate + snapshot'],
+    [
+      row('cold (new pool: Chromium launch)', e.cold),
+      row('warm, context opened on demand (what real evaluations get)', e.warmOnDemand),
+      row("warm, the pool's pre-opened spare context", e.warmWithSpare),
+      row('warm, spare, tracing off (diagnostic)', e.warmWithSpareNoTrace),
+    ],
+    `Warm rounds wait ${e.gapMs} ms between evaluations (standing in for the model turns in between). The pool keeps its spare only for the same base URL; every evaluation starts the app on a fresh port, so in real runs the spare is closed unused and the context is opened on demand.`,
+  );
+}
+
+function appStartSection(results: BenchResults): string {
+  const a = results.appStart;
+  if (!a) return '';
+  const row = (label: string, f: NonNullable<BenchResults['appStart']>['box']): [string, ...string[]] => [
+    label,
+    cell(f.startMs),
+    cell(f.stopMs),
+  ];
+  return tableSection(
+    'App start: with and without the box',
+    ['variant', 'start → first HTTP answer', 'stop (every process gone)'],
+    [
+      row('the box, network registries (relay, egress proxy, ingress bridge)', a.box),
+      row('the box, network none (relay for the ingress only)', a.boxNoNetwork),
+      row('no box (sandbox none: a plain child)', a.noBox),
+    ],
+    `The demo's todo app (\`init.sh\` → \`node server.js\`), readiness polled every 50 ms; variants alternate round by round. Added by the box: ${a.addedAtMedianMs ?? '—'} ms at the median, ${a.addedAtP90Ms ?? '—'} ms at p90. For scale, a bare \`node -e 0\` took ${cell(a.nodeStartMs)} meanwhile: the box starts its relay (node) before init.sh, on purpose — the bridges must listen before the first install connects — so the added time is about one node start plus bwrap's mounts (~10–20 ms).`,
+  );
 }
 
 function scaleRow(s: ScaleResult): string[] {
@@ -224,6 +268,7 @@ export function renderReport(results: BenchResults): string {
     overheadSection(results),
     prefixSection(results),
     evaluatorSection(results),
+    appStartSection(results),
     scaleSection(results),
     dashboardSection(results),
   ].join('\n');

@@ -1,5 +1,6 @@
 /** The shape of bench/results/latest.json. */
 import { z } from 'zod';
+import { AppStartResult } from './app-start.js';
 import { DashboardResult } from './dashboard.js';
 import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
@@ -25,6 +26,8 @@ export const Repetitions = z.object({
   scaleRuns: z.record(z.string(), z.number().int()),
   dashboardApiRepetitions: z.number().int(),
   dashboardPageLoads: z.number().int(),
+  /** Starts of the demo app per variant (box, box without network, no box). */
+  appStarts: z.number().int().optional(),
 });
 export type Repetitions = z.infer<typeof Repetitions>;
 
@@ -42,6 +45,8 @@ export const BenchResults = z.object({
   simulatedModelLatencyMs: z.object({ demo: z.number(), scale: z.number() }),
   demo: DemoSection,
   evaluator: EvaluatorStartResult,
+  /** App start with and without the box (absent in results recorded before the box). */
+  appStart: AppStartResult.optional(),
   scale: z.object({ single: z.array(ScaleResult), shared: ScaleResult }),
   dashboard: DashboardResult,
   targets: z.array(TargetRow),

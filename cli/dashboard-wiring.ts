@@ -2,6 +2,7 @@ import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/co
 import { nextScheduledStart } from '../orchestrator/schedules.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import type { OpenDashboardResources } from './dashboard.js';
+import { dashboardPlanDesk } from './dashboard-planning.js';
 
 /**
  * The dashboard's resources on a full orchestrator context: the same Redis lookup as every command
@@ -11,6 +12,7 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
   return async () => {
     const context = await openCliContext(orchestratorOptions(resolveDeps(deps)));
     const { orchestrator } = context;
+    const planning = dashboardPlanDesk(context, resolveDeps(deps).env);
     return {
       store: orchestrator.store,
       queue: [orchestrator.queues.sessions, orchestrator.queues.control],
@@ -21,7 +23,11 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
       },
       nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
-      close: () => context.close(),
+      planning,
+      close: () => {
+        planning.close();
+        return context.close();
+      },
     };
   };
 }

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { Redis } from 'ioredis';
 import { InputError } from '../core/errors.js';
 import type { RunControls } from '../dashboard/controls.js';
+import type { PlanDesk } from '../dashboard/plan-desk.js';
 import { createDashboardServer, type DashboardServer } from '../dashboard/server.js';
 import type { NextScheduledStart } from '../dashboard/views.js';
 import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
@@ -16,6 +17,8 @@ export interface DashboardResources {
   /** The orchestrator's run controls (default: store-only controls). */
   controls?: RunControls;
   nextScheduledStart?: NextScheduledStart;
+  /** The new-run form's planner sessions (closed by `close`). */
+  planning?: PlanDesk;
   close(): Promise<void>;
 }
 
@@ -79,6 +82,7 @@ export function registerDashboardCommand(
           controls: resources.controls,
           queue: resources.queue,
           nextScheduledStart: resources.nextScheduledStart,
+          ...(resources.planning ? { planning: resources.planning } : {}),
           host: options.host ?? config.dashboard.host,
           port: options.port ?? config.dashboard.port,
           token: config.dashboard.token,

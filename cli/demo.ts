@@ -1,14 +1,13 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { RunConfig } from '../orchestrator/config.js';
-import { preflightRun } from '../orchestrator/preflight.js';
 import { newRunId } from '../orchestrator/run-state.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
-import { providerFactory } from '../workers/provider-factory.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
 import { followRun } from './follow.js';
+import { preflightForCli } from './preflight.js';
 import { type Child, spawnChild } from './processes.js';
 import { untilSignal } from './worker.js';
 
@@ -79,7 +78,7 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
         const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
         // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
         const config = demoRunConfig();
-        await preflightRun(config, { createProvider: providerFactory(context.config, childEnv) });
+        await preflightForCli(context, childEnv, config, { stderr: resolved.stderr });
         const run = await startRun(context.orchestrator, {
           id,
           specPath: TODO_SPEC_PATH,

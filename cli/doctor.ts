@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { sandboxInfo } from '../agent/sandbox/bubblewrap.js';
 import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
-import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
+import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
 import { type CliDeps, resolveDeps } from './context.js';
 import { DEFAULT_REDIS_URL, findEmbeddedRedis, findRedisServer, maskUrl, pingRedis } from './redis.js';
 
@@ -69,7 +69,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     await checkRedis(config?.redisUrl, dataDir, options),
     await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
     await checkGit(),
-    await checkBubblewrap(config?.run.sandbox.bubblewrap ?? 'auto'),
+    await checkBubblewrap(config?.run.sandbox),
     checkDataDir(dataDir),
     checkApiKeys(options.env, config),
   ];
@@ -153,23 +153,33 @@ async function checkGit(): Promise<DoctorCheck> {
     : fail('git', `git did not run: ${result.output}`, 'Install git (`apt-get install git`).');
 }
 
-async function checkBubblewrap(mode: 'auto' | 'required' | 'off'): Promise<DoctorCheck> {
+/** The box: which mode is in effect, with which network, and what happens when it cannot run. */
+async function checkBubblewrap(sandbox: SandboxConfig | undefined): Promise<DoctorCheck> {
+  const mode = sandbox?.bubblewrap ?? 'auto';
+  const network = sandbox?.network ?? 'registries';
   if (mode === 'off')
-    return warn('bubblewrap', 'disabled by config (run.sandbox.bubblewrap: off)', 'Set it to auto.');
+    return warn(
+      'bubblewrap',
+      'off (sandbox.bubblewrap: off): no box — bash, init.sh and the app run on this machine with a scrubbed ' +
+        'environment and a private HOME/TMPDIR only, on the host network',
+      'Only where the machine or container is itself the boundary; otherwise set sandbox.bubblewrap to auto.',
+    );
   const info = await sandboxInfo();
   if (info.bubblewrap) {
+    const hosts = sandbox?.allowHosts.length ? ` + ${sandbox.allowHosts.length} allowed host(s)` : '';
     return ok(
       'bubblewrap',
-      `${info.version ?? 'bwrap'}${info.userNamespace ? '' : ' (without a user namespace)'}`,
+      `the box (${mode}): ${info.version ?? 'bwrap'}${info.userNamespace ? '' : ' without a user namespace'}; ` +
+        `bash, init.sh and the app inside; network ${network}${hosts}`,
     );
   }
-  const fix =
+  return fail(
+    'bubblewrap',
+    `${info.reason ?? 'not usable'}; with sandbox.bubblewrap ${mode} every bash command and app start is refused`,
     'Install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces ' +
-    '(sysctl kernel.unprivileged_userns_clone=1), or in a container run with --privileged or a seccomp profile allowing clone.';
-  const detail = `${info.reason ?? 'not usable'}; commands run without the sandbox (workspace path checks and the command policy still apply)`;
-  return mode === 'required'
-    ? fail('bubblewrap', info.reason ?? 'not usable', fix)
-    : warn('bubblewrap', detail, fix);
+      '(sysctl kernel.unprivileged_userns_clone=1; in a container: a seccomp profile allowing clone/unshare), ' +
+      'or — only where the machine or container is the boundary — set sandbox.bubblewrap to "off".',
+  );
 }
 
 function checkDataDir(dataDir: string): DoctorCheck {

@@ -13,6 +13,7 @@ import { registerDashboardCommand } from './dashboard.js';
 import { openWithOrchestrator } from './dashboard-wiring.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerPlanCommand } from './plan.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
 import { registerWorkerCommand } from './worker.js';
@@ -29,6 +30,7 @@ export function buildProgram(options: CliDeps = {}): Command {
     .exitOverride()
     .showHelpAfterError();
   registerRunCommand(program, deps);
+  registerPlanCommand(program, deps);
   registerWorkerCommand(program, deps);
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);

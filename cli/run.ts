@@ -1,14 +1,24 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
-import { buildRunConfig } from '../orchestrator/config.js';
-import { preflightRun } from '../orchestrator/preflight.js';
+import { defaultWorkspaceDir } from '../core/paths.js';
+import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
+import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
-import { assertSpec, startRun } from '../orchestrator/start-run.js';
-import { providerFactory } from '../workers/provider-factory.js';
+import { assertSpec, type RunWorkspaceInput, startRun } from '../orchestrator/start-run.js';
+import { checkPlannerPrompt } from '../roles/planner.js';
 import { toRunStatusJson } from './admin.js';
-import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
+import {
+  type CliDeps,
+  type OpenCliContext,
+  openCliContext,
+  orchestratorOptions,
+  type ResolvedDeps,
+  resolveDeps,
+} from './context.js';
 import { followRun } from './follow.js';
+import { planFromCli } from './plan-session.js';
+import { preflightForCli } from './preflight.js';
 import { positiveInt, startCliWorker, untilSignal } from './worker.js';
 
 /** Options of `nightshift run`. */
@@ -20,9 +30,14 @@ interface RunOptions {
   modelInitializer?: string;
   modelGenerator?: string;
   modelEvaluator?: string;
+  modelPlanner?: string;
+  /** Plan the spec from this idea first (unattended), then run it. */
+  prompt?: string;
   budgetUsd?: number | null;
   maxSessions?: number;
   for?: string;
+  network?: string;
+  allowHost?: string[];
   detach?: boolean;
   /** `--no-preflight-request` sets this false. */
   preflightRequest?: boolean;
@@ -44,6 +59,10 @@ function budgetUsd(value: string): number | null {
   return parsed;
 }
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 /** Exit code of a finished `run`: 0 done (or paused, resumable), 1 failed or cancelled. */
 export function exitCodeOf(run: RunRecord): number {
   return run.status === 'failed' || run.status === 'cancelled' ? 1 : 0;
@@ -53,8 +72,9 @@ export function exitCodeOf(run: RunRecord): number {
 export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
   program
     .command('run')
-    .description('start a build from a spec and follow it (or --detach)')
-    .argument('<spec>', 'the written spec (markdown)')
+    .description('start a build from a spec (or an idea: --prompt) and follow it (or --detach)')
+    .argument('[spec]', 'the written spec (markdown); omit it with --prompt')
+    .option('--prompt <text>', 'plan a spec from this idea first (unattended), then run it')
     .option(
       '--workspace <dir>',
       'local workspace directory (created, or resumed when it holds a feature list)',
@@ -65,6 +85,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--model-initializer <id>', 'model of the initializer')
     .option('--model-generator <id>', 'model of the generators')
     .option('--model-evaluator <id>', 'model of the evaluator')
+    .option('--model-planner <id>', 'model of the planner (--prompt)')
     .option(
       '--budget-usd <n>',
       'stop (pause) when the run has cost this much; "none" for no cost cap',
@@ -72,6 +93,13 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
     .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
+    .option('--network <mode>', 'network of the sandbox: none, registries (default) or open')
+    .option(
+      '--allow-host <host>',
+      'also reachable from the sandbox (repeatable): host, host:port, *.domain',
+      collect,
+      [],
+    )
     .option('--detach', 'register the run and print its id; workers do the rest')
     .option(
       '--no-preflight-request',
@@ -79,8 +107,9 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
-    .action(async (spec: string, options: RunOptions) => {
+    .action(async (spec: string | undefined, options: RunOptions) => {
       const resolved = resolveDeps(deps);
+      checkSpecOrPrompt(spec, options.prompt);
       if (options.workspace && options.repo) {
         throw new InputError('OPTIONS_CONFLICT', '--workspace and --repo exclude each other.', {
           hint: 'Use --workspace for a local directory, or --repo for a git remote shared by many workers.',
@@ -95,57 +124,107 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             modelInitializer: options.modelInitializer,
             modelGenerator: options.modelGenerator,
             modelEvaluator: options.modelEvaluator,
+            modelPlanner: options.modelPlanner,
             budgetUsd: options.budgetUsd,
             maxSessions: options.maxSessions,
             forDuration: options.for,
+            network: options.network,
+            allowHosts: options.allowHost,
           },
           resolved.now(),
         );
-        const specPath = path.resolve(resolved.cwd(), spec);
-        // Nothing is written before the spec and every model have been checked: a refusal leaves no run
-        // and an untouched workspace behind.
-        await assertSpec(specPath);
-        const preflight = await preflightRun(config, {
-          createProvider: providerFactory(context.config, resolved.env),
-          request: options.preflightRequest !== false && context.config.preflight.request,
+        // Nothing is written (and no planner runs) before the spec and every model have been checked: a
+        // refusal leaves no run and an untouched workspace behind.
+        const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
+        if (specPath) await assertSpec(specPath);
+        const planner = options.prompt ? plannerModelId(config.models) : undefined;
+        await preflightForCli(context, resolved.env, config, {
+          request: options.preflightRequest,
+          stderr: resolved.stderr,
+          ...(planner ? { extraModels: { planner } } : {}),
         });
-        for (const warning of preflight.warnings) resolved.stderr.write(`note: ${warning}\n`);
         const id = newRunId(resolved.now());
-        const workspace = options.repo
-          ? { kind: 'remote' as const, url: options.repo, branch: options.branch ?? 'main' }
-          : {
-              kind: 'local' as const,
-              dir: path.resolve(
-                resolved.cwd(),
-                options.workspace ?? path.join(context.dataDir, 'workspaces', id),
-              ),
-            };
-        const run = await startRun(context.orchestrator, {
-          id,
-          specPath,
-          workspace,
-          config,
-          dataDir: context.dataDir,
-        });
-        if (options.detach) {
-          resolved.stdout.write(options.json ? `${JSON.stringify(toRunStatusJson(run))}\n` : `${run.id}\n`);
-          return;
-        }
-        resolved.stderr.write(
-          `run ${run.id}: workspace ${workspace.kind === 'local' ? workspace.dir : workspace.url}\n`,
-        );
-        const worker = await startCliWorker(context, resolved.env);
-        const stop = new AbortController();
-        void untilSignal().then(() => stop.abort());
-        const finished = await followRun(context.orchestrator, run.id, {
-          stream: process.stderr,
-          signal: stop.signal,
-        });
-        await worker.close();
-        if (options.json) resolved.stdout.write(`${JSON.stringify(toRunStatusJson(finished))}\n`);
-        resolved.setExitCode(exitCodeOf(finished));
+        const workspace = runWorkspace(resolved, context, id, options);
+        const run = options.prompt
+          ? await startPlannedRun(context.orchestrator, {
+              plan: await planFromCli({
+                prompt: options.prompt,
+                config: context.config,
+                modelId: plannerModelId(config.models),
+                env: resolved.env,
+                stderr: resolved.stderr,
+              }),
+              workspace,
+              config,
+              dataDir: context.dataDir,
+              id,
+            })
+          : await startRun(context.orchestrator, {
+              id,
+              specPath: specPath as string,
+              workspace,
+              config,
+              dataDir: context.dataDir,
+            });
+        const shown = await detachOrFollow(context, resolved, run, options);
+        if (options.json) resolved.stdout.write(`${JSON.stringify(toRunStatusJson(shown))}\n`);
+        else if (options.detach) resolved.stdout.write(`${run.id}\n`);
       } finally {
         await context.close();
       }
     });
+}
+
+/** Exactly one of a spec file and `--prompt` (checked before anything starts). */
+function checkSpecOrPrompt(spec: string | undefined, prompt: string | undefined): void {
+  if (spec === undefined && prompt === undefined) {
+    throw new InputError('SPEC_MISSING', 'No spec given.', {
+      hint: 'Pass a spec file (nightshift run app_spec.md) or an idea (nightshift run --prompt "…").',
+    });
+  }
+  if (spec !== undefined && prompt !== undefined) {
+    throw new InputError('OPTIONS_CONFLICT', 'A spec file and --prompt exclude each other.', {
+      hint: 'Run the spec you have, or let the planner write one from --prompt.',
+    });
+  }
+  if (prompt !== undefined) checkPlannerPrompt(prompt);
+}
+
+/** The workspace of a new run: `--repo`, `--workspace`, or a fresh directory in the data dir. */
+export function runWorkspace(
+  resolved: ResolvedDeps,
+  context: OpenCliContext,
+  id: string,
+  options: { workspace?: string; repo?: string; branch?: string },
+): RunWorkspaceInput {
+  if (options.repo) return { kind: 'remote', url: options.repo, branch: options.branch ?? 'main' };
+  return {
+    kind: 'local',
+    dir: path.resolve(resolved.cwd(), options.workspace ?? defaultWorkspaceDir(context.dataDir, id)),
+  };
+}
+
+/**
+ * After a run is registered: with `detach`, nothing more (workers do the rest); otherwise works it with an
+ * in-process worker, shows progress until it ends and sets the exit code. Returns the run to report.
+ */
+export async function detachOrFollow(
+  context: OpenCliContext,
+  resolved: ResolvedDeps,
+  run: RunRecord,
+  options: { detach?: boolean },
+): Promise<RunRecord> {
+  if (options.detach) return run;
+  const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
+  resolved.stderr.write(`run ${run.id}: workspace ${where}\n`);
+  const worker = await startCliWorker(context, resolved.env);
+  const stop = new AbortController();
+  void untilSignal().then(() => stop.abort());
+  const finished = await followRun(context.orchestrator, run.id, {
+    stream: process.stderr,
+    signal: stop.signal,
+  });
+  await worker.close();
+  resolved.setExitCode(exitCodeOf(finished));
+  return finished;
 }

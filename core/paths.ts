@@ -30,3 +30,18 @@ export function sessionAppLogPath(home: string, runId: string, seq: number): str
 export function repoBackupDir(home: string, runId: string): string {
   return path.join(runDataDir(home, runId), 'backup.git');
 }
+
+/** Where the files of one planner session live (`<data>/plans/<plan>/`): transcript, spec, record. */
+export function planDataDir(home: string, planId: string): string {
+  return path.join(home, 'plans', planId);
+}
+
+/** The JSONL transcript of one planner session. */
+export function planTranscriptPath(home: string, planId: string): string {
+  return path.join(planDataDir(home, planId), 'transcript.jsonl');
+}
+
+/** The workspace of a run started without one (`<data>/workspaces/<run>`). */
+export function defaultWorkspaceDir(home: string, runId: string): string {
+  return path.join(home, 'workspaces', runId);
+}

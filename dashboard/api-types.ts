@@ -144,3 +144,30 @@ export interface ErrorResponse {
   error: string;
   message: string;
 }
+
+/** Where a plan of the new-run form stands (see dashboard/plan-desk.ts). */
+export type PlanState = 'planning' | 'asking' | 'ready' | 'starting' | 'started' | 'failed';
+
+/** `/api/plans/:id`: one planner session of the new-run form. Model text (questions, spec) is plain text. */
+export interface PlanView {
+  id: string;
+  prompt: string;
+  model: string;
+  state: PlanState;
+  /** Grows with every change; `GET /api/plans/:id?after=<version>` waits for a newer one. */
+  version: number;
+  /** The questions waiting for answers (state `asking`). */
+  questions: string[];
+  exchanges: Array<{ question: string; answer: string }>;
+  /** The planner's spec (from state `ready`). */
+  spec: string | null;
+  costUsd: number | null;
+  error: string | null;
+  runId: string | null;
+}
+
+/** `GET /api/plans`: whether this dashboard can plan, and with which model. */
+export interface PlanningInfoResponse {
+  model: string;
+  maxQuestions: number;
+}

@@ -8,6 +8,8 @@ import type { RunStore } from '../orchestrator/run-store.js';
 import { apiRoutes, errorResponse } from './api.js';
 import { type RunControls, storeRunControls } from './controls.js';
 import { serveEvidence } from './evidence.js';
+import type { PlanDesk } from './plan-desk.js';
+import { planRoutes } from './plans-api.js';
 import { QUEUES_PATH, queuesRoutes } from './queues.js';
 import {
   assertTokenPolicy,
@@ -42,6 +44,8 @@ export interface DashboardServerOptions {
   nextScheduledStart?: NextScheduledStart;
   /** Heartbeat interval of the event streams (default 15 s). */
   heartbeatMs?: number;
+  /** The new-run form's planner sessions (`/api/plans`, `/new`); absent: the form says planning is unavailable. */
+  planning?: PlanDesk;
 }
 
 /** A running dashboard. */
@@ -87,6 +91,7 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
   api.onError(errorResponse);
   app.get('/api/runs/:id/events', (c) => runEventsStream(c, options.store, options.heartbeatMs));
   app.get('/api/runs/:id/evidence/*', (c) => serveEvidence(c, options.dataDir));
+  app.route('/api/plans', planRoutes(options.planning));
   app.route('/api', api);
   app.all('/api/*', (c) =>
     c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}.` }, 404),
@@ -108,7 +113,7 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
     const asset = assets.get(c.req.path);
     return asset ? page(asset.body, asset.contentType, 'public, max-age=31536000, immutable') : c.notFound();
   });
-  for (const route of ['/', '/runs/:id'])
+  for (const route of ['/', '/runs/:id', '/new'])
     app.get(route, () => page(index.body, index.contentType, 'no-cache'));
   return app;
 }

@@ -1,40 +1,69 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type AppBox, startAppBox } from '../agent/sandbox/app-box.js';
+import type { BoxForward } from '../agent/sandbox/box.js';
+import { ALWAYS_HIDDEN } from '../agent/sandbox/bubblewrap.js';
+import type { EgressRefusal } from '../agent/sandbox/egress-proxy.js';
+import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../agent/sandbox/mode.js';
+import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../agent/sandbox/network-policy.js';
+import { realPathOf } from '../agent/tools/paths.js';
 import { moduleLogger } from '../core/log.js';
+import { dataDir } from '../core/paths.js';
 import { WORKSPACE_FILES } from './formats.js';
-import { descendantsOf, isRunning, listProcesses, type ProcInfo } from './proc.js';
 
 const log = moduleLogger('handoff/app-runner');
+
+/** Workspace paths the app may read but never change: the harness's own files. */
+export const APP_READ_ONLY_PATHS = ['.git', WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir];
+/** Pause between readiness checks (each is one HTTP request through the bridge). */
+const READY_POLL_MS = 50;
+/** The most of the app's output kept in the log file; the rest is dropped with a note. */
+export const APP_LOG_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** How to start the workspace's app. */
 export interface StartAppOptions {
   /** The workspace holding `init.sh`. */
   workspace: string;
-  /** The port the app must listen on (given to `init.sh` as `$PORT`). */
-  port: number;
-  /** Where the script's stdout and stderr go (appended). */
+  /** The port the browser uses on the host's 127.0.0.1, also the app's `$PORT` (default: a free port). */
+  port?: number;
+  /** Where the script's stdout and stderr go (appended by the harness, at most {@link APP_LOG_LIMIT_BYTES}). */
   logFile: string;
   /** How long to wait for the first HTTP answer (default 60 s). */
   readyTimeoutMs?: number;
-  /** The script's environment (default: this process's); `PORT` is always set. */
-  env?: NodeJS.ProcessEnv;
+  /** Extra variables for `init.sh` (secret and harness variables are dropped); `PORT` is always set. */
+  env?: Record<string, string>;
   /** Grace period between SIGTERM and SIGKILL when stopping (default 5 s). */
   stopGraceMs?: number;
+  /** `auto` (default) and `bubblewrap`: the box, refused where it cannot run; `none`: no box (explicit opt-out). */
+  sandbox?: SandboxChoice;
+  /** The app's network policy (default `registries`). */
+  network?: boolean | NetworkMode | NetworkPolicy;
+  /** Extra destinations for the policy. */
+  allowHosts?: string[];
+  /** Extra absolute paths hidden from the app (home directories, `/run` and the data dir always are). */
+  hiddenPaths?: string[];
+  /** Workspace-relative paths the app may not change (default {@link APP_READ_ONLY_PATHS}). */
+  readOnlyPaths?: string[];
+  /** Ports inside the app's box forwarded to Unix sockets outside. */
+  forwards?: BoxForward[];
+  /** Called for each destination the box's egress proxy refuses. */
+  onEgressRefused?: (refusal: EgressRefusal) => void;
 }
 
 /** A started app. */
 export interface RunningApp {
-  /** `http://127.0.0.1:<port>/` */
+  /** `http://127.0.0.1:<port>/` on the host. */
   url: string;
-  /** The pid of `bash init.sh`, also its process group id. */
-  pid: number;
-  /** Stops the whole process group and any descendant that left it; resolves when they are gone. */
+  /** Host pid of the box (bwrap), or of `bash init.sh` without the box. */
+  pid?: number;
+  /** The app's Unix socket: give it as a `forward` to another box to reach the app there (box only). */
+  socketPath?: string;
+  /** Stops every process of the app (the whole box); resolves when they are gone. */
   stop(): Promise<void>;
 }
 
@@ -77,123 +106,106 @@ export async function lastLines(file: string, count = 20): Promise<string[]> {
     .slice(-count);
 }
 
-/**
- * Runs `bash init.sh` with `PORT` in its own process group, output appended to the log file, and waits until
- * `http://127.0.0.1:<port>/` answers. A script that exits 0 may have backgrounded the app: waiting goes on.
- * A non-zero exit before the app answers, or the timeout, stops everything and gives a `blocked` reason.
- */
-export async function startApp(options: StartAppOptions): Promise<StartAppResult> {
-  const url = `http://127.0.0.1:${options.port}/`;
-  const timeoutMs = options.readyTimeoutMs ?? 60_000;
-  const fd = openSync(options.logFile, 'a');
-  let child: ChildProcess;
-  try {
-    child = spawn('bash', [WORKSPACE_FILES.initScript], {
-      cwd: options.workspace,
-      detached: true,
-      stdio: ['ignore', fd, fd],
-      env: { ...(options.env ?? process.env), PORT: String(options.port) },
-    });
-  } finally {
-    closeSync(fd);
-  }
-  const exit = new Promise<number | null>((resolve) => {
-    child.once('exit', (code, signal) =>
-      resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : null)),
-    );
-    child.once('error', () => resolve(null));
+/** Appends output to the log file, up to the limit; the box never gets a descriptor of it. */
+function logWriter(file: string): { write: (chunk: Buffer) => void; close: () => Promise<void> } {
+  const stream = createWriteStream(file, { flags: 'a' });
+  stream.on('error', (error) => log.warn({ err: error, file }, 'cannot write the app log'));
+  let written = 0;
+  return {
+    write: (chunk) => {
+      if (written >= APP_LOG_LIMIT_BYTES) return;
+      const room = APP_LOG_LIMIT_BYTES - written;
+      written += chunk.length;
+      stream.write(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      if (written >= APP_LOG_LIMIT_BYTES) stream.write('\n[nightshift: app log cut at 8 MiB]\n');
+    },
+    close: () => new Promise((resolve) => stream.end(resolve)),
+  };
+}
+
+async function launch(options: StartAppOptions, output: (chunk: Buffer) => void): Promise<AppBox> {
+  const sandbox = await resolveSandbox(options.sandbox ?? 'auto');
+  const workspace = realPathOf(path.resolve(options.workspace)).real;
+  const readOnly = (options.readOnlyPaths ?? APP_READ_ONLY_PATHS).map(
+    (p) => realPathOf(path.join(workspace, p)).real,
+  );
+  return startAppBox({
+    workspace,
+    sandbox,
+    command: `exec bash ./${WORKSPACE_FILES.initScript}`,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    network: toNetworkPolicy(options.network ?? 'registries', options.allowHosts ?? []),
+    hiddenPaths: [...ALWAYS_HIDDEN, os.homedir(), dataDir(), ...(options.hiddenPaths ?? [])],
+    readOnlyPaths: readOnly,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.forwards ? { forwards: options.forwards } : {}),
+    ...(options.onEgressRefused ? { onEgressRefused: options.onEgressRefused } : {}),
+    output,
+    maxProcesses: 512,
+    maxFileSizeBytes: 1024 ** 3,
   });
-  let exitCode: number | null | undefined;
-  void exit.then((code) => {
-    exitCode = code;
-  });
-  const pid = child.pid;
-  if (pid === undefined) {
-    return { ok: false, reason: 'could not spawn bash init.sh', exitCode: await exit, lastLines: [] };
-  }
-  const tracker = new ProcessTracker(pid);
-  const stop = () => tracker.stop(options.stopGraceMs ?? 5_000);
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    await tracker.refresh();
-    if (await answersHttp(url)) {
-      log.info({ workspace: options.workspace, port: options.port, pid }, 'app is answering');
-      return { ok: true, app: { url, pid, stop } };
-    }
-    if (exitCode !== undefined && exitCode !== 0) {
-      await stop();
-      const lines = await lastLines(options.logFile);
-      const reason = `init.sh exited with code ${exitCode} before the app answered on port ${options.port}; last log lines (${path.basename(options.logFile)}):\n${lines.join('\n')}`;
-      return { ok: false, reason, exitCode, lastLines: lines };
-    }
-    await sleep(200);
-  }
-  const code = exitCode ?? null;
-  await stop();
-  const lines = await lastLines(options.logFile);
-  const status = code === null ? 'init.sh was still running' : `init.sh had exited with code ${code}`;
-  const reason = `the app did not answer HTTP on port ${options.port} within ${Math.round(timeoutMs / 1000)} s (${status}); last log lines:\n${lines.join('\n')}`;
-  return { ok: false, reason, exitCode: code, lastLines: lines };
 }
 
 /**
- * Remembers every process of the app: its process group and every descendant seen so far, each with its start
- * time so a reused pid is never signalled.
+ * Runs `bash init.sh` with `PORT` in the box (scrubbed environment, hidden home and data dir, private /tmp,
+ * its own network under the policy, `.git`, the feature list and `.nightshift/` read-only) and waits until the
+ * app answers HTTP through the bridge at `http://127.0.0.1:<port>/`. A script that exits 0 may have backgrounded
+ * the app: waiting goes on. A non-zero exit before the app answers, or the timeout, stops the box and gives a
+ * `blocked` reason; so does a machine where the box cannot run (unless the sandbox is explicitly `none`).
  */
-class ProcessTracker {
-  private readonly known = new Map<number, number>();
-
-  constructor(private readonly leader: number) {}
-
-  async refresh(): Promise<ProcInfo[]> {
-    const all = await listProcesses();
-    const known = all.filter((p) => this.known.get(p.pid) === p.startTime);
-    const members = [
-      ...all.filter((p) => p.pgid === this.leader || p.pid === this.leader),
-      ...descendantsOf(this.leader, all),
-      ...known.flatMap((p) => descendantsOf(p.pid, all)),
-    ];
-    for (const p of members) if (p.state !== 'Z') this.known.set(p.pid, p.startTime);
-    return all;
-  }
-
-  async stop(graceMs: number): Promise<void> {
-    await this.refresh();
-    await this.signalAll('SIGTERM');
-    const deadline = Date.now() + graceMs;
-    while (Date.now() < deadline && (await this.alive()).length > 0) {
-      await this.refresh();
-      await sleep(50);
+export async function startApp(options: StartAppOptions): Promise<StartAppResult> {
+  const timeoutMs = options.readyTimeoutMs ?? 60_000;
+  const logFile = logWriter(options.logFile);
+  let box: AppBox;
+  try {
+    box = await launch(options, logFile.write);
+  } catch (error) {
+    await logFile.close();
+    if (error instanceof SandboxUnavailableError) {
+      return {
+        ok: false,
+        reason: `the app was not started: ${error.describe()}`,
+        exitCode: null,
+        lastLines: [],
+      };
     }
-    for (let round = 0; round < 100; round++) {
-      await this.refresh();
-      const alive = await this.alive();
-      if (alive.length === 0) return;
-      await this.signalAll('SIGKILL');
-      await sleep(50);
-    }
-    log.error({ pids: await this.alive() }, 'app processes survived SIGKILL');
+    throw error;
   }
-
-  private async signalAll(signal: NodeJS.Signals): Promise<void> {
-    try {
-      process.kill(-this.leader, signal);
-    } catch {
-      // the group is empty
+  const stop = async () => {
+    await box.stop(options.stopGraceMs ?? 5_000);
+    await logFile.close();
+  };
+  const fail = async (
+    reason: (lines: string[]) => string,
+    exitCode: number | null,
+  ): Promise<StartAppResult> => {
+    await stop();
+    const lines = await lastLines(options.logFile);
+    return { ok: false, reason: reason(lines), exitCode, lastLines: lines };
+  };
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await answersHttp(box.url)) {
+      log.info({ workspace: options.workspace, url: box.url, pid: box.pid }, 'app is answering');
+      const app: RunningApp = { url: box.url, pid: box.pid, stop };
+      if (box.socketPath) app.socketPath = box.socketPath;
+      return { ok: true, app };
     }
-    for (const pid of await this.alive()) {
-      try {
-        process.kill(pid, signal);
-      } catch {
-        // already gone
-      }
+    const exitCode = box.exitCode();
+    if (exitCode !== undefined && exitCode !== 0) {
+      return fail(
+        (lines) =>
+          `init.sh exited with code ${exitCode} before the app answered on port ${box.port}; last log lines (${path.basename(options.logFile)}):\n${lines.join('\n')}`,
+        exitCode,
+      );
     }
+    await sleep(READY_POLL_MS);
   }
-
-  private async alive(): Promise<number[]> {
-    const checks = await Promise.all(
-      [...this.known].map(async ([pid, start]) => ((await isRunning(pid, start)) ? pid : null)),
-    );
-    return checks.filter((pid): pid is number => pid !== null);
-  }
+  const code = box.exitCode() ?? null;
+  const status = code === null ? 'init.sh was still running' : `init.sh had exited with code ${code}`;
+  return fail(
+    (lines) =>
+      `the app did not answer HTTP on port ${box.port} within ${Math.round(timeoutMs / 1000)} s (${status}); last log lines:\n${lines.join('\n')}`,
+    code,
+  );
 }

@@ -3,6 +3,7 @@ import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { checkpoint, ensureRepo, head, isClean, type RepoOptions, type WorkspaceRepo } from './git.js';
+import { type SpecOrigin, specCommitSummary, writePlanRecord } from './spec-origin.js';
 
 /** Entries every workspace's `.gitignore` gets (added when missing, existing lines kept). */
 export const DEFAULT_GITIGNORE = [
@@ -31,6 +32,8 @@ export interface CreateWorkspaceOptions extends RepoOptions {
   specFileName?: string;
   /** Recorded in the first commit's trailers. */
   runId?: string;
+  /** A planned spec's origin: recorded in `.nightshift/plan.md` and in the first commit's body. */
+  origin?: SpecOrigin;
 }
 
 /** The created workspace. */
@@ -61,11 +64,12 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   await mkdir(dir, { recursive: true });
   await copyFileIfChanged(options.specPath, path.join(dir, specFile), spec);
   await mergeGitignore(path.join(dir, '.gitignore'));
+  if (options.origin) await writePlanRecord(dir, options.origin, specFile);
   await checkpoint(repo, {
     role: 'harness',
     runId: options.runId ?? 'create',
     session: 0,
-    summary: `add the spec (${specFile}) and .gitignore`,
+    summary: specCommitSummary(`add the spec (${specFile}) and .gitignore`, options.origin),
   });
   const commit = await head(repo);
   if (commit === null) throw new Error('unreachable: a workspace always has a first commit');

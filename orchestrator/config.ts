@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
+import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
 import { InputError } from '../core/errors.js';
 
 /** The model every role uses unless configured otherwise. */
@@ -15,6 +16,8 @@ export const RoleModels = z.strictObject({
   initializer: ModelId.default(DEFAULT_MODEL),
   generator: ModelId.default(DEFAULT_MODEL),
   evaluator: ModelId.default(DEFAULT_MODEL),
+  /** The planner (`nightshift plan`, `run --prompt`); unset: the generator's model (see plannerModelId). */
+  planner: ModelId.optional(),
 });
 export type RoleModels = z.infer<typeof RoleModels>;
 
@@ -64,15 +67,67 @@ export const Limits = z.strictObject({
   initializer: roleLimits(150, 30).prefault({}),
   generator: roleLimits(200, 45).prefault({}),
   evaluator: roleLimits(80, 15).prefault({}),
+  /** The planner's minutes include the time the user takes to answer its questions. */
+  planner: roleLimits(12, 30).prefault({}),
 });
 export type Limits = z.infer<typeof Limits>;
 
-/** Sandbox of `bash`: network on or off, bubblewrap `auto` (when installed), `required` or `off`. */
+/**
+ * A network policy: `none`, `registries` or `open` (agent/sandbox/network-policy.ts). The old boolean is
+ * still accepted: `true` → `open` (public hosts, never this machine's services), `false` → `none`.
+ */
+export const NetworkSetting = z
+  .union([z.boolean(), NetworkMode])
+  .transform((value): NetworkMode => (value === true ? 'open' : value === false ? 'none' : value));
+export type NetworkSetting = z.infer<typeof NetworkSetting>;
+
+/** One role's override of the network policy; its `allowHosts` are added to the global list. */
+export const RoleSandbox = z.strictObject({
+  network: NetworkSetting.optional(),
+  allowHosts: z.array(AllowHost).optional(),
+});
+export type RoleSandbox = z.infer<typeof RoleSandbox>;
+
+/**
+ * The box every workspace-controlled process runs in (bash, init.sh and the app): bubblewrap `auto` or
+ * `required` (both: the box, refused where bubblewrap cannot run) or `off` (no box: only where the machine
+ * or container is the boundary); the network policy (default `registries`), extra hosts, per-role overrides
+ * (`app` is the evaluator's app).
+ */
 export const SandboxConfig = z.strictObject({
-  network: z.boolean().default(false),
+  network: NetworkSetting.default('registries'),
+  allowHosts: z.array(AllowHost).default([]),
   bubblewrap: z.enum(['auto', 'required', 'off']).default('auto'),
+  roles: z
+    .strictObject({
+      initializer: RoleSandbox.optional(),
+      generator: RoleSandbox.optional(),
+      app: RoleSandbox.optional(),
+      planner: RoleSandbox.optional(),
+    })
+    .default({}),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
+/** The box of one role's sessions, as roles/ take it. */
+export interface RoleSandboxSettings {
+  sandbox: 'bubblewrap' | 'none';
+  network: NetworkMode;
+  allowHosts: string[];
+}
+
+/** The settings of a role's box from the run's sandbox config: the evaluator's are its app's. */
+export function sandboxForRole(
+  config: SandboxConfig,
+  role: 'initializer' | 'generator' | 'evaluator' | 'planner',
+): RoleSandboxSettings {
+  const override = config.roles[role === 'evaluator' ? 'app' : role];
+  return {
+    sandbox: config.bubblewrap === 'off' ? 'none' : 'bubblewrap',
+    network: override?.network ?? config.network,
+    allowHosts: [...config.allowHosts, ...(override?.allowHosts ?? [])],
+  };
+}
 
 /** The run events a webhook can be sent for. */
 export const NotificationEvent = z.enum([
@@ -127,11 +182,16 @@ export interface RunOverrides {
   modelInitializer?: string;
   modelGenerator?: string;
   modelEvaluator?: string;
+  modelPlanner?: string;
   /** `--budget-usd N`, or null for `--budget-usd none` (no cost cap). */
   budgetUsd?: number | null;
   maxSessions?: number;
   /** `--for 6h`: the deadline is now + this duration. */
   forDuration?: string;
+  /** `--network MODE`: the network policy of every role. */
+  network?: string;
+  /** `--allow-host HOST`: added to `sandbox.allowHosts`. */
+  allowHosts?: string[];
 }
 
 /** The run config from config-file defaults plus command-line overrides; throws InputError naming bad fields. */
@@ -142,7 +202,9 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
       initializer: overrides.model,
       generator: overrides.model,
       evaluator: overrides.model,
+      planner: overrides.model,
     });
+  if (overrides.modelPlanner) models.planner = overrides.modelPlanner;
   if (overrides.modelInitializer) models.initializer = overrides.modelInitializer;
   if (overrides.modelGenerator) models.generator = overrides.modelGenerator;
   if (overrides.modelEvaluator) models.evaluator = overrides.modelEvaluator;
@@ -152,7 +214,19 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
   if (overrides.forDuration !== undefined) {
     budgets.deadline = new Date(now.getTime() + parseDuration(overrides.forDuration)).toISOString();
   }
-  return parseOrThrow(RunConfig, { ...base, models, budgets }, 'run options');
+  const sandbox = { ...(base.sandbox ?? {}) };
+  if (overrides.network !== undefined) sandbox.network = overrides.network as NetworkMode;
+  if (overrides.allowHosts?.length)
+    sandbox.allowHosts = [...(sandbox.allowHosts ?? []), ...overrides.allowHosts];
+  return parseOrThrow(RunConfig, { ...base, models, budgets, sandbox }, 'run options');
+}
+
+/**
+ * The planner's model: an explicit choice (`--model`), else `models.planner`, else the generator's model.
+ * The one place the planner's model is resolved (a preflight can call it too).
+ */
+export function plannerModelId(models: Pick<RoleModels, 'planner' | 'generator'>, override?: string): string {
+  return override ?? models.planner ?? models.generator;
 }
 
 /** Global configuration: `nightshift.config.json` merged with the environment. */

@@ -4,7 +4,6 @@ import { parseModelId } from '../agent/providers/index.js';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { withRetries } from '../core/retry.js';
-import type { RoleName } from '../roles/session-result.js';
 import type { RunConfig } from './config.js';
 
 const log = moduleLogger('orchestrator/preflight');
@@ -17,12 +16,15 @@ export interface PreflightOptions {
   request?: boolean;
   /** Waits between probe retries (tests). */
   sleep?: (ms: number) => Promise<void>;
+  /** Models used besides the run's roles, by what uses them (e.g. `{ planner: 'anthropic:…' }` for `run --prompt`). */
+  extraModels?: Record<string, string>;
 }
 
 /** What preflight found for one model. */
 export interface PreflightModel {
   modelId: string;
-  roles: RoleName[];
+  /** The roles (and other users, such as the planner) of this model. */
+  roles: string[];
   settings: ResolvedModelSettings;
   /** `ok`, `skipped`, or a warning (rate limited or overloaded: the key and model are fine). */
   probe: string;
@@ -48,9 +50,10 @@ const BUSY: ReadonlySet<ProviderFailure['kind']> = new Set(['rate_limited', 'ove
  * listing every problem with its fix.
  */
 export async function preflightRun(config: RunConfig, options: PreflightOptions): Promise<PreflightReport> {
-  const byModel = new Map<string, RoleName[]>();
-  for (const [role, modelId] of Object.entries(config.models) as Array<[RoleName, string]>) {
-    byModel.set(modelId, [...(byModel.get(modelId) ?? []), role]);
+  const byModel = new Map<string, string[]>();
+  const uses = { ...config.models, ...options.extraModels } as Record<string, string | undefined>;
+  for (const [role, modelId] of Object.entries(uses)) {
+    if (modelId) byModel.set(modelId, [...(byModel.get(modelId) ?? []), role]);
   }
   const problems: string[] = [];
   const warnings: string[] = [];

@@ -7,6 +7,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { type SpecOrigin, specCommitSummary, writePlanRecord } from '../handoff/spec-origin.js';
 import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
@@ -26,6 +27,8 @@ export interface StartRunInput {
   /** The data dir (remote runs prepare their first commit in a clone under it). */
   dataDir: string;
   id?: string;
+  /** A planned spec's origin (prompt, questions, model): committed with the spec. */
+  origin?: SpecOrigin;
 }
 
 /**
@@ -39,12 +42,13 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
   const specName = path.basename(input.specPath);
   const prepared =
     input.workspace.kind === 'local'
-      ? await prepareLocal(input.workspace.dir, input.specPath, id)
+      ? await prepareLocal(input.workspace.dir, input.specPath, id, input.origin)
       : await prepareRemote(
           input.workspace,
           input.specPath,
           path.join(input.dataDir, 'clones', 'start', id),
           id,
+          input.origin,
         );
   const run = await orchestrator.store.createRun({
     id,
@@ -104,9 +108,10 @@ export async function checkSpec(specPath: string): Promise<void> {
   }
 }
 
-async function prepareLocal(dir: string, specPath: string, runId: string) {
+async function prepareLocal(dir: string, specPath: string, runId: string, origin?: SpecOrigin) {
   const absolute = path.resolve(dir);
   if (existsSync(path.join(absolute, WORKSPACE_FILES.featureList))) {
+    if (origin) throw plannedSpecOnBuiltWorkspace(absolute);
     const report = await adoptWorkspace(absolute, { runId });
     if (report.problems.length) {
       throw new InputError(
@@ -122,7 +127,7 @@ async function prepareLocal(dir: string, specPath: string, runId: string) {
       features: await readFeatureList(absolute),
     };
   }
-  await createWorkspace({ dir: absolute, specPath, runId });
+  await createWorkspace({ dir: absolute, specPath, runId, ...(origin ? { origin } : {}) });
   return { workspace: { kind: 'local' as const, path: absolute }, features: [] };
 }
 
@@ -131,18 +136,33 @@ async function prepareRemote(
   specPath: string,
   cacheDir: string,
   runId: string,
+  origin?: SpecOrigin,
 ) {
   const branch = remote.branch ?? 'main';
   await mkdir(path.dirname(cacheDir), { recursive: true });
   const { repo } = await syncWorkspace({ url: remote.url, branch, cacheDir });
   const hasList = existsSync(path.join(repo.dir, WORKSPACE_FILES.featureList));
+  if (hasList && origin) throw plannedSpecOnBuiltWorkspace(remote.url);
   if (!hasList) {
     await copyFile(specPath, path.join(repo.dir, 'app_spec.md'));
-    await checkpoint(repo, { role: 'harness', runId, session: 0, summary: 'add the spec (app_spec.md)' });
+    if (origin) await writePlanRecord(repo.dir, origin, 'app_spec.md');
+    const summary = specCommitSummary('add the spec (app_spec.md)', origin);
+    await checkpoint(repo, { role: 'harness', runId, session: 0, summary });
     await pushFastForward(repo, branch);
   }
   return {
     workspace: { kind: 'remote' as const, url: remote.url, branch },
     features: hasList ? await readFeatureList(repo.dir) : [],
   };
+}
+
+/** A planned spec cannot go into a workspace that is already being built from another one. */
+function plannedSpecOnBuiltWorkspace(where: string): InputError {
+  return new InputError(
+    'WORKSPACE_HAS_FEATURES',
+    `${where} already holds a feature list: a new spec would not be read (the run would resume the old one).`,
+    {
+      hint: 'Choose an empty or new workspace for a planned spec, or resume this one with `nightshift run <spec>`.',
+    },
+  );
 }

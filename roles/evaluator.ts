@@ -4,13 +4,14 @@ import type { AgentResult } from '../agent/loop.js';
 import { createBrowserTools } from '../agent/tools/browser.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { sessionAppLogPath, sessionEvidenceDir } from '../core/paths.js';
-import { freePort, type RunningApp, startApp } from '../handoff/app-runner.js';
+import { type RunningApp, startApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { type Feature, WORKSPACE_FILES } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
+import { boxOptions } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';
@@ -68,8 +69,8 @@ export async function prepareEvaluator(
   const [started, acquired] = await Promise.all([
     startApp({
       workspace: repo.dir,
-      port: await freePort(),
       logFile: appLog,
+      ...boxOptions(input, 'app'),
       ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
     }),
     input.browser.acquireContext({ evidenceDir, trace: true }).then(

@@ -6,6 +6,7 @@ import { checkpoint, commitsSince, head, isClean, type WorkspaceRepo } from '../
 import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
+import { boxOptions } from './sandbox.js';
 import type { RoleSessionInput } from './types.js';
 import { snapshotWorkspace } from './workspace-state.js';
 
@@ -35,8 +36,7 @@ export async function prepareGenerator(
   const tools = [
     ...createFileTools(),
     createBashTool({
-      ...input.sandbox,
-      hiddenPaths: [input.dataDir, ...(input.sandbox?.hiddenPaths ?? [])],
+      ...boxOptions(input, 'bash'),
       readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir],
     }),
   ];

@@ -8,6 +8,7 @@ import { checkInitScript } from '../handoff/init-script.js';
 import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
+import { boxOptions } from './sandbox.js';
 import type { RoleSessionInput } from './types.js';
 
 /** The initializer writes the feature list but never git internals or harness records. */
@@ -45,13 +46,7 @@ export async function prepareInitializer(
       specText: spec.text,
       ...(input.featureCount ? { featureCount: input.featureCount } : {}),
     }),
-    tools: [
-      ...createFileTools(),
-      createBashTool({
-        ...input.sandbox,
-        hiddenPaths: [input.dataDir, ...(input.sandbox?.hiddenPaths ?? [])],
-      }),
-    ],
+    tools: [...createFileTools(), createBashTool(boxOptions(input, 'bash'))],
     protectedPaths: INITIALIZER_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: true },
     hooks: {

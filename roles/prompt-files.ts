@@ -2,13 +2,16 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RoleName } from './session-result.js';
 
-const cache = new Map<RoleName, string>();
+/** Roles with a prompt file: the run's three and the planner, which runs before a run exists. */
+export type PromptRole = RoleName | 'planner';
+
+const cache = new Map<PromptRole, string>();
 
 /**
  * The system prompt of a role, read from `roles/prompts/<role>.md` in the harness's install (never from
  * the workspace, so a session cannot rewrite its own or a later session's prompt).
  */
-export function rolePrompt(role: RoleName): string {
+export function rolePrompt(role: PromptRole): string {
   let prompt = cache.get(role);
   if (prompt === undefined) {
     prompt = readFileSync(fileURLToPath(new URL(`./prompts/${role}.md`, import.meta.url)), 'utf8').trim();

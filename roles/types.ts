@@ -51,8 +51,11 @@ export interface RoleSessionInput {
   limits: SessionLimits;
   /** The data dir: transcripts, evidence, backups. */
   dataDir: string;
-  /** Bash sandbox settings (network, bubblewrap, hidden paths). */
-  sandbox?: Pick<BashToolOptions, 'sandbox' | 'network' | 'hiddenPaths'>;
+  /**
+   * The box of this session's workspace-controlled processes (bash; for the evaluator, the app): bubblewrap
+   * choice, network policy, extra hosts, hidden paths. The evaluator's `network` is the app's.
+   */
+  sandbox?: Pick<BashToolOptions, 'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths'>;
   /** Initializer: the wanted number of features. */
   featureCount?: { min?: number; max?: number };
   /** Evaluator: the shared browser. */

@@ -8,12 +8,13 @@ import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { advanceRun, describeAction } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
+import { sandboxForRole } from '../orchestrator/config.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import { acquireRunLock, RUN_LOCK_TTL_MS } from '../orchestrator/run-lock.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
 import { runRoleSession } from '../roles/session.js';
-import type { SessionResult } from '../roles/session-result.js';
+import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { BrowserSource } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { failingProvider } from './provider-factory.js';
@@ -121,15 +122,7 @@ async function runSession(
     prices: run.config.prices,
     limits: { maxSteps: limits.maxSteps, maxMinutes: limits.maxMinutes },
     dataDir: deps.dataDir,
-    sandbox: {
-      sandbox:
-        run.config.sandbox.bubblewrap === 'off'
-          ? 'none'
-          : run.config.sandbox.bubblewrap === 'required'
-            ? 'bubblewrap'
-            : 'auto',
-      network: run.config.sandbox.network,
-    },
+    sandbox: sandboxForRole(run.config.sandbox, role),
     ...(run.config.featureCount ? { featureCount: run.config.featureCount } : {}),
     browser: deps.browser,
     signal: AbortSignal.any([deps.shutdown, lockLost]),
@@ -178,7 +171,7 @@ async function midSessionStop(
  * The role's model with the run's settings for it. A provider that cannot be made here (this worker has no
  * key for it) becomes one that fails every request with the reason, so the session and the run end with it.
  */
-function providerFor(deps: SessionWorkerDeps, run: RunRecord, role: keyof RunRecord['config']['models']) {
+function providerFor(deps: SessionWorkerDeps, run: RunRecord, role: RoleName) {
   const modelId = run.config.models[role];
   const settings = resolveModelSettings(modelId, {
     overrides: run.config.modelSettings,

@@ -22,18 +22,24 @@ export interface SandboxInfo {
   path?: string;
 }
 
-/** The hidden paths every sandbox gets: home directories and mounted secrets. */
-export const ALWAYS_HIDDEN = ['/root', '/home', '/run/secrets', '/var/run/secrets'];
+/**
+ * The hidden paths every sandbox gets: home directories, mounted secrets, and `/run` (where host services
+ * keep their Unix sockets: databases, Redis, D-Bus — reachable by path even without a network).
+ */
+export const ALWAYS_HIDDEN = ['/root', '/home', '/run', '/var/run'];
 
-/** Flags common to every sandbox and to the probe. */
-function isolationFlags(userNamespace: boolean, network: boolean): string[] {
+/**
+ * Flags common to every sandbox and to the probe. The network namespace is always private: a box reaches
+ * the outside only through the bridges the harness binds into it (agent/sandbox/box.ts).
+ */
+function isolationFlags(userNamespace: boolean): string[] {
   return [
     '--die-with-parent',
     '--new-session',
     '--unshare-pid',
     '--unshare-ipc',
     '--unshare-uts',
-    ...(network ? [] : ['--unshare-net']),
+    '--unshare-net',
     ...(userNamespace ? ['--unshare-user'] : []),
     // Root inside the sandbox would otherwise keep CAP_SYS_ADMIN and could unmount the hiding tmpfs.
     '--cap-drop',
@@ -76,7 +82,7 @@ async function probe(): Promise<SandboxInfo> {
   const base = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp', '--', 'true'];
   let lastError = '';
   for (const userNamespace of [true, false]) {
-    const attempt = await run(bwrap, [...isolationFlags(userNamespace, false), ...base]);
+    const attempt = await run(bwrap, [...isolationFlags(userNamespace), ...base]);
     if (attempt.ok) return { bubblewrap: true, version, userNamespace, path: bwrap };
     lastError = attempt.output;
   }
@@ -100,12 +106,19 @@ export function sandboxInfo(): Promise<SandboxInfo> {
 export interface BubblewrapLayout {
   /** Real path of the workspace: bound read-write, the working directory. */
   workspace: string;
-  /** Keep the host network (loopback included) when true; otherwise a private, isolated network. */
-  network: boolean;
   /** Absolute paths covered by an empty tmpfs (directories) or /dev/null (files). */
   hiddenPaths: readonly string[];
   /** Absolute real paths inside the workspace bound read-only over the workspace bind. */
   readOnlyPaths: readonly string[];
+  /**
+   * Absolute paths inside the workspace that do not exist yet but must not be created from inside: an empty
+   * read-only directory (`emptyDir`) is mounted there (bwrap leaves an empty directory behind on the host).
+   */
+  readOnlyPlaceholders?: readonly string[];
+  /** An empty directory on the host, the source of the placeholders. */
+  emptyDir?: string;
+  /** Extra binds, applied last (the box's bridge directories and relay). */
+  binds?: ReadonlyArray<{ source: string; dest: string; readOnly: boolean }>;
   /** Directories re-bound read-only even if hidden (e.g. the node installation under /root). */
   toolPaths: readonly string[];
   /** HOME inside the sandbox (created on its private /tmp). */
@@ -142,7 +155,7 @@ function hideMounts(hiddenPaths: readonly string[]): string[] {
 /** The bwrap arguments (up to and including `--`) for one command. */
 export function bubblewrapArgs(layout: BubblewrapLayout): string[] {
   const args = [
-    ...isolationFlags(layout.userNamespace, layout.network),
+    ...isolationFlags(layout.userNamespace),
     '--hostname',
     'sandbox',
     '--ro-bind',
@@ -166,6 +179,10 @@ export function bubblewrapArgs(layout: BubblewrapLayout): string[] {
   // After the tmpfs mounts, so a workspace under /tmp or under a hidden directory stays visible.
   args.push('--bind', layout.workspace, layout.workspace);
   for (const p of layout.readOnlyPaths) args.push('--ro-bind-try', p, p);
+  if (layout.emptyDir)
+    for (const p of layout.readOnlyPlaceholders ?? []) args.push('--ro-bind', layout.emptyDir, p);
+  for (const bind of layout.binds ?? [])
+    args.push(bind.readOnly ? '--ro-bind' : '--bind', bind.source, bind.dest);
   args.push('--chdir', layout.workspace, '--');
   return args;
 }

@@ -45,3 +45,27 @@ export function buildSandboxEnv(input: SandboxEnvInput): Record<string, string> 
   }
   return env;
 }
+
+/**
+ * The variables that send a box's HTTP(S) traffic to its egress proxy on the box's own loopback: the
+ * common `*_PROXY` names (curl, pip, cargo, go, git, most HTTP clients) and npm's own settings; local
+ * traffic (the app's own port, forwards) stays direct. Node's built-in `fetch` ignores them before Node 24
+ * (`NODE_USE_ENV_PROXY` asks newer ones to honour them).
+ */
+export function proxyEnv(port: number): Record<string, string> {
+  const url = `http://127.0.0.1:${port}`;
+  const noProxy = 'localhost,127.0.0.1,::1';
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+    PIP_PROXY: url,
+    CARGO_HTTP_PROXY: url,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy,
+    NODE_USE_ENV_PROXY: '1',
+  };
+}

@@ -2,9 +2,10 @@
  * Runs one shell command in the sandbox and always cleans up after it: whether it ends, times out
  * or is aborted, every process it started is killed before this returns.
  *
- * Under bubblewrap the command runs in private pid/ipc/uts (and, unless allowed, network)
- * namespaces with a fresh /proc, so it cannot see the harness or its environment; when the
- * command's shell exits, the namespace's init exits and the kernel kills everything left in it.
+ * Under bubblewrap the command runs in a box (agent/sandbox/box.ts): private pid/ipc/uts/network
+ * namespaces with a fresh /proc, so it cannot see the harness or its environment, and network only
+ * through the harness's egress proxy under the policy; when the command's shell exits, the
+ * namespace's init exits and the kernel kills everything left in it.
  *
  * Without bubblewrap (`none`) the command runs as a plain child in its own session with a scrubbed
  * environment. That is much weaker: /proc of other processes (the harness's environment included,
@@ -18,9 +19,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { OutputCollector, type TruncatedText } from '../tools/truncate.js';
-import { bubblewrapArgs } from './bubblewrap.js';
+import { type BoxForward, prepareBox } from './box.js';
 import { type CommandCgroup, createCommandCgroup, destroyCommandCgroup } from './cgroup.js';
+import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv } from './env.js';
+import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from './network-policy.js';
 import { killCommandProcesses } from './process-tree.js';
 
 /** Everything needed to run one command. */
@@ -33,14 +36,22 @@ export interface SandboxRunRequest {
   bwrapPath?: string;
   /** From the bubblewrap probe. */
   userNamespace?: boolean;
-  network: boolean;
+  /**
+   * The box's network policy (`true` = `open`, `false` = `none`). Under `none` mode (no bubblewrap) the
+   * command has the host's network whatever the policy.
+   */
+  network: boolean | NetworkMode | NetworkPolicy;
+  /** Ports inside the box forwarded to Unix sockets outside (bubblewrap only). */
+  forwards?: readonly BoxForward[];
+  /** Called for each destination the egress proxy refuses. */
+  onEgressRefused?: (refusal: EgressRefusal) => void;
   timeoutMs: number;
   signal?: AbortSignal;
   /** Budget of each stream's text (head + note + tail). */
   outputLimitBytes: number;
   /** Absolute paths hidden under bubblewrap. */
   hiddenPaths: readonly string[];
-  /** Absolute real paths inside the workspace, read-only under bubblewrap. */
+  /** Absolute paths inside the workspace, read-only under bubblewrap (missing ones cannot be created). */
   readOnlyPaths: readonly string[];
   /** Allowed extra environment variables (secret and harness variables are dropped anyway). */
   env?: Record<string, string>;
@@ -63,15 +74,20 @@ export interface SandboxRunResult {
   /** Pids the harness had to kill after the shell ended or at the timeout (outside bubblewrap mostly). */
   killedPids: number[];
   durationMs: number;
+  /** Destinations the box's egress proxy refused during the command. */
+  egressRefusals: EgressRefusal[];
 }
 
 /** Time allowed for the output pipes to drain after every process is dead. */
 const DRAIN_MS = 2000;
 
 /** `bash -c` that applies the resource limits, then runs the command as a fresh `bash -c`. */
-function shellArgv(request: SandboxRunRequest): string[] {
+export function shellArgv(
+  request: Pick<SandboxRunRequest, 'maxFileSizeBytes' | 'maxProcesses' | 'command'>,
+): string[] {
   const blocks = Math.max(1, Math.floor(request.maxFileSizeBytes / 1024));
-  const script = 'ulimit -u "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; exec bash -c "$3"';
+  // fds 3 and 4 are the relay's channels to the harness in an app box: the workload does not get them.
+  const script = 'exec 3>&- 4>&-; ulimit -u "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; exec bash -c "$3"';
   return [
     'bash',
     '-c',
@@ -83,57 +99,96 @@ function shellArgv(request: SandboxRunRequest): string[] {
   ];
 }
 
-interface Launch {
+/** How to spawn one sandboxed process, and how to clean up after it. */
+export interface Launch {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** `NAME=value` in the environment of every process (no bubblewrap): finds processes that left the tree. */
   marker?: string;
-  privateDir?: string;
+  /** The relay expects the ingress listener on the IPC channel (stdio 3), status on fd 4. */
+  relayIpc?: boolean;
+  /** Host path of the app's Unix socket (app boxes). */
+  ingressSocket?: string;
+  refusals(): readonly EgressRefusal[];
+  dispose(): Promise<void>;
 }
 
-function prepareLaunch(request: SandboxRunRequest): Launch {
-  const nodeBinDir = path.dirname(process.execPath);
+/** What {@link prepareLaunch} needs: a request without the command-only fields. */
+export type LaunchRequest = Pick<
+  SandboxRunRequest,
+  | 'workspace'
+  | 'mode'
+  | 'bwrapPath'
+  | 'userNamespace'
+  | 'network'
+  | 'forwards'
+  | 'onEgressRefused'
+  | 'hiddenPaths'
+  | 'readOnlyPaths'
+  | 'env'
+> & { ingress?: { port: number } };
+
+/**
+ * The box (bubblewrap) or, in `none` mode, a plain child with a scrubbed environment, a private HOME and
+ * TMPDIR and a marker variable; `payload` is the argv to run inside.
+ */
+export async function prepareLaunch(request: LaunchRequest, payload: readonly string[]): Promise<Launch> {
   if (request.mode === 'bubblewrap') {
     if (!request.bwrapPath) throw new Error('bubblewrap mode needs bwrapPath');
-    const home = '/tmp/home';
-    const env = buildSandboxEnv({ home, tmpdir: '/tmp', extra: request.env, nodeBinDir });
-    const args = bubblewrapArgs({
-      workspace: request.workspace,
-      network: request.network,
-      hiddenPaths: request.hiddenPaths,
-      readOnlyPaths: request.readOnlyPaths,
-      toolPaths: [installPrefix(process.execPath)],
-      home,
-      userNamespace: request.userNamespace ?? false,
-    });
-    return { file: request.bwrapPath, args: [...args, ...shellArgv(request)], env };
+    return prepareBox(
+      {
+        workspace: request.workspace,
+        bwrapPath: request.bwrapPath,
+        userNamespace: request.userNamespace ?? false,
+        network: toNetworkPolicy(request.network),
+        hiddenPaths: request.hiddenPaths,
+        readOnlyPaths: request.readOnlyPaths,
+        ...(request.forwards ? { forwards: request.forwards } : {}),
+        ...(request.env ? { env: request.env } : {}),
+        ...(request.onEgressRefused ? { onEgressRefused: request.onEgressRefused } : {}),
+        ...(request.ingress ? { ingress: request.ingress } : {}),
+      },
+      payload,
+    );
   }
   const privateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'nightshift-sh-'));
   const home = path.join(privateDir, 'home');
   const tmpdir = path.join(privateDir, 'tmp');
   fs.mkdirSync(home);
   fs.mkdirSync(tmpdir);
-  const env = buildSandboxEnv({ home, tmpdir, extra: request.env, nodeBinDir });
+  const env = buildSandboxEnv({
+    home,
+    tmpdir,
+    extra: request.env,
+    nodeBinDir: path.dirname(process.execPath),
+  });
   const markerValue = randomUUID();
   env.SANDBOX_CALL_ID = markerValue;
-  const [file, ...args] = shellArgv(request) as [string, ...string[]];
-  return { file, args, env, marker: `SANDBOX_CALL_ID=${markerValue}`, privateDir };
-}
-
-/** `/opt/node` for `/opt/node/bin/node`: the installation directory a binary needs around it. */
-function installPrefix(binary: string): string {
-  const dir = path.dirname(binary);
-  return path.basename(dir) === 'bin' ? path.dirname(dir) : dir;
+  const [file, ...args] = payload as [string, ...string[]];
+  return {
+    file,
+    args,
+    env,
+    marker: `SANDBOX_CALL_ID=${markerValue}`,
+    refusals: () => [],
+    dispose: async () => fs.rmSync(privateDir, { recursive: true, force: true }),
+  };
 }
 
 /** Joins the cgroup first (by pid, before anything can fork), then execs the real launcher. */
-function withCgroup(launch: Launch, group: CommandCgroup | undefined): { file: string; args: string[] } {
+export function withCgroup(
+  launch: Launch,
+  group: CommandCgroup | undefined,
+): { file: string; args: string[] } {
   if (!group) return { file: launch.file, args: launch.args };
   const joinThenExec = 'echo $$ > "$0" 2>/dev/null; exec "$@"';
   return { file: '/bin/sh', args: ['-c', joinThenExec, group.procsFile, launch.file, ...launch.args] };
 }
 
-function waitForExit(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export function waitForExit(
+  child: ChildProcess,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code, signal) => resolve({ code, signal }));
@@ -159,7 +214,7 @@ function waitForClose(child: ChildProcess, ms: number): Promise<void> {
 /** Runs `request.command` and returns once it and every process it started are gone. */
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = Date.now();
-  const launch = prepareLaunch(request);
+  const launch = await prepareLaunch(request, shellArgv(request));
   const group = createCommandCgroup(request.maxProcesses);
   const { file, args } = withCgroup(launch, group);
   const stdout = new OutputCollector(request.outputLimitBytes, 'stdout');
@@ -217,11 +272,12 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
       aborted,
       killedPids: [...killed],
       durationMs: Date.now() - started,
+      egressRefusals: [...launch.refusals()],
     };
   } finally {
     clearTimeout(timer);
     request.signal?.removeEventListener('abort', onAbort);
     if (!cleanedUp) await killAll();
-    if (launch.privateDir) fs.rmSync(launch.privateDir, { recursive: true, force: true });
+    await launch.dispose();
   }
 }

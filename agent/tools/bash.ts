@@ -2,7 +2,11 @@ import os from 'node:os';
 import { z } from 'zod';
 import { moduleLogger } from '../../core/log.js';
 import { dataDir } from '../../core/paths.js';
-import { ALWAYS_HIDDEN, sandboxInfo } from '../sandbox/bubblewrap.js';
+import type { BoxForward } from '../sandbox/box.js';
+import { ALWAYS_HIDDEN } from '../sandbox/bubblewrap.js';
+import type { EgressRefusal } from '../sandbox/egress-proxy.js';
+import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../sandbox/mode.js';
+import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../sandbox/network-policy.js';
 import { checkCommand, extendPolicy, type PolicyRule } from '../sandbox/policy.js';
 import { runSandboxed, type SandboxRunResult } from '../sandbox/run.js';
 import { defineTool, type Tool, type ToolContext, ToolError, type ToolOutput } from '../tool.js';
@@ -13,10 +17,22 @@ const log = moduleLogger('agent/tools/bash');
 
 /** Options of `createBashTool`. Everything has a default; see each field. */
 export interface BashToolOptions {
-  /** `auto` (default): bubblewrap when `bwrap` works here, else the weak `none` mode with a warning. `bubblewrap`: require it. */
-  sandbox?: 'auto' | 'bubblewrap' | 'none';
-  /** Allow network access (default false: a private network namespace, under bubblewrap only). */
-  network?: boolean;
+  /**
+   * `auto` (default) and `bubblewrap`: the box; where bubblewrap cannot run, commands are refused with the
+   * fix. `none`: no box (explicit opt-out; see agent/sandbox/mode.ts).
+   */
+  sandbox?: SandboxChoice;
+  /** Network policy of the box (default `none`); `true` = `open`, `false` = `none`. */
+  network?: boolean | NetworkMode | NetworkPolicy;
+  /** Extra destinations for the policy (`host`, `host:port`, `*.domain`). */
+  allowHosts?: string[];
+  /**
+   * Ports inside the box forwarded to Unix sockets outside (e.g. a running app box's `socketPath`); a
+   * function is asked before each command, so forwards can be added during a session.
+   */
+  forwards?: readonly BoxForward[] | (() => readonly BoxForward[]);
+  /** Called for each destination the box's egress proxy refuses. */
+  onEgressRefused?: (refusal: EgressRefusal) => void;
   /** Timeout when the model gives none (default 120 s). */
   defaultTimeoutMs?: number;
   /** Upper bound of `timeout_ms` (default 10 min). */
@@ -56,46 +72,55 @@ export const BashArgs = z.object({
 /** Arguments of `bash`. */
 export type BashArgs = z.infer<typeof BashArgs>;
 
-type ResolvedOptions = Required<Omit<BashToolOptions, 'env'>> & { env: Record<string, string> };
+type ResolvedOptions = Required<
+  Omit<BashToolOptions, 'env' | 'network' | 'allowHosts' | 'onEgressRefused' | 'forwards'>
+> & {
+  env: Record<string, string>;
+  network: NetworkPolicy;
+  forwards: readonly BoxForward[] | (() => readonly BoxForward[]);
+  onEgressRefused?: (refusal: EgressRefusal) => void;
+};
 
 function withDefaults(options: BashToolOptions): ResolvedOptions {
+  const { network, allowHosts, ...rest } = options;
   return {
     ...BASH_DEFAULTS,
     hiddenPaths: [],
     readOnlyPaths: [],
     denyList: [],
-    ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)),
+    forwards: [],
+    ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     env: options.env ?? {},
+    network: toNetworkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
   } as ResolvedOptions;
 }
 
-let warnedWeakSandbox = false;
+let warnedNoBox = false;
 
-/** Picks the sandbox mode for this call (the bubblewrap probe runs once per process). */
+/** Picks the sandbox for this call (the bubblewrap probe runs once per process). */
 async function chooseMode(
-  wanted: ResolvedOptions['sandbox'],
+  wanted: SandboxChoice,
 ): Promise<{ mode: 'bubblewrap' | 'none'; bwrapPath?: string; userNamespace?: boolean }> {
-  if (wanted === 'none') return { mode: 'none' };
-  const info = await sandboxInfo();
-  if (info.bubblewrap) return { mode: 'bubblewrap', bwrapPath: info.path, userNamespace: info.userNamespace };
-  if (wanted === 'bubblewrap') {
-    throw new ToolError(`the bubblewrap sandbox is required but not usable: ${info.reason}`);
+  try {
+    const resolved = await resolveSandbox(wanted);
+    if (resolved.mode === 'none' && !warnedNoBox) {
+      warnedNoBox = true;
+      log.warn(
+        'bash runs WITHOUT the box (sandbox.bubblewrap: off): only a scrubbed environment and the deny list',
+      );
+    }
+    return resolved;
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) throw new ToolError(error.describe());
+    throw error;
   }
-  if (!warnedWeakSandbox) {
-    warnedWeakSandbox = true;
-    log.warn(
-      { reason: info.reason },
-      'bash runs WITHOUT bubblewrap: only a scrubbed environment and the deny list protect the host',
-    );
-  }
-  return { mode: 'none' };
 }
 
-/** Real paths of the read-only paths that exist inside the workspace. */
+/** Real paths of the read-only paths inside the workspace (missing ones too: they must not be created). */
 function readOnlyRealPaths(workspace: string, relative: readonly string[]): string[] {
   return relative
     .map((p) => realPathOf(`${workspace}/${p}`))
-    .filter(({ real, exists }) => exists && isInside(workspace, real))
+    .filter(({ real }) => isInside(workspace, real))
     .map(({ real }) => real);
 }
 
@@ -121,7 +146,26 @@ export function formatBashResult(result: SandboxRunResult, timeoutMs: number): s
     lines.push(`exit code: ${result.exitCode}`);
   }
   lines.push(describeStream('stdout', result.stdout), describeStream('stderr', result.stderr));
+  const refused = [...new Set(result.egressRefusals.map((refusal) => refusal.reason))];
+  if (refused.length) {
+    lines.push(
+      `network refused by the sandbox (${refused.length}):`,
+      ...refused.slice(0, 5).map((r) => `- ${r}`),
+    );
+  }
   return lines.join('\n');
+}
+
+function networkSentence(policy: NetworkPolicy): string {
+  const extra = policy.allowHosts.length ? ` and ${policy.allowHosts.join(', ')}` : '';
+  switch (policy.mode) {
+    case 'none':
+      return 'There is no network access.';
+    case 'registries':
+      return `Network: only the package registries (npm, PyPI, crates.io, the Go proxy)${extra}, through the sandbox's proxy (HTTP_PROXY is set; other hosts get 403). 127.0.0.1 is the sandbox's own.`;
+    default:
+      return `Network: public hosts through the sandbox's proxy (HTTP_PROXY is set)${extra}; this machine's other services are not reachable. 127.0.0.1 is the sandbox's own.`;
+  }
 }
 
 function description(options: ResolvedOptions): string {
@@ -131,7 +175,7 @@ function description(options: ResolvedOptions): string {
     `Timeout ${options.defaultTimeoutMs / 1000} s by default (timeout_ms, at most ${options.maxTimeoutMs / 1000} s).`,
     'Every process the command starts is killed when it returns: to test a server, start it in the background,',
     'wait until it answers and query it within the same command.',
-    options.network ? '' : 'There is no network access.',
+    networkSentence(options.network),
   ]
     .filter(Boolean)
     .join(' ');
@@ -151,6 +195,8 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
     bwrapPath,
     userNamespace,
     network: options.network,
+    forwards: typeof options.forwards === 'function' ? options.forwards() : options.forwards,
+    ...(options.onEgressRefused ? { onEgressRefused: options.onEgressRefused } : {}),
     timeoutMs,
     signal: ctx.signal,
     outputLimitBytes: options.outputLimitBytes,
@@ -171,15 +217,16 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
       stdoutBytes: result.stdout.totalBytes,
       stderrBytes: result.stderr.totalBytes,
       killedPids: result.killedPids,
+      egressRefused: result.egressRefusals.length,
     },
   };
 }
 
 /**
- * The `bash` tool. Under bubblewrap (default when available) the command sees a read-only host,
- * a writable workspace, a private /tmp and HOME, hidden home directories and data dir, no network
- * and no harness processes. Without it (`none`), only the scrubbed environment, the deny list and
- * the process cleanup apply: other processes' /proc entries remain visible. See agent/sandbox/run.ts.
+ * The `bash` tool. In the box (default; bubblewrap) the command sees a read-only host, a writable
+ * workspace, a private /tmp and HOME, hidden home directories, /run and data dir, no harness processes,
+ * and the network only as the policy allows. Without it (`none`), only the scrubbed environment, the deny
+ * list and the process cleanup apply. See agent/sandbox/run.ts and box.ts.
  */
 export function createBashTool(options: BashToolOptions = {}): Tool<typeof BashArgs> {
   const resolved = withDefaults(options);

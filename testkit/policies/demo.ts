@@ -1,6 +1,6 @@
 /**
- * The demo's scripted model: one policy for all three roles of a todo-example run, told apart by the
- * role prompt (`roles/prompts/*.md`). It drives the real tools: the initializer and generators write,
+ * The demo's scripted model: one policy for all three roles of a todo-example run (and the planner that
+ * writes its spec from an idea, for `run --prompt`), told apart by the role prompt (`roles/prompts/*.md`). It drives the real tools: the initializer and generators write,
  * edit, run and commit real code; the evaluator reads real aria snapshots and decides from the page.
  * Load it with `testkit/main.ts` as a module (default export) or import `demoPolicy`.
  */
@@ -9,12 +9,13 @@ import type { Policy, PolicyReply, ScriptedConversation } from '../types.js';
 import { evaluatorScript } from './evaluator.js';
 import { generatorScript } from './generator.js';
 import { initializerScript } from './initializer.js';
+import { plannerScript } from './planner.js';
 import { runScript, type Script } from './script.js';
 
 const log = moduleLogger('testkit/policies/demo');
 
 /** The role a conversation belongs to. */
-export type DemoRole = 'initializer' | 'generator' | 'evaluator';
+export type DemoRole = 'initializer' | 'generator' | 'evaluator' | 'planner';
 
 /** The role of a conversation, from its system prompt (then its tools); undefined when unknown. */
 export function roleOf(
@@ -24,6 +25,7 @@ export function roleOf(
   if (/you are the initializer/i.test(system)) return 'initializer';
   if (/you are an? (independent )?evaluator/i.test(system)) return 'evaluator';
   if (/you are a generator/i.test(system)) return 'generator';
+  if (/you are the planner/i.test(system)) return 'planner';
   if (conversation.toolNames.includes('submit_verdict')) return 'evaluator';
   return undefined;
 }
@@ -32,6 +34,7 @@ const SCRIPTS: Record<DemoRole, Script> = {
   initializer: initializerScript,
   generator: generatorScript,
   evaluator: evaluatorScript,
+  planner: plannerScript,
 };
 
 /** The demo policy: the todo example's initializer, generators and evaluator, scripted. */
@@ -39,7 +42,7 @@ export const demoPolicy: Policy = (conversation) => {
   const role = roleOf(conversation);
   if (!role) {
     return {
-      text: 'This scripted model plays the initializer, generator and evaluator of the todo demo only.',
+      text: 'This scripted model plays the planner, initializer, generator and evaluator of the todo demo only.',
     };
   }
   try {

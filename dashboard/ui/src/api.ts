@@ -27,7 +27,8 @@ export function observeLastEventIds(observer: ((id: string) => void) | undefined
   eventIdObserver = observer;
 }
 
-async function call<T>(path: string, init?: RequestInit): Promise<T> {
+/** A JSON API call (same origin); throws ApiError with the server's message on a 4xx/5xx. */
+export async function call<T>(path: string, init?: RequestInit): Promise<T> {
   const response = await fetch(path, { credentials: 'same-origin', ...init });
   const lastEvent = response.headers.get('x-nightshift-last-event');
   if (lastEvent) eventIdObserver?.(lastEvent);

@@ -8,6 +8,7 @@ describe('nightshift --help', () => {
     const commands = [...result.stdout.matchAll(/^ {2}(\w+)/gm)].map((match) => match[1]);
     for (const command of [
       'run',
+      'plan',
       'worker',
       'dashboard',
       'status',

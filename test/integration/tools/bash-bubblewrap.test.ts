@@ -8,7 +8,15 @@ import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
 import { createCommandCgroup, destroyCommandCgroup } from '../../../agent/sandbox/cgroup.js';
 import { runSandboxed, type SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import { type BashToolOptions, createBashTool } from '../../../agent/tools/bash.js';
-import { contextFor, makeWorkspace, pidsWithToken, sleepToken, textOf, waitUntil } from './helpers.js';
+import {
+  boxRequest,
+  contextFor,
+  makeWorkspace,
+  pidsWithToken,
+  sleepToken,
+  textOf,
+  waitUntil,
+} from './helpers.js';
 
 const info = await sandboxInfo();
 // ulimit -u does not bind root; the cap then needs a pids cgroup.
@@ -48,21 +56,7 @@ describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
 
   /** Runs below the tool, without the deny list: this is the sandbox boundary itself. */
   const raw = (command: string, extra: Partial<SandboxRunRequest> = {}) =>
-    runSandboxed({
-      command,
-      workspace: ws.workspace,
-      mode: 'bubblewrap',
-      bwrapPath: info.path,
-      userNamespace: info.userNamespace,
-      network: false,
-      timeoutMs: 30_000,
-      outputLimitBytes: 1024 * 1024,
-      hiddenPaths: ['/root', '/home'],
-      readOnlyPaths: [],
-      maxProcesses: 512,
-      maxFileSizeBytes: 1024 ** 3,
-      ...extra,
-    });
+    runSandboxed(boxRequest(info, ws.workspace, command, extra));
 
   it('cannot reveal an API key from the harness environment', async () => {
     expect(process.env.ANTHROPIC_API_KEY).toBe(SECRET);
@@ -198,21 +192,34 @@ describe.skipIf(!info.bubblewrap)('bash under bubblewrap', () => {
     expect(fs.readFileSync(path.join(ws.workspace, 'other.txt'), 'utf8')).toBe('ok\n');
   });
 
-  it('has no network when it is off: a loopback server outside is unreachable', async () => {
-    const server = http.createServer((_req, res) => res.end('reached'));
+  it('has no network when it is off; open still never reaches this host, except a port listed explicitly', async () => {
+    let hits = 0;
+    const server = http.createServer((_req, res) => {
+      hits++;
+      res.end('reached');
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const port = (server.address() as AddressInfo).port;
+    const url = `http://127.0.0.1:${port}/`;
     try {
-      const command =
+      const direct =
         `curl -s -m 5 ${url}; echo " curl=$?"; ` +
         `node -e "fetch('${url}').then(r => r.text()).then(t => console.log('fetched', t), e => console.log('fetch failed', e.cause?.code))"`;
-      const off = textOf(await bash(command));
+      const off = textOf(await bash(direct));
       expect(off).not.toContain('reached');
       expect(off).toContain('curl=7');
       expect(off).toContain('fetch failed ECONNREFUSED');
-      const on = textOf(await bash(command, { network: true }));
-      expect(on).toContain('reached curl=0');
-      expect(on).toContain('fetched reached');
+      // 127.0.0.1 inside the box is the box's own; this host's loopback has a name, judged as 127.0.0.1.
+      const viaProxy = `curl -s -m 5 http://host.nightshift.internal:${port}/; echo " curl=$?"`;
+      const open = textOf(await bash(`${direct}; ${viaProxy}`, { network: true }));
+      expect(open).not.toContain('reached');
+      expect(open).toContain('resolves only to non-public addresses: 127.0.0.1 (loopback)');
+      expect(open).toContain(`listed explicitly in sandbox.allowHosts (e.g. "127.0.0.1:${port}")`);
+      expect(open).toContain('network refused by the sandbox (1)');
+      expect(hits).toBe(0);
+      const listed = textOf(await bash(viaProxy, { network: 'open', allowHosts: [`127.0.0.1:${port}`] }));
+      expect(listed).toContain('reached curl=0');
+      expect(hits).toBe(1);
     } finally {
       server.close();
     }

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { SandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import type { SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import type { ToolContext, ToolOutput } from '../../../agent/tool.js';
 
 /** A real temp workspace (real path) inside a temp parent that also holds an "outside" directory. */
@@ -52,4 +54,28 @@ export async function waitUntil(check: () => boolean, pollMs = 25): Promise<void
 /** A unique `sleep` duration usable as a token to find the process by its command line. */
 export function sleepToken(): string {
   return `1000.${Math.floor(Math.random() * 1e9)}`;
+}
+
+/** A bubblewrap request for `runSandboxed` below the tool (no deny list): the sandbox boundary itself. */
+export function boxRequest(
+  info: SandboxInfo,
+  workspace: string,
+  command: string,
+  extra: Partial<SandboxRunRequest> = {},
+): SandboxRunRequest {
+  return {
+    command,
+    workspace,
+    mode: 'bubblewrap',
+    bwrapPath: info.path,
+    userNamespace: info.userNamespace,
+    network: false,
+    timeoutMs: 30_000,
+    outputLimitBytes: 1024 * 1024,
+    hiddenPaths: ['/root', '/home', '/run'],
+    readOnlyPaths: [],
+    maxProcesses: 512,
+    maxFileSizeBytes: 1024 ** 3,
+    ...extra,
+  };
 }

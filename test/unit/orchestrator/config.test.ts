@@ -4,7 +4,13 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../../agent/cost.js';
 import { InputError } from '../../../core/errors.js';
-import { buildRunConfig, loadConfig, parseDuration, RunConfig } from '../../../orchestrator/config.js';
+import {
+  buildRunConfig,
+  loadConfig,
+  parseDuration,
+  plannerModelId,
+  RunConfig,
+} from '../../../orchestrator/config.js';
 import { T0 } from './fixtures.js';
 
 function thrown(fn: () => unknown): InputError {
@@ -34,7 +40,7 @@ describe('RunConfig', () => {
     expect(config.budgets.deadline).toBeUndefined();
     expect(config.regressEvery).toBe(5);
     expect(config.limits.generator).toEqual({ maxSteps: 200, maxMinutes: 45 });
-    expect(config.sandbox).toEqual({ network: false, bubblewrap: 'auto' });
+    expect(config.sandbox).toEqual({ network: 'registries', allowHosts: [], bubblewrap: 'auto', roles: {} });
     expect(config.notifications.webhooks).toEqual([]);
     expect(config.prices).toEqual(DEFAULT_PRICES);
   });
@@ -65,12 +71,35 @@ describe('RunConfig', () => {
       initializer: 'openai:gpt-5.1',
       generator: 'openai:gpt-5.1',
       evaluator: 'anthropic:claude-haiku-4-5',
+      planner: 'openai:gpt-5.1',
     });
     expect(config.budgets).toMatchObject({
       maxCostUsd: 5,
       maxSessions: 9,
       deadline: '2026-01-01T06:00:00.000Z',
     });
+  });
+
+  it("resolves the planner's model: --model, then models.planner, then the generator's", () => {
+    const defaults = RunConfig.parse({});
+    expect(defaults.models.planner).toBeUndefined();
+    expect(plannerModelId(defaults.models)).toBe('anthropic:claude-sonnet-4-5');
+    const generatorOnly = buildRunConfig({ models: { generator: 'openai:gpt-5.1' } }, {}, T0);
+    expect(plannerModelId(generatorOnly.models)).toBe('openai:gpt-5.1');
+    const configured = buildRunConfig(
+      { models: { generator: 'openai:gpt-5.1', planner: 'anthropic:claude-opus-4-5' } },
+      {},
+      T0,
+    );
+    expect(plannerModelId(configured.models)).toBe('anthropic:claude-opus-4-5');
+    expect(plannerModelId(configured.models, 'anthropic:claude-haiku-4-5')).toBe(
+      'anthropic:claude-haiku-4-5',
+    );
+    const flagged = buildRunConfig({}, { modelPlanner: 'anthropic:claude-haiku-4-5' }, T0);
+    expect(flagged.models.planner).toBe('anthropic:claude-haiku-4-5');
+    expect(flagged.limits.planner).toEqual({ maxSteps: 12, maxMinutes: 30 });
+    const error = thrown(() => buildRunConfig({}, { modelPlanner: 'haiku' }, T0));
+    expect(error.message).toContain('models.planner: model ids look like provider:model');
   });
 
   it('names the bad field of a bad override', () => {
