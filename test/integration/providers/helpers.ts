@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import type {
   Message,
   ModelProvider,
@@ -6,6 +7,7 @@ import type {
   ToolSchema,
 } from '../../../agent/messages.js';
 import { createAnthropicProvider, createOpenAIProvider } from '../../../agent/providers/index.js';
+import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 
 /** The two wire formats every provider test runs against. */
@@ -71,4 +73,24 @@ export function responseOf(result: ProviderResult) {
   if (!result.ok)
     throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
   return result.response;
+}
+
+/**
+ * A fresh scripted server (answering "Fine.") for each test of the file; read it through the returned getter,
+ * and replace it with `set` when a test needs a differently started one.
+ */
+export function scriptedServerPerTest(): { server: () => ModelServer; set: (next: ModelServer) => void } {
+  let current: ModelServer | undefined;
+  beforeEach(async () => {
+    current = await startModelServer({ policy: () => ({ text: 'Fine.' }) });
+  });
+  afterEach(async () => {
+    await current?.close();
+  });
+  return {
+    server: () => current as ModelServer,
+    set: (next) => {
+      current = next;
+    },
+  };
 }

@@ -3,21 +3,26 @@
  * Each case uses one provider's documented wire shape (Anthropic Messages or OpenAI Chat Completions error
  * bodies, stop reasons, usage fields), never a blend: see testkit/errors.ts and testkit/*-format.ts.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ModelProvider, ThinkingBlock, ToolCallBlock } from '../../../agent/messages.js';
 import { createOpenAIProvider } from '../../../agent/providers/index.js';
 import { FAKE_SIGNATURE } from '../../../testkit/reply.js';
-import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, ServerQuirks } from '../../../testkit/types.js';
-import { FLAVOURS, failureOf, PIXEL_PNG, providerFor, requestOf, responseOf, userText } from './helpers.js';
+import {
+  FLAVOURS,
+  failureOf,
+  PIXEL_PNG,
+  providerFor,
+  requestOf,
+  responseOf,
+  scriptedServerPerTest,
+  userText,
+} from './helpers.js';
 
+const scripted = scriptedServerPerTest();
 let server: ModelServer;
-
-beforeEach(async () => {
-  server = await startModelServer({ policy: () => ({ text: 'Fine.' }) });
-});
-afterEach(async () => {
-  await server.close();
+beforeEach(() => {
+  server = scripted.server();
 });
 
 const ask = () => requestOf([userText('Do the thing.')]);

@@ -6,7 +6,6 @@ import { AnthropicStreamAssembler, toAnthropicParams } from '../../../agent/prov
 import {
   classifyFailure,
   type FailureContext,
-  retryAfterMsFromHeaders,
   type SdkErrorClasses,
 } from '../../../agent/providers/failures.js';
 import {
@@ -263,16 +262,6 @@ const openaiClasses: SdkErrorClasses = {
 };
 
 describe('failure classification', () => {
-  it('reads retry-after-ms, retry-after seconds and HTTP dates', () => {
-    expect(retryAfterMsFromHeaders(new Headers({ 'retry-after-ms': '250' }))).toBe(250);
-    expect(retryAfterMsFromHeaders(new Headers({ 'retry-after': '3' }))).toBe(3000);
-    const now = Date.parse('2030-01-01T00:00:00Z');
-    expect(
-      retryAfterMsFromHeaders(new Headers({ 'retry-after': 'Tue, 01 Jan 2030 00:00:10 GMT' }), now),
-    ).toBe(10_000);
-    expect(retryAfterMsFromHeaders(new Headers())).toBeUndefined();
-  });
-
   it('classifies statuses from either SDK', () => {
     const headers = new Headers({ 'retry-after': '2' });
     const overflow = {
