@@ -1,63 +1,13 @@
-import { z } from 'zod';
 import type { Usage } from './messages.js';
+import { DEFAULT_PRICES, lookupModel, type ModelPrice, type PriceTable } from './models.js';
 
-/** Price of one model in USD per million tokens. */
-export const ModelPrice = z.object({
-  inputPerMTok: z.number().nonnegative(),
-  outputPerMTok: z.number().nonnegative(),
-  cacheReadPerMTok: z.number().nonnegative().optional(),
-  cacheWritePerMTok: z.number().nonnegative().optional(),
-});
-export type ModelPrice = z.infer<typeof ModelPrice>;
-
-/** Prices keyed by model id (`provider:model`). */
-export const PriceTable = z.record(z.string(), ModelPrice);
-export type PriceTable = z.infer<typeof PriceTable>;
+export { DEFAULT_PRICES, ModelPrice, PriceTable } from './models.js';
 
 /**
- * Defaults for well-known models (USD per million tokens); configuration overrides or extends them.
- * Cache prices default to Anthropic's ratios (read 0.1x, write 1.25x input) when a model omits them.
+ * Cost of `usage` at `price` in USD. `inputTokens` counts uncached input only; cached reads and writes are
+ * priced separately (defaulting to Anthropic's ratios, read 0.1x and write 1.25x input, when not given).
  */
-export const DEFAULT_PRICES: PriceTable = {
-  'anthropic:claude-sonnet-4-5': {
-    inputPerMTok: 3,
-    outputPerMTok: 15,
-    cacheReadPerMTok: 0.3,
-    cacheWritePerMTok: 3.75,
-  },
-  'anthropic:claude-opus-4-5': {
-    inputPerMTok: 5,
-    outputPerMTok: 25,
-    cacheReadPerMTok: 0.5,
-    cacheWritePerMTok: 6.25,
-  },
-  'anthropic:claude-haiku-4-5': {
-    inputPerMTok: 1,
-    outputPerMTok: 5,
-    cacheReadPerMTok: 0.1,
-    cacheWritePerMTok: 1.25,
-  },
-  'openai:gpt-5.1': {
-    inputPerMTok: 1.25,
-    outputPerMTok: 10,
-    cacheReadPerMTok: 0.125,
-    cacheWritePerMTok: 1.25,
-  },
-  'openai:gpt-5-mini': {
-    inputPerMTok: 0.25,
-    outputPerMTok: 2,
-    cacheReadPerMTok: 0.025,
-    cacheWritePerMTok: 0.25,
-  },
-};
-
-/**
- * Cost of `usage` in USD, or `null` when the model has no known price (unknown is not zero).
- * `inputTokens` counts uncached input only; cached reads and writes are priced separately.
- */
-export function costOf(modelId: string, usage: Usage, prices: PriceTable = DEFAULT_PRICES): number | null {
-  const price = prices[modelId];
-  if (!price) return null;
+export function costAtPrice(price: ModelPrice, usage: Usage): number {
   const cacheRead = price.cacheReadPerMTok ?? price.inputPerMTok * 0.1;
   const cacheWrite = price.cacheWritePerMTok ?? price.inputPerMTok * 1.25;
   const dollars =
@@ -66,4 +16,28 @@ export function costOf(modelId: string, usage: Usage, prices: PriceTable = DEFAU
     usage.cacheReadTokens * cacheRead +
     usage.cacheWriteTokens * cacheWrite;
   return dollars / 1_000_000;
+}
+
+/** The price of a model id in `prices` (exact id, or a dated version of an entry), or null when unknown. */
+export function priceOf(modelId: string, prices: PriceTable = DEFAULT_PRICES): ModelPrice | null {
+  return lookupModel(modelId, prices) ?? null;
+}
+
+/** Cost of `usage` in USD, or `null` when the model has no known price (unknown is not zero). */
+export function costOf(modelId: string, usage: Usage, prices: PriceTable = DEFAULT_PRICES): number | null {
+  const price = priceOf(modelId, prices);
+  return price ? costAtPrice(price, usage) : null;
+}
+
+/**
+ * The price a session of `provider` is charged at: from `prices` when given (the run's table), else from
+ * the provider's settings, else from the defaults; null when unknown.
+ */
+export function priceForProvider(
+  provider: { id: string; settings?: { price: ModelPrice | null } | undefined },
+  prices?: PriceTable,
+): ModelPrice | null {
+  if (prices) return priceOf(provider.id, prices);
+  if (provider.settings) return provider.settings.price;
+  return priceOf(provider.id);
 }

@@ -38,6 +38,47 @@ export const AgentEvent = z.discriminatedUnion('type', [
     message: z.string(),
     retryAfterMs: z.number().optional(),
     willRetry: z.boolean(),
+    /** 1 for the first attempt of this request. */
+    attempt: z.number().optional(),
+    /** The wait before the next attempt. */
+    delayMs: z.number().optional(),
+  }),
+  /** A reply cut at the output limit: its tool calls were not run, the model was told how to go on. */
+  z.object({
+    type: z.literal('model.truncated'),
+    ...base,
+    step: z.number(),
+    maxTokens: z.number(),
+    toolCalls: z.number(),
+  }),
+  /** An empty reply answered with one nudge: reasoning used up the output, or a harness note preceded it. */
+  z.object({
+    type: z.literal('model.nudged'),
+    ...base,
+    step: z.number(),
+    reason: z.enum(['reasoning_only', 'empty_after_note']),
+  }),
+  /** The model declined; the session ends `refused`. */
+  z.object({ type: z.literal('model.refused'), ...base, step: z.number(), message: z.string() }),
+  /** The model rejected images: they are replaced by a text note for the rest of the session. */
+  z.object({ type: z.literal('model.images_dropped'), ...base, step: z.number(), message: z.string() }),
+  /** Old tool results (e.g. browser snapshots) replaced by a short note to keep the context in its window. */
+  z.object({
+    type: z.literal('context.elided'),
+    ...base,
+    step: z.number(),
+    results: z.number(),
+    bytes: z.number(),
+    usedTokens: z.number(),
+    windowTokens: z.number(),
+  }),
+  /** Secret values found in outgoing text and replaced before it reached the model (never the value). */
+  z.object({
+    type: z.literal('secret.redacted'),
+    ...base,
+    step: z.number(),
+    where: z.string(),
+    count: z.number(),
   }),
   z.object({ type: z.literal('text.delta'), ...base, text: z.string() }),
   z.object({ type: z.literal('text'), ...base, step: z.number(), text: z.string() }),

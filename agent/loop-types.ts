@@ -5,6 +5,16 @@ import type { Message, ModelProvider, ProviderFailure, ToolCallBlock, Usage } fr
 import type { Tool, ToolContext, ToolOutput } from './tool.js';
 import type { TranscriptWriter } from './transcript.js';
 
+/** How full the context window is, from the provider's reported usage (estimated until the first reply). */
+export interface ContextUse {
+  /** Tokens the next request is expected to carry. */
+  usedTokens: number;
+  /** The model's context window. */
+  windowTokens: number;
+  /** usedTokens / windowTokens. */
+  share: number;
+}
+
 /** Where a session stands, as hooks see it. */
 export interface LoopState {
   sessionId: string;
@@ -13,6 +23,7 @@ export interface LoopState {
   usage: Usage;
   costUsd: number | null;
   messages: readonly Message[];
+  context: ContextUse;
 }
 
 /** A hook's answer before a tool runs. */
@@ -43,7 +54,7 @@ export interface AgentLimits {
   maxSteps: number;
   /** Wall-clock time at most, in ms; tools in flight are aborted when it passes. */
   maxWallMs: number;
-  /** Output tokens per model reply. Default 8,192. */
+  /** Output tokens per model reply. Default: the model's settings, else 8,192 (lowered when the window is nearly full). */
   maxOutputTokens?: number;
   /** How often `beforeStop` may send the model back. Default 3. */
   maxStopReturns?: number;
@@ -51,12 +62,30 @@ export interface AgentLimits {
   reminderAt?: number;
 }
 
-/** Retries of transient provider failures on top of the SDK's own. */
+/** Retries of transient and overloaded provider failures (core/retry.ts). */
 export interface RetryOptions {
-  /** Extra attempts after a `retryable` failure. Default 2. */
+  /** Extra attempts after a `retryable` or `overloaded` failure. Default 2. */
   maxRetries?: number;
-  /** First back-off delay in ms, doubled each time. Default 1,000. */
+  /** First back-off delay in ms, doubled each time (with jitter). Default 1,000. */
   baseDelayMs?: number;
+  /** Longest wait; a longer retry-after ends the session instead. Default 60,000. */
+  maxDelayMs?: number;
+  /** Jitter source in [0, 1), injectable for tests. */
+  random?: () => number;
+}
+
+/**
+ * Keeping a session inside its context window. Tool results of the `elidable` tools (e.g. browser
+ * snapshots, which go stale with every action) are replaced by a short note once the context passes
+ * `elideAt`, all but the last `keepLast` at once, so the prefix changes rarely and stays cacheable.
+ */
+export interface ContextBudgetOptions {
+  /** Names of tools whose old results may be elided. */
+  elidableTools?: readonly string[];
+  /** Share of the window after which old results are elided. Default 0.5. */
+  elideAt?: number;
+  /** Results of elidable tools kept whole. Default 2. */
+  keepLast?: number;
 }
 
 /** Everything a session of the loop needs, passed explicitly. */
@@ -74,6 +103,9 @@ export interface RunAgentOptions {
   signal?: AbortSignal;
   prices?: PriceTable;
   retry?: RetryOptions;
+  contextBudget?: ContextBudgetOptions;
+  /** Secret values to keep out of everything sent to the model (plain and base64), replaced on entry. */
+  secrets?: readonly string[];
   loopDetection?: LoopDetectionOptions;
   toolOutputLimitBytes?: number;
   /** Milliseconds since some epoch; injectable for tests. */
@@ -91,7 +123,11 @@ export type AgentOutcome =
   | 'ended_by_hook'
   | 'rate_limited'
   | 'context_overflow'
-  | 'provider_error';
+  | 'provider_error'
+  /** The model declined to go on (stop reason `refusal`, a `refusal` field or a content filter). */
+  | 'refused'
+  /** Replies kept being cut at the output limit. */
+  | 'output_truncated';
 
 /** The record of a finished session of the loop. */
 export interface AgentResult {

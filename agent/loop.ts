@@ -1,26 +1,40 @@
 import { moduleLogger } from '../core/log.js';
-import { costOf } from './cost.js';
+import { outgoingNeedles } from '../core/secrets.js';
+import { costAtPrice, priceForProvider } from './cost.js';
 import { runCalls } from './loop-calls.js';
+import { elideOldResults } from './loop-context.js';
 import { LoopDetector } from './loop-detection.js';
 import {
-  abortableSleep,
+  addNote,
+  handleEmpty,
+  handlePause,
+  handleRefusal,
+  handleTruncated,
+  isEmptyReply,
+  type ReplyAction,
+} from './loop-replies.js';
+import { replyBudget, requestWithRetry } from './loop-request.js';
+import {
   EMPTY_REPLY_TEXT,
   emit,
+  estimateTokens,
   flushTranscript,
   iso,
   pushMessage,
   type Session,
+  scrub,
   state,
+  usedTokens,
 } from './loop-session.js';
 import type { AgentOutcome, AgentResult, RunAgentOptions } from './loop-types.js';
 import {
   type AssistantMessage,
   addUsage,
   emptyUsage,
-  type ProviderResult,
+  type ModelResponse,
   type ToolCallBlock,
-  type Usage,
 } from './messages.js';
+import type { ModelPrice } from './models.js';
 import { toolSchema } from './tool.js';
 
 export { abortableSleep, EMPTY_REPLY_TEXT, textOf } from './loop-session.js';
@@ -28,22 +42,29 @@ export type * from './loop-types.js';
 
 const log = moduleLogger('agent/loop');
 
+/** Context window assumed for a provider without settings (tests' custom providers). */
+const DEFAULT_WINDOW_TOKENS = 200_000;
+/** Output limit per reply for a provider without settings. */
+const DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
+
 /** Why the loop ended, decided inside one iteration. */
 type Ending = { outcome: AgentOutcome; reason?: string; failure?: AgentResult['failure'] };
 
 /**
  * Runs one agent session: model request, tool calls, results, again, until the model stops (and the
- * `beforeStop` hook agrees), a limit passes, a hook ends it, or the provider fails for good. Context is
- * append-only: each request's messages are the previous request's plus new ones. Never throws on model
- * output; provider failures come back as outcomes.
+ * `beforeStop` hook agrees), a limit passes, a hook ends it, the model refuses, or the provider fails for
+ * good. The stop reason of every reply is read: a reply cut at the output limit is never taken as a stop.
+ * Context is append-only (old results of elidable tools aside, see loop-context.ts) and budgeted against
+ * the model's window from the provider's reported usage. Never throws on model output.
  */
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const session = openSession(options);
   emit(session, { type: 'session.started', model: options.provider.id, tools: [...session.tools.keys()] });
+  session.system = scrub(session, options.system, 'system');
   options.transcript?.write({
     kind: 'system',
     at: iso(session),
-    system: options.system,
+    system: session.system,
     tools: [...session.tools.keys()],
   });
   pushMessage(session, { role: 'user', content: [{ type: 'text', text: options.firstMessage }] });
@@ -63,15 +84,19 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
 function openSession(options: RunAgentOptions): Session {
   const now = options.clock ?? Date.now;
   const controller = new AbortController();
-  return {
+  const settings = options.provider.settings;
+  const price = priceForProvider(options.provider, options.prices);
+  const session: Session = {
     options,
+    system: options.system,
+    price,
     tools: new Map(options.tools.map((tool) => [tool.name, tool])),
     toolContext: { ...options.toolContext, signal: controller.signal },
     controller,
     detector: new LoopDetector(options.loopDetection),
     messages: [],
     usage: emptyUsage(),
-    costUsd: 0,
+    costUsd: price ? 0 : null,
     steps: 0,
     stopReturns: 0,
     remindedSteps: false,
@@ -81,39 +106,77 @@ function openSession(options: RunAgentOptions): Session {
     transcribedCount: 0,
     startedAt: now(),
     now,
+    windowTokens: settings?.contextWindow ?? DEFAULT_WINDOW_TOKENS,
+    fixedTokens: estimateTokens(options.system) + estimateTokens(options.tools.map(toolSchema)),
+    maxOutputTokens: options.limits.maxOutputTokens ?? settings?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+    reportedTokens: 0,
+    reportedCount: 0,
+    vision: settings?.vision ?? true,
+    truncations: 0,
+    nudged: false,
+    notePending: false,
+    noteSent: false,
+    pauses: 0,
+    callNames: new Map(),
+    needles: outgoingNeedles(options.secrets ?? []),
   };
+  return session;
 }
 
 /** The request/act cycle. Returns how the session ended. */
 async function drive(session: Session): Promise<Ending> {
-  const { limits, hooks } = session.options;
+  const { hooks } = session.options;
   const schemas = session.options.tools.map(toolSchema);
   for (;;) {
     const limit = limitReached(session);
     if (limit) return limit;
     const decision = (await hooks?.beforeTurn?.(state(session))) ?? {};
     if (decision.end) return { outcome: 'ended_by_hook', reason: decision.end };
-    const notes = [decision.note, ...reminders(session)].filter((note): note is string => Boolean(note));
-    if (notes.length) appendNotes(session, notes);
-    const result = await requestWithRetry(session, schemas, limits.maxOutputTokens ?? 8192);
+    for (const note of [decision.note, ...reminders(session)]) if (note) addNote(session, note);
+    elideOldResults(session);
+    const maxTokens = replyBudget(session);
+    if (maxTokens === undefined) {
+      return {
+        outcome: 'context_overflow',
+        reason: `the context window is full: about ${usedTokens(session)} of ${session.windowTokens} tokens in use`,
+      };
+    }
+    const result = await requestWithRetry(session, schemas, maxTokens);
     if (!result.ok) return failureEnding(session, result.failure);
     session.steps++;
-    recordUsage(session, result.response.usage, result.durationMs);
-    const assistant = assistantMessage(result.response.content);
-    pushMessage(session, assistant);
-    const calls = assistant.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    if (calls.length === 0) {
-      const stop = await stopOrReturn(session);
-      if (stop) return stop;
-      continue;
-    }
-    const results = await runCalls(session, calls);
-    if (session.controller.signal.aborted) {
-      pushMessage(session, { role: 'user', content: results });
-      return abortEnding(session);
-    }
-    pushMessage(session, { role: 'user', content: results });
+    recordUsage(session, result.response, result.durationMs);
+    const action = await handleReply(session, result.response, maxTokens);
+    if (action?.kind === 'end') return { outcome: action.outcome, reason: action.reason };
+    if (session.controller.signal.aborted) return abortEnding(session);
   }
+}
+
+/** Acts on one reply by its stop reason; undefined (or `continue`) means request again. */
+async function handleReply(
+  session: Session,
+  response: ModelResponse,
+  maxTokens: number,
+): Promise<ReplyAction | undefined> {
+  const assistant = assistantMessage(response.content);
+  pushMessage(session, assistant);
+  session.reportedCount = session.messages.length;
+  const calls = assistant.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+  if (response.stopReason === 'refusal') return handleRefusal(session, response);
+  if (response.stopReason === 'pause_turn') return handlePause(session);
+  session.pauses = 0;
+  if (isEmptyReply(response.content)) {
+    const nudge = handleEmpty(session, response);
+    if (nudge) return nudge;
+    if (response.stopReason === 'max_tokens') return handleTruncated(session, calls, maxTokens);
+    return stopOrReturn(session);
+  }
+  session.nudged = false;
+  if (response.stopReason === 'max_tokens') return handleTruncated(session, calls, maxTokens);
+  session.truncations = 0;
+  if (calls.length === 0) return stopOrReturn(session);
+  const results = await runCalls(session, calls);
+  pushMessage(session, { role: 'user', content: results });
+  return undefined;
 }
 
 function limitReached(session: Session): Ending | undefined {
@@ -167,70 +230,14 @@ function reminders(session: Session): string[] {
 }
 
 /**
- * Adds harness notes to the conversation without touching anything already sent: to the pending user
- * message when the last message is one we have not sent yet, else as a new user message.
+ * How a request that failed for good ends the session: a rate limit (or an overload that outlasted the
+ * retries) pauses the run; an overflow checkpoints; everything else is a provider error whose failure kind
+ * tells the run whether to fail at once (quota, key, model) or count it.
  */
-function appendNotes(session: Session, notes: string[]): void {
-  const text = notes.map((note) => `[harness] ${note}`).join('\n');
-  const last = session.messages.at(-1);
-  if (last?.role === 'user' && session.messages.length > session.sentCount) {
-    last.content.push({ type: 'text', text });
-    return;
-  }
-  pushMessage(session, { role: 'user', content: [{ type: 'text', text }] });
-}
-
-type TimedResult = ProviderResult & { durationMs: number };
-
-/** One model request, retrying `retryable` failures with exponential back-off (on top of the SDK's retries). */
-async function requestWithRetry(
-  session: Session,
-  schemas: ReturnType<typeof toolSchema>[],
-  maxTokens: number,
-): Promise<TimedResult> {
-  const { provider, retry } = session.options;
-  const maxRetries = retry?.maxRetries ?? 2;
-  const sleep = session.options.sleep ?? abortableSleep;
-  flushTranscript(session);
-  session.sentCount = session.messages.length;
-  for (let attempt = 0; ; attempt++) {
-    const messages = session.messages.slice();
-    emit(session, {
-      type: 'model.request',
-      step: session.steps + 1,
-      messages: messages.length,
-      bytes: Buffer.byteLength(JSON.stringify(messages)),
-    });
-    const startedAt = session.now();
-    const result = await provider.complete({
-      system: session.options.system,
-      messages,
-      tools: schemas,
-      maxTokens,
-      signal: session.controller.signal,
-      onTextDelta: (text) => emit(session, { type: 'text.delta', text }),
-    });
-    const durationMs = session.now() - startedAt;
-    if (result.ok) return { ...result, durationMs };
-    const willRetry = result.failure.kind === 'retryable' && attempt < maxRetries;
-    emit(session, {
-      type: 'model.error',
-      step: session.steps + 1,
-      kind: result.failure.kind,
-      message: result.failure.message,
-      ...(result.failure.retryAfterMs === undefined ? {} : { retryAfterMs: result.failure.retryAfterMs }),
-      willRetry,
-    });
-    if (!willRetry) return { ...result, durationMs };
-    await sleep((retry?.baseDelayMs ?? 1000) * 2 ** attempt, session.controller.signal);
-    if (session.controller.signal.aborted) return { ...result, durationMs };
-  }
-}
-
 function failureEnding(session: Session, failure: NonNullable<AgentResult['failure']>): Ending {
   if (failure.kind === 'aborted' || session.controller.signal.aborted) return abortEnding(session);
   const outcome: AgentOutcome =
-    failure.kind === 'rate_limited'
+    failure.kind === 'rate_limited' || failure.kind === 'overloaded'
       ? 'rate_limited'
       : failure.kind === 'context_overflow'
         ? 'context_overflow'
@@ -238,26 +245,35 @@ function failureEnding(session: Session, failure: NonNullable<AgentResult['failu
   return { outcome, reason: failure.message, failure };
 }
 
-function recordUsage(session: Session, usage: Usage, durationMs: number): void {
-  const cost = costOf(session.options.provider.id, usage, session.options.prices);
+function recordUsage(session: Session, response: ModelResponse, durationMs: number): void {
+  const { usage } = response;
+  const price: ModelPrice | null = session.price;
+  const cost = price ? costAtPrice(price, usage) : null;
   session.usage = addUsage(session.usage, usage);
   session.costUsd = session.costUsd === null || cost === null ? null : session.costUsd + cost;
+  const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
+  // A server that reports no usage leaves the estimate in charge.
+  if (prompt > 0) session.reportedTokens = prompt + usage.outputTokens;
   emit(session, { type: 'model.usage', step: session.steps, usage, costUsd: cost, durationMs });
 }
 
+/** The reply as a message; an empty one says so (the APIs refuse empty assistant turns). */
 function assistantMessage(content: AssistantMessage['content']): AssistantMessage {
   const kept = content.filter((block) => block.type !== 'text' || block.text.length > 0);
-  if (kept.length === 0) return { role: 'assistant', content: [{ type: 'text', text: EMPTY_REPLY_TEXT }] };
+  if (!kept.some((block) => block.type !== 'thinking')) {
+    return { role: 'assistant', content: [...kept, { type: 'text', text: EMPTY_REPLY_TEXT }] };
+  }
   return { role: 'assistant', content: kept };
 }
 
 /** The model stopped calling tools: ask the caller's completion checks whether it may. */
-async function stopOrReturn(session: Session): Promise<Ending | undefined> {
+async function stopOrReturn(session: Session): Promise<ReplyAction | undefined> {
   const maxReturns = session.options.limits.maxStopReturns ?? 3;
   const decision = (await session.options.hooks?.beforeStop?.(state(session))) ?? { stop: true };
-  if (decision.stop) return { outcome: 'completed' };
+  if (decision.stop) return { kind: 'end', outcome: 'completed', reason: '' };
   if (session.stopReturns >= maxReturns) {
     return {
+      kind: 'end',
       outcome: 'completed',
       reason: `completion checks still failing after ${maxReturns} returns: ${decision.message}`,
     };
@@ -269,13 +285,14 @@ async function stopOrReturn(session: Session): Promise<Ending | undefined> {
     reason: decision.message,
     attempt: session.stopReturns,
   });
-  pushMessage(session, { role: 'user', content: [{ type: 'text', text: `[harness] ${decision.message}` }] });
+  addNote(session, decision.message);
   return undefined;
 }
 
 function finish(session: Session, ending: Ending): AgentResult {
   flushTranscript(session);
   const durationMs = session.now() - session.startedAt;
+  const reason = ending.reason === '' ? undefined : ending.reason;
   emit(session, {
     type: 'session.ended',
     outcome: ending.outcome,
@@ -283,7 +300,7 @@ function finish(session: Session, ending: Ending): AgentResult {
     usage: session.usage,
     costUsd: session.costUsd,
     durationMs,
-    ...(ending.reason === undefined ? {} : { error: ending.reason }),
+    ...(reason === undefined ? {} : { error: reason }),
   });
   log.debug(
     { sessionId: session.options.sessionId, outcome: ending.outcome, steps: session.steps },
@@ -291,7 +308,7 @@ function finish(session: Session, ending: Ending): AgentResult {
   );
   return {
     outcome: ending.outcome,
-    ...(ending.reason === undefined ? {} : { reason: ending.reason }),
+    ...(reason === undefined ? {} : { reason }),
     ...(ending.failure === undefined ? {} : { failure: ending.failure }),
     messages: session.messages,
     steps: session.steps,

@@ -1,3 +1,5 @@
+import type { ResolvedModelSettings } from './models.js';
+
 /**
  * Provider-neutral conversation types. Adapters translate these to and from the Anthropic Messages
  * and OpenAI Chat Completions wire formats; nothing above `agent/providers` sees a wire format.
@@ -40,10 +42,23 @@ export interface UserMessage {
   content: Array<TextBlock | ToolResultBlock>;
 }
 
-/** An assistant turn: text and tool calls. */
+/**
+ * The model's reasoning, kept out of the visible text. Anthropic's extended thinking carries a `signature`
+ * and must go back unchanged with the turn it belongs to; reasoning from other servers (`<think>` blocks,
+ * `reasoning_content`) has none and is kept for the record only.
+ */
+export interface ThinkingBlock {
+  type: 'thinking';
+  text: string;
+  signature?: string;
+  /** Anthropic's redacted thinking: opaque data sent back as is. */
+  redactedData?: string;
+}
+
+/** An assistant turn: text, reasoning and tool calls. */
 export interface AssistantMessage {
   role: 'assistant';
-  content: Array<TextBlock | ToolCallBlock>;
+  content: Array<TextBlock | ToolCallBlock | ThinkingBlock>;
 }
 
 /** One message of a conversation. */
@@ -79,8 +94,12 @@ export function addUsage(a: Usage, b: Usage): Usage {
   };
 }
 
-/** Why the model stopped producing output. */
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
+/**
+ * Why the model stopped producing output: it finished (`end_turn`), wants tools run (`tool_use`), was cut
+ * at the output limit (`max_tokens`: anything it was writing is incomplete), declined (`refusal`, also
+ * OpenAI's `content_filter`), or paused a long turn to be sent back as is (`pause_turn`).
+ */
+export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'refusal' | 'pause_turn' | 'other';
 
 /** One model request, provider-neutral. */
 export interface ModelRequest {
@@ -88,6 +107,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ToolSchema[];
   maxTokens: number;
+  /** False: images in tool results are replaced by a text note (the model cannot read them). Default true. */
+  vision?: boolean;
   signal?: AbortSignal;
   /** Called with each streamed text fragment. */
   onTextDelta?: (text: string) => void;
@@ -95,9 +116,13 @@ export interface ModelRequest {
 
 /** A successful model reply. */
 export interface ModelResponse {
-  content: Array<TextBlock | ToolCallBlock>;
+  content: AssistantMessage['content'];
   stopReason: StopReason;
   usage: Usage;
+  /** Output tokens spent on reasoning (included in `usage.outputTokens`), when the server says. */
+  reasoningTokens?: number;
+  /** The refusal text, when the model declined (OpenAI's `refusal` field). */
+  refusal?: string;
   /** The model id the server reported. */
   model: string;
 }
@@ -106,14 +131,31 @@ export interface ModelResponse {
 export type ProviderFailureKind =
   /** Transient (5xx, timeout, reset): try again with back-off. */
   | 'retryable'
-  /** 429 or overloaded: wait `retryAfterMs` (when known) and slow down. */
+  /** The provider is overloaded (Anthropic 529 `overloaded_error`): retried inside the session, honouring retry-after. */
+  | 'overloaded'
+  /** 429: the run pauses for `retryAfterMs` (when known) and slows down. */
   | 'rate_limited'
+  /** Out of credit (OpenAI `insufficient_quota`, Anthropic billing): the run fails until someone pays. */
+  | 'quota_exhausted'
+  /** The key was refused (401/403): the run fails until the key is fixed. */
+  | 'auth'
+  /** The model (or endpoint) does not exist (404): the run fails until the model id is fixed. */
+  | 'model_not_found'
+  /** The model takes no images: the request is sent again without them. */
+  | 'images_unsupported'
   /** The conversation no longer fits the context window: end the session with a checkpoint. */
   | 'context_overflow'
   /** The request was aborted by our signal. */
   | 'aborted'
-  /** Bad key, bad request, unknown model: retrying will not help. */
+  /** Any other rejected request: retrying will not help. */
   | 'fatal';
+
+/** Failures that will not go away by themselves: the run fails at once with the provider's message and the fix. */
+export const RUN_FATAL_FAILURES: readonly ProviderFailureKind[] = [
+  'quota_exhausted',
+  'auth',
+  'model_not_found',
+];
 
 /** A failed model request as data: never thrown through the loop. */
 export interface ProviderFailure {
@@ -129,5 +171,7 @@ export type ProviderResult = { ok: true; response: ModelResponse } | { ok: false
 /** A model behind some API. `id` is `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. */
 export interface ModelProvider {
   readonly id: string;
+  /** What the harness knows about the model (window, output limit, vision, price); defaults when absent. */
+  readonly settings?: ResolvedModelSettings;
   complete(request: ModelRequest): Promise<ProviderResult>;
 }

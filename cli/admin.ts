@@ -7,6 +7,7 @@ import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import {
   FeatureSummary,
+  knownCostUsd,
   PausedReason,
   type RunRecord,
   RunStatus,
@@ -40,8 +41,10 @@ export const RunStatusJson = z.strictObject({
   features: FeatureSummary,
   /** Finished sessions. */
   sessions: z.number().int().nonnegative(),
-  /** Known cost in USD (sessions of models without a price are not included). */
-  costUsd: z.number().nonnegative(),
+  /** Known cost in USD (sessions of models without a price are not included); null when no session has a price. */
+  costUsd: z.number().nonnegative().nullable(),
+  /** Sessions whose model had no known price (not in costUsd). */
+  costUnknownSessions: z.number().int().nonnegative(),
   startedAt: z.string().nullable(),
   updatedAt: z.string(),
 });
@@ -66,7 +69,8 @@ export function toRunStatusJson(run: RunRecord): RunStatusJson {
       blocked: run.features.blocked,
     },
     sessions: run.counters.sessions,
-    costUsd: run.counters.costUsd,
+    costUsd: knownCostUsd(run.counters),
+    costUnknownSessions: run.counters.costUnknownSessions,
     startedAt: run.startedAt,
     updatedAt: run.updatedAt,
   });
@@ -94,9 +98,7 @@ export function formatRunStatus(details: StatusDetails): string {
   const { run, now } = details;
   const { features, counters, config } = run;
   const status = run.detail ? `${statusLabel(run)}: ${run.detail}` : statusLabel(run);
-  const unknown = counters.costUnknownSessions
-    ? ` (+${counters.costUnknownSessions} sessions of unknown cost)`
-    : '';
+  const cost = formatRunCost(run);
   const elapsed = elapsedMs(run.startedAt, run.finishedAt ? new Date(run.finishedAt) : now);
   const deadline = config.budgets.deadline ? ` · deadline ${formatTimestamp(config.budgets.deadline)}` : '';
   const fields: Array<[string, string]> = [
@@ -108,12 +110,33 @@ export function formatRunStatus(details: StatusDetails): string {
       `${formatBar(features.passing, features.total)} ${features.passing}/${features.total} passing · ${features.failing} failing · ${features.blocked} blocked`,
     ],
     ['sessions', `${counters.sessions} of at most ${config.budgets.maxSessions}`],
-    ['cost', `${formatMoney(counters.costUsd)} of ${formatMoney(config.budgets.maxCostUsd)}${unknown}`],
+    ['cost', cost],
     ['elapsed', `${elapsed === null ? 'not started' : formatDuration(elapsed)}${deadline}`],
     ['last session', describeSession(details.lastSession, now)],
     ['next', nextHint(details)],
   ];
   return formatFields(fields);
+}
+
+/**
+ * The cost line: the known cost against the cap, and for models without a price, how many sessions are
+ * left out and the tokens they used against their budget. Never `$0.00` for an unknown cost.
+ */
+export function formatRunCost(run: Pick<RunRecord, 'counters' | 'config'>): string {
+  const { counters, config } = run;
+  const { maxCostUsd, maxUnpricedTokens } = config.budgets;
+  const known = knownCostUsd(counters);
+  const cap = maxCostUsd === null ? 'no cost cap' : `of ${formatMoney(maxCostUsd)}`;
+  const base = known === null ? 'unknown' : `${formatMoney(known)} ${cap}`;
+  if (!counters.costUnknownSessions) return base;
+  const tokens = `${formatTokens(counters.unpricedTokens ?? 0)}${maxUnpricedTokens ? ` of ${formatTokens(maxUnpricedTokens)}` : ''} tokens`;
+  return `${base} (+${counters.costUnknownSessions} sessions of unknown cost: models without a price, ${tokens})`;
+}
+
+function formatTokens(tokens: number): string {
+  if (tokens >= 1_000_000) return `${(tokens / 1_000_000).toFixed(1)}M`;
+  if (tokens >= 1_000) return `${(tokens / 1_000).toFixed(1)}k`;
+  return String(tokens);
 }
 
 function describeSession(session: SessionRecord | undefined, now: Date): string {
@@ -202,7 +225,7 @@ export function formatRunsTable(runs: readonly RunRecord[]): string {
       statusLabel(run),
       `${formatBar(run.features.passing, run.features.total, 10)} ${run.features.passing}/${run.features.total}`,
       String(run.counters.sessions),
-      formatMoney(run.counters.costUsd),
+      `${formatMoney(knownCostUsd(run.counters))}${run.counters.costUnknownSessions && knownCostUsd(run.counters) !== null ? ' +?' : ''}`,
       formatTimestamp(run.startedAt),
       run.spec.name,
     ]),

@@ -7,6 +7,7 @@ import { newRunId } from '../orchestrator/run-state.js';
 import { PLANNER_ROLE, runPlanner } from '../roles/planner.js';
 import { providerFactory } from '../workers/provider-factory.js';
 import type { CliContext } from './context.js';
+import { preflightForCli } from './preflight.js';
 
 /**
  * The dashboard's new-run form on a full orchestrator context: the planner with the configured model (as
@@ -37,13 +38,16 @@ export function dashboardPlanDesk(
           signal,
           secrets: secretValues(env),
         }),
-      startRun: ({ plan, spec }) => {
+      startRun: async ({ plan, spec }) => {
+        const runConfig = buildRunConfig(config.run, { modelPlanner: model }, orchestrator.now());
+        // The same checks as `nightshift run`: a refusal is shown on the plan, nothing is created.
+        await preflightForCli(context, env, runConfig, { stderr: process.stderr });
         const id = newRunId(orchestrator.now());
         return startPlannedRun(orchestrator, {
           plan,
           spec,
           workspace: { kind: 'local', dir: defaultWorkspaceDir(context.dataDir, id) },
-          config: buildRunConfig(config.run, { modelPlanner: model }, orchestrator.now()),
+          config: runConfig,
           dataDir: context.dataDir,
           id,
         });

@@ -2,7 +2,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import type { VerdictRecord } from '../handoff/formats.js';
 import { openRepo, runGit } from '../handoff/git.js';
 import { readVerdicts } from '../handoff/verdicts.js';
-import type { RunRecord, SessionRecord } from '../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord, type SessionRecord } from '../orchestrator/run-state.js';
 import { formatDuration, formatMoney } from './output.js';
 
 /** What the demo proved, for the closing summary and the exit code. */
@@ -84,7 +84,7 @@ export function formatDemoSummary(input: {
     `  commits    ${summary.commits}`,
     `  verdicts   ${summary.verdicts} evaluations in .nightshift/verdicts.jsonl`,
     `  time       ${formatDuration(input.elapsedMs)}`,
-    `  cost       ${formatMoney(run.counters.costUsd)} (simulated: the scripted model priced like claude-sonnet-4-5)`,
+    `  cost       ${formatMoney(knownCostUsd(run.counters))} (simulated: the scripted model priced like claude-sonnet-4-5)`,
   ];
   for (const bug of summary.caught) {
     lines.push(

@@ -7,6 +7,7 @@ import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
 import { followRun } from './follow.js';
+import { preflightForCli } from './preflight.js';
 import { type Child, spawnChild } from './processes.js';
 import { untilSignal } from './worker.js';
 
@@ -75,11 +76,14 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
         });
         children.push(worker);
         const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
+        // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
+        const config = demoRunConfig();
+        await preflightForCli(context, childEnv, config, { stderr: resolved.stderr });
         const run = await startRun(context.orchestrator, {
           id,
           specPath: TODO_SPEC_PATH,
           workspace: { kind: 'local', dir: workspace },
-          config: demoRunConfig(),
+          config,
           dataDir: context.dataDir,
         });
         resolved.stderr.write(

@@ -1,5 +1,5 @@
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
 import { createProgressRenderer, type ProgressRenderer } from './progress.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
@@ -45,8 +45,7 @@ export async function followRun(
         detail: run.detail,
         features: run.features,
         sessions: run.counters.sessions,
-        costUsd:
-          run.counters.costUnknownSessions > 0 && run.counters.costUsd === 0 ? null : run.counters.costUsd,
+        costUsd: knownCostUsd(run.counters),
         elapsedMs,
       });
       return run;
@@ -59,7 +58,7 @@ export async function followRun(
         latest && !latest.finishedAt
           ? { role: latest.role, featureIds: latest.featureIds, startedAt: latest.startedAt }
           : null,
-      costUsd: run.counters.costUsd,
+      costUsd: knownCostUsd(run.counters),
       elapsedMs,
     });
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));

@@ -18,6 +18,7 @@ import {
 } from './context.js';
 import { planFromCli } from './plan-session.js';
 import { confirm, type LineReader, openLineReader, terminalAsk } from './plan-terminal.js';
+import { preflightForCli } from './preflight.js';
 import { detachOrFollow, runWorkspace } from './run.js';
 
 /** Options of `nightshift plan`. */
@@ -139,6 +140,7 @@ async function startFromPlan(
   const context = await openCliContext(orchestratorOptions(resolved, options.config));
   try {
     const config = buildRunConfig(context.config.run, { modelPlanner: modelId }, resolved.now());
+    await preflightForCli(context, resolved.env, config, { stderr: resolved.stderr });
     const id = newRunId(resolved.now());
     const run = await startPlannedRun(context.orchestrator, {
       plan,

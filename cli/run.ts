@@ -5,7 +5,7 @@ import { defaultWorkspaceDir } from '../core/paths.js';
 import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
-import { type RunWorkspaceInput, startRun } from '../orchestrator/start-run.js';
+import { assertSpec, type RunWorkspaceInput, startRun } from '../orchestrator/start-run.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
 import { toRunStatusJson } from './admin.js';
 import {
@@ -18,6 +18,7 @@ import {
 } from './context.js';
 import { followRun } from './follow.js';
 import { planFromCli } from './plan-session.js';
+import { preflightForCli } from './preflight.js';
 import { positiveInt, startCliWorker, untilSignal } from './worker.js';
 
 /** Options of `nightshift run`. */
@@ -32,22 +33,28 @@ interface RunOptions {
   modelPlanner?: string;
   /** Plan the spec from this idea first (unattended), then run it. */
   prompt?: string;
-  budgetUsd?: number;
+  budgetUsd?: number | null;
   maxSessions?: number;
   for?: string;
   network?: string;
   allowHost?: string[];
   detach?: boolean;
+  /** `--no-preflight-request` sets this false. */
+  preflightRequest?: boolean;
   json?: boolean;
   config?: string;
 }
 
-function positiveNumber(value: string): number {
+/** `--budget-usd N`, or `none` for no cost cap (null). */
+function budgetUsd(value: string): number | null {
+  if (value.trim().toLowerCase() === 'none') return null;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new InputError('OPTION_INVALID', `--budget-usd must be a positive number, not "${value}".`, {
-      hint: 'e.g. --budget-usd 20',
-    });
+    throw new InputError(
+      'OPTION_INVALID',
+      `--budget-usd must be a positive number or "none", not "${value}".`,
+      { hint: 'e.g. --budget-usd 20, or --budget-usd none to run without a cost cap' },
+    );
   }
   return parsed;
 }
@@ -79,7 +86,11 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--model-generator <id>', 'model of the generators')
     .option('--model-evaluator <id>', 'model of the evaluator')
     .option('--model-planner <id>', 'model of the planner (--prompt)')
-    .option('--budget-usd <n>', 'stop (pause) when the run has cost this much', positiveNumber)
+    .option(
+      '--budget-usd <n>',
+      'stop (pause) when the run has cost this much; "none" for no cost cap',
+      budgetUsd,
+    )
     .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
     .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
     .option('--network <mode>', 'network of the sandbox: none, registries (default) or open')
@@ -90,6 +101,10 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       [],
     )
     .option('--detach', 'register the run and print its id; workers do the rest')
+    .option(
+      '--no-preflight-request',
+      'skip the tiny test request each model gets before the run is created (keys and prices are still checked)',
+    )
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
     .action(async (spec: string | undefined, options: RunOptions) => {
@@ -118,6 +133,16 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
           },
           resolved.now(),
         );
+        // Nothing is written (and no planner runs) before the spec and every model have been checked: a
+        // refusal leaves no run and an untouched workspace behind.
+        const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
+        if (specPath) await assertSpec(specPath);
+        const planner = options.prompt ? plannerModelId(config.models) : undefined;
+        await preflightForCli(context, resolved.env, config, {
+          request: options.preflightRequest,
+          stderr: resolved.stderr,
+          ...(planner ? { extraModels: { planner } } : {}),
+        });
         const id = newRunId(resolved.now());
         const workspace = runWorkspace(resolved, context, id, options);
         const run = options.prompt
@@ -136,7 +161,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             })
           : await startRun(context.orchestrator, {
               id,
-              specPath: path.resolve(resolved.cwd(), spec as string),
+              specPath: specPath as string,
               workspace,
               config,
               dataDir: context.dataDir,

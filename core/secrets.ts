@@ -41,3 +41,50 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
   }
   return out;
 }
+
+/** Shortest base64 fragment worth matching: shorter ones would hit ordinary text by chance. */
+const MIN_ENCODED_LENGTH = 12;
+
+/**
+ * The base64 forms a secret can take inside a larger base64 text: for each of the three byte alignments,
+ * the characters that depend only on the secret's own bytes (standard and URL-safe alphabets).
+ */
+export function base64Forms(secret: string): string[] {
+  const bytes = Buffer.from(secret, 'utf8');
+  const forms = new Set<string>();
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    // Skip the first group when it mixes in padding bytes, and the last when it mixes in what follows.
+    const start = offset === 0 ? 0 : 4;
+    const end = Math.floor((offset + bytes.length) / 3) * 4;
+    const inner = encoded.slice(start, end);
+    if (inner.length < MIN_ENCODED_LENGTH) continue;
+    forms.add(inner);
+    forms.add(inner.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return [...forms];
+}
+
+/** What to look for in outgoing text: every secret plain and in its base64 forms, longest first. */
+export function outgoingNeedles(secrets: readonly string[]): string[] {
+  const needles = new Set<string>();
+  for (const secret of secrets) {
+    if (!secret || secret.length < 8) continue;
+    needles.add(secret);
+    for (const form of base64Forms(secret)) needles.add(form);
+  }
+  return [...needles].sort((a, b) => b.length - a.length);
+}
+
+/** `text` with every needle replaced by `[redacted]`, and how many replacements were made. */
+export function redactNeedles(text: string, needles: readonly string[]): { text: string; count: number } {
+  let out = text;
+  let count = 0;
+  for (const needle of needles) {
+    if (!out.includes(needle)) continue;
+    const parts = out.split(needle);
+    count += parts.length - 1;
+    out = parts.join('[redacted]');
+  }
+  return { text: out, count };
+}

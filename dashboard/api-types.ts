@@ -27,7 +27,8 @@ export interface RunView {
   finishedAt: string | null;
   features: FeatureTotalsView;
   sessions: number;
-  costUsd: number;
+  /** Known cost; null when no session has a known price (never $0 for unknown). */
+  costUsd: number | null;
   /** Sessions whose model had no known price (not in costUsd). */
   costUnknownSessions: number;
   /** Next scheduled start (a nightly schedule), when one is known. */

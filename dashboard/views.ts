@@ -1,4 +1,9 @@
-import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run-state.js';
+import {
+  type FeatureState,
+  knownCostUsd,
+  type RunRecord,
+  type SessionRecord,
+} from '../orchestrator/run-state.js';
 import type { RunStore } from '../orchestrator/run-store.js';
 import type {
   FeatureView,
@@ -29,7 +34,7 @@ export function toRunView(run: RunRecord, nextScheduledAt: string | null): RunVi
     finishedAt: run.finishedAt,
     features: run.features,
     sessions: run.counters.sessions,
-    costUsd: run.counters.costUsd,
+    costUsd: knownCostUsd(run.counters),
     costUnknownSessions: run.counters.costUnknownSessions,
     nextScheduledAt: nextScheduledAt ?? readNextScheduled(run),
   };

@@ -1,3 +1,4 @@
+import { RUN_FATAL_FAILURES } from '../agent/messages.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
 import type { Budgets } from './config.js';
@@ -13,7 +14,12 @@ import {
 } from './run-state.js';
 
 /** Outcomes that say nothing about the work (the session did not really run): the planner repeats its step. */
-export const NOT_COUNTED_OUTCOMES: readonly SessionOutcome[] = ['rate_limited', 'aborted', 'provider_error'];
+export const NOT_COUNTED_OUTCOMES: readonly SessionOutcome[] = [
+  'rate_limited',
+  'aborted',
+  'provider_error',
+  'refused',
+];
 
 /** The inputs of applySessionResult. */
 export interface ApplyInput {
@@ -61,10 +67,12 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   const byId = new Map(features.map((feature) => [feature.id, feature]));
 
   counters.sessions += 1;
-  if (result.costUsd === null) counters.costUnknownSessions += 1;
-  else counters.costUsd += result.costUsd;
-  if (result.outcome === 'provider_error') counters.consecutiveProviderErrors += 1;
-  else if (counted) counters.consecutiveProviderErrors = 0;
+  if (result.costUsd === null) {
+    counters.costUnknownSessions += 1;
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+    counters.unpricedTokens += inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens;
+  } else counters.costUsd += result.costUsd;
+  countProviderErrors(counters, result, input.run.config.budgets);
 
   const verdicts: VerdictRecord[] = [];
   if (counted && result.role === 'initializer' && !(result.outcome === 'completed' && features.length > 0)) {
@@ -120,6 +128,24 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   });
   const changedFeatures = replaced ? features : features.filter((feature) => changed.has(feature.id));
   return { run, features, changed: changedFeatures, replaced, session, events };
+}
+
+/**
+ * Provider errors and refusals in a row fail the run after `maxConsecutiveProviderErrors`; a failure that
+ * will not go away by itself (no credit, bad key, unknown model) fails it at once. The last message (the
+ * provider's words and the fix) is kept for the failure reason.
+ */
+function countProviderErrors(counters: RunCounters, result: SessionResult, budgets: Budgets): void {
+  if (result.outcome === 'provider_error' || result.outcome === 'refused') {
+    const fatal = RUN_FATAL_FAILURES.some((kind) => kind === result.providerFailure?.kind);
+    counters.consecutiveProviderErrors = fatal
+      ? Math.max(counters.consecutiveProviderErrors + 1, budgets.maxConsecutiveProviderErrors)
+      : counters.consecutiveProviderErrors + 1;
+    counters.lastProviderError = result.providerFailure?.message ?? result.reason ?? result.outcome;
+  } else if (!NOT_COUNTED_OUTCOMES.includes(result.outcome)) {
+    counters.consecutiveProviderErrors = 0;
+    counters.lastProviderError = null;
+  }
 }
 
 function bump(feature: FeatureState | undefined, changed: Set<string>): void {

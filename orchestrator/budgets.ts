@@ -10,8 +10,14 @@ export interface StopCondition {
 export interface BudgetStatus {
   /** Known cost of finished sessions plus the running session's cost so far. */
   costUsd: number;
-  maxCostUsd: number;
-  remainingUsd: number;
+  /** null: no cost cap. */
+  maxCostUsd: number | null;
+  /** null: no cost cap. */
+  remainingUsd: number | null;
+  /** Tokens used by sessions of models without a price (finished ones plus the running one). */
+  unpricedTokens: number;
+  /** null: no cap. */
+  maxUnpricedTokens: number | null;
   /** Finished sessions. */
   sessions: number;
   maxSessions: number;
@@ -27,25 +33,45 @@ export interface BudgetStatus {
 
 const usd = (value: number) => `$${value.toFixed(2)}`;
 
+/** What the running session has used so far: its known cost, or (unpriced model) its tokens. */
+export interface SessionSpend {
+  costUsd?: number;
+  unpricedTokens?: number;
+}
+
 /**
- * The run's budget position; `sessionCostUsd` is the running session's cost so far. `stop` says whether the cost
- * budget or the deadline is crossed (the session-count and no-progress limits apply between sessions only).
+ * The run's budget position; `session` is what the running session used so far. `stop` says whether the cost
+ * budget, the token budget of unpriced models, or the deadline is crossed (the session-count and no-progress
+ * limits apply between sessions only).
  */
-export function budgetStatus(state: Pick<RunState, 'run'>, now: Date, sessionCostUsd = 0): BudgetStatus {
+export function budgetStatus(
+  state: Pick<RunState, 'run'>,
+  now: Date,
+  session: SessionSpend = {},
+): BudgetStatus {
   const { counters, config } = state.run;
   const { maxCostUsd, maxSessions, deadline } = config.budgets;
-  const costUsd = counters.costUsd + sessionCostUsd;
+  const maxUnpricedTokens = config.budgets.maxUnpricedTokens ?? null;
+  const costUsd = counters.costUsd + (session.costUsd ?? 0);
+  const unpricedTokens = (counters.unpricedTokens ?? 0) + (session.unpricedTokens ?? 0);
   const remainingMs = deadline ? Date.parse(deadline) - now.getTime() : null;
   let stop: StopCondition | null = null;
-  if (costUsd >= maxCostUsd) {
+  if (maxCostUsd !== null && costUsd >= maxCostUsd) {
     stop = { reason: 'budget', detail: `cost ${usd(costUsd)} reached the budget of ${usd(maxCostUsd)}` };
+  } else if (maxUnpricedTokens !== null && unpricedTokens >= maxUnpricedTokens) {
+    stop = {
+      reason: 'budget',
+      detail: `models without a price used ${unpricedTokens} tokens, the budget of ${maxUnpricedTokens} (set a price in modelSettings, or raise budgets.maxUnpricedTokens)`,
+    };
   } else if (remainingMs !== null && remainingMs <= 0) {
     stop = { reason: 'deadline', detail: `deadline ${deadline} passed` };
   }
   return {
     costUsd,
     maxCostUsd,
-    remainingUsd: Math.max(0, maxCostUsd - costUsd),
+    remainingUsd: maxCostUsd === null ? null : Math.max(0, maxCostUsd - costUsd),
+    unpricedTokens,
+    maxUnpricedTokens,
     sessions: counters.sessions,
     maxSessions,
     remainingSessions: Math.max(0, maxSessions - counters.sessions),
@@ -56,13 +82,13 @@ export function budgetStatus(state: Pick<RunState, 'run'>, now: Date, sessionCos
   };
 }
 
-/** For a running session: the reason to checkpoint at the next turn (cost so far over budget, deadline), or null. */
+/** For a running session: the reason to checkpoint at the next turn (cost or tokens over budget, deadline), or null. */
 export function shouldCheckpointNow(
   state: Pick<RunState, 'run'>,
   now: Date,
-  sessionCostUsd: number,
+  session: SessionSpend | number,
 ): StopCondition | null {
-  return budgetStatus(state, now, sessionCostUsd).stop;
+  return budgetStatus(state, now, typeof session === 'number' ? { costUsd: session } : session).stop;
 }
 
 /**

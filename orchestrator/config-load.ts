@@ -7,8 +7,8 @@ import { type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './c
 /** The config file looked for in the working directory. */
 export const CONFIG_FILE_NAME = 'nightshift.config.json';
 
-/** Environment variables read into the global config: variable → field path, and whether the value is a number. */
-const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boolean }> = [
+/** Environment variables read into the global config: variable → field path, and whether the value is a number or a flag. */
+const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boolean; flag?: boolean }> = [
   { variable: 'REDIS_URL', path: ['redisUrl'] },
   { variable: 'NIGHTSHIFT_REDIS_URL', path: ['redisUrl'] },
   { variable: 'NIGHTSHIFT_HOME', path: ['dataDir'] },
@@ -20,7 +20,16 @@ const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boo
   { variable: 'NIGHTSHIFT_CHROMIUM_PATH', path: ['chromiumPath'] },
   { variable: 'NIGHTSHIFT_BUDGET_USD', path: ['run', 'budgets', 'maxCostUsd'], number: true },
   { variable: 'NIGHTSHIFT_MAX_SESSIONS', path: ['run', 'budgets', 'maxSessions'], number: true },
+  { variable: 'NIGHTSHIFT_PREFLIGHT_REQUEST', path: ['preflight', 'request'], flag: true },
 ];
+
+/** `1`/`true`/`yes`/`on` and `0`/`false`/`no`/`off` as booleans; anything else is left for the schema to reject. */
+function flagValue(value: string): boolean | string {
+  const normalized = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(normalized)) return true;
+  if (['0', 'false', 'no', 'off'].includes(normalized)) return false;
+  return value;
+}
 
 /**
  * Reads `nightshift.config.json` (explicit file, `$NIGHTSHIFT_CONFIG`, or `<cwd>/nightshift.config.json` when present),
@@ -37,7 +46,11 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   for (const field of ENV_FIELDS) {
     const value = options.env[field.variable];
     if (value === undefined || value === '') continue;
-    const numeric = field.number && /^\s*-?\d+(\.\d+)?\s*$/.test(value) ? Number(value) : value;
+    const numeric = field.flag
+      ? flagValue(value)
+      : field.number && /^\s*-?\d+(\.\d+)?\s*$/.test(value)
+        ? Number(value)
+        : value;
     setPath(
       raw,
       field.path,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
+import { ModelSettingsTable } from '../agent/models.js';
 import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
 import { InputError } from '../core/errors.js';
 
@@ -22,8 +23,13 @@ export type RoleModels = z.infer<typeof RoleModels>;
 
 /** Budgets and stop conditions of one run; all on by default. */
 export const Budgets = z.strictObject({
-  /** Pause `budget` once the run's known cost reaches this (USD). */
-  maxCostUsd: z.number().positive().default(20),
+  /** Pause `budget` once the run's known cost reaches this (USD); null = no cost cap (`--budget-usd none`). */
+  maxCostUsd: z.number().positive().nullable().default(20),
+  /**
+   * Pause `budget` once sessions of models without a price have used this many tokens (input, output and
+   * cache); null = no cap. Unknown prices are never read as $0: this budget stands in for the USD one.
+   */
+  maxUnpricedTokens: z.number().int().positive().nullable().default(20_000_000),
   /** Pause `budget` once this many sessions have finished. */
   maxSessions: z.number().int().positive().default(200),
   /** Pause `deadline` at the first safe point after this instant (ISO 8601). */
@@ -157,6 +163,11 @@ export const RunConfig = z.strictObject({
     .optional(),
   /** Price overrides (USD per million tokens); merged over DEFAULT_PRICES. */
   prices: PriceTable.default({}).transform((prices) => ({ ...DEFAULT_PRICES, ...prices })),
+  /**
+   * Per-model settings by model id (dated ids match by prefix): contextWindow, maxOutputTokens, vision,
+   * streaming, reasoning, price — each overrides the defaults in agent/models.ts (see docs/models.md).
+   */
+  modelSettings: ModelSettingsTable.default({}),
   sandbox: SandboxConfig.prefault({}),
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
 });
@@ -172,7 +183,8 @@ export interface RunOverrides {
   modelGenerator?: string;
   modelEvaluator?: string;
   modelPlanner?: string;
-  budgetUsd?: number;
+  /** `--budget-usd N`, or null for `--budget-usd none` (no cost cap). */
+  budgetUsd?: number | null;
   maxSessions?: number;
   /** `--for 6h`: the deadline is now + this duration. */
   forDuration?: string;
@@ -263,6 +275,13 @@ export const NightshiftConfig = z.strictObject({
     .default({}),
   /** Bound of each run's event stream (entries, approximate). */
   eventLogMaxLength: z.number().int().positive().default(10_000),
+  /** Checks before a run is created (orchestrator/preflight.ts). */
+  preflight: z
+    .strictObject({
+      /** One tiny request per distinct model (a few tokens each) to prove key and model id work. */
+      request: z.boolean().default(true),
+    })
+    .prefault({}),
   /** Defaults for new runs. */
   run: RunConfig.prefault({}),
 });

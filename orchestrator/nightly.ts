@@ -21,8 +21,8 @@ export const WindowSnapshot = z.object({
   costUsd: z.number().nonnegative(),
   /** The deadline set for the window, if any. */
   deadline: z.string().nullable(),
-  /** The run's cost cap during the window. */
-  maxCostUsd: z.number().positive(),
+  /** The run's cost cap during the window (null: none). */
+  maxCostUsd: z.number().positive().nullable(),
 });
 export type WindowSnapshot = z.infer<typeof WindowSnapshot>;
 

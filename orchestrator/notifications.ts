@@ -1,4 +1,5 @@
 import { moduleLogger } from '../core/log.js';
+import { type AttemptResult, retryAfterMsFromHeaders, withRetries } from '../core/retry.js';
 import type { Webhook } from './config.js';
 import type { RunEvent } from './events.js';
 import { closeWindowOnStatusChange } from './nightly.js';
@@ -8,14 +9,20 @@ import { formatNotification, type Notification, statusNotificationType, wants } 
 
 const log = moduleLogger('orchestrator/notifications');
 
-/** How failed webhook deliveries are retried: `attempts` in all, waiting baseDelayMs, 2×, 4×… in between. */
+/**
+ * How failed webhook deliveries are retried (core/retry.ts): `attempts` in all, about baseDelayMs, 2×, 4×…
+ * apart (with jitter, and never sooner than the receiver's retry-after).
+ */
 export interface RetryPolicy {
   attempts: number;
   baseDelayMs: number;
 }
 
-/** Default: 3 attempts, 2 s then 4 s apart. */
+/** Default: 3 attempts, about 2 s then 4 s apart. */
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 3, baseDelayMs: 2_000 };
+
+/** Longest wait between two deliveries: a receiver asking for longer gets no retry. */
+const MAX_WEBHOOK_DELAY_MS = 60_000;
 /** Default time limit of one delivery attempt. */
 export const DEFAULT_WEBHOOK_TIMEOUT_MS = 5_000;
 
@@ -111,19 +118,28 @@ function deliverer(options: NotifierOptions) {
     let attempts = 0;
     try {
       const body = JSON.stringify(formatNotification(notification, webhook.format));
-      for (attempts = 1; attempts <= retry.attempts; attempts++) {
-        error = await postOnce(options.fetch ?? fetch, webhook.url, body, timeoutMs);
-        if (!error) {
-          log.debug({ runId, target, type: notification.type, attempts }, 'webhook delivered');
-          return;
-        }
-        log.info(
-          { runId, target, type: notification.type, attempt: attempts, error },
-          'webhook delivery failed',
-        );
-        if (attempts < retry.attempts) await sleep(retry.baseDelayMs * 2 ** (attempts - 1));
+      const outcome = await withRetries(
+        () => postOnce(options.fetch ?? fetch, webhook.url, body, timeoutMs),
+        {
+          policy: {
+            maxRetries: retry.attempts - 1,
+            baseDelayMs: retry.baseDelayMs,
+            maxDelayMs: Math.max(MAX_WEBHOOK_DELAY_MS, retry.baseDelayMs),
+          },
+          onFailure: (failure) =>
+            log.info(
+              { runId, target, type: notification.type, attempt: failure.attempt, error: failure.error },
+              'webhook delivery failed',
+            ),
+        },
+      );
+      attempts = outcome.attempts;
+      if (outcome.ok) {
+        log.debug({ runId, target, type: notification.type, attempts }, 'webhook delivered');
+        return;
       }
-      attempts = retry.attempts;
+      // Every attempt's error, so a flapping receiver is told apart from one that is down.
+      error = [...new Set(outcome.errors)].join('; ');
     } catch (unexpected) {
       error = describeError(unexpected, timeoutMs);
     }
@@ -143,13 +159,18 @@ function deliverer(options: NotifierOptions) {
   };
 }
 
-/** Posts once; '' on a 2xx answer, otherwise what went wrong (no URL in it). */
+/** HTTP statuses worth another delivery: the receiver may answer later. Anything else 4xx will not change. */
+function retryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 409 || status === 425 || status === 429;
+}
+
+/** Posts once; on failure, what went wrong (no URL in it) and whether another attempt may help. */
 async function postOnce(
   fetcher: typeof fetch,
   url: string,
   body: string,
   timeoutMs: number,
-): Promise<string> {
+): Promise<AttemptResult<void, string>> {
   try {
     const response = await fetcher(url, {
       method: 'POST',
@@ -158,11 +179,15 @@ async function postOnce(
       signal: AbortSignal.timeout(timeoutMs),
     });
     await response.arrayBuffer().catch(() => undefined);
-    return response.ok
-      ? ''
-      : `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+    if (response.ok) return { ok: true, value: undefined };
+    return {
+      ok: false,
+      error: `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`,
+      retryable: retryableStatus(response.status),
+      retryAfterMs: retryAfterMsFromHeaders(response.headers),
+    };
   } catch (error) {
-    return describeError(error, timeoutMs);
+    return { ok: false, error: describeError(error, timeoutMs), retryable: true };
   }
 }
 
@@ -185,8 +210,4 @@ export function safeOrigin(url: string): string {
   } catch {
     return '(invalid URL)';
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

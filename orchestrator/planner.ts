@@ -51,9 +51,12 @@ export function nextAction(state: RunState, now: Date): NextAction {
   if (stop) return { kind: 'pause', reason: stop.reason, detail: stop.detail };
   const providerErrors = run.counters.consecutiveProviderErrors;
   if (providerErrors >= budgets.maxConsecutiveProviderErrors) {
+    const last = run.counters.lastProviderError;
     return {
       kind: 'fail',
-      reason: `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
+      reason: last
+        ? `provider error: ${last} (fix it, then resume the run)`
+        : `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
     };
   }
   if (features.length === 0) {

@@ -38,6 +38,8 @@ export const RunCounters = z.object({
   costUsd: z.number().nonnegative(),
   /** Sessions whose model had no known price (their cost is not in costUsd). */
   costUnknownSessions: z.number().int().nonnegative(),
+  /** Tokens (input, output, cache) used by those sessions: what `maxUnpricedTokens` caps. */
+  unpricedTokens: z.number().int().nonnegative().default(0),
   /** Evaluate-mode verdicts in a row without a new pass (regression checks do not count). */
   evaluationsSinceLastPass: z.number().int().nonnegative(),
   /** New passes since the last completed regression sweep. */
@@ -46,8 +48,10 @@ export const RunCounters = z.object({
   lastPassSeq: z.number().int().nonnegative(),
   /** Initializer sessions that ended without a feature list. */
   initializerFailures: z.number().int().nonnegative(),
-  /** Sessions in a row that ended `provider_error`. */
+  /** Sessions in a row that ended `provider_error` or `refused`. */
   consecutiveProviderErrors: z.number().int().nonnegative(),
+  /** What the last of them said (the provider's message and the fix); null after a session that worked. */
+  lastProviderError: z.string().nullable().default(null),
   /** Passing features later found failing by a regression check. */
   regressions: z.number().int().nonnegative(),
   /** Completed regression sweeps. */
@@ -199,14 +203,28 @@ export function emptyCounters(): RunCounters {
     sessions: 0,
     costUsd: 0,
     costUnknownSessions: 0,
+    unpricedTokens: 0,
     evaluationsSinceLastPass: 0,
     passesSinceLastRegression: 0,
     lastPassSeq: 0,
     initializerFailures: 0,
     consecutiveProviderErrors: 0,
+    lastProviderError: null,
     regressions: 0,
     sweeps: 0,
   };
+}
+
+/**
+ * The run's cost as shown everywhere: the sum of known session costs, or null when no session has a known
+ * price (a run of unpriced models has an unknown cost, never $0). `costUnknownSessions` says how many are left out.
+ */
+export function knownCostUsd(
+  counters: Pick<RunCounters, 'costUsd' | 'sessions' | 'costUnknownSessions'>,
+): number | null {
+  return counters.costUnknownSessions > 0 && counters.costUnknownSessions >= counters.sessions
+    ? null
+    : counters.costUsd;
 }
 
 /** Totals of passing, failing (not blocked) and blocked features. */

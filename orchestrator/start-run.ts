@@ -37,12 +37,7 @@ export interface StartRunInput {
  * remote workspace gets the spec committed on the run branch and pushed.
  */
 export async function startRun(orchestrator: Orchestrator, input: StartRunInput): Promise<RunRecord> {
-  if (!existsSync(input.specPath)) {
-    throw new InputError('SPEC_NOT_FOUND', `The spec ${input.specPath} does not exist.`, {
-      hint: 'Pass the path of a written spec, e.g. examples/todo/app_spec.md.',
-    });
-  }
-  await checkSpec(input.specPath);
+  await assertSpec(input.specPath);
   const id = input.id ?? newRunId(orchestrator.now());
   const specName = path.basename(input.specPath);
   const prepared =
@@ -64,6 +59,16 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
   if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
   await advanceRun(orchestrator, id);
   return orchestrator.store.getRun(run.id);
+}
+
+/** Refuses a spec that does not exist or is not a written spec (before anything is written). */
+export async function assertSpec(specPath: string): Promise<void> {
+  if (!existsSync(specPath)) {
+    throw new InputError('SPEC_NOT_FOUND', `The spec ${specPath} does not exist.`, {
+      hint: 'Pass the path of a written spec, e.g. examples/todo/app_spec.md.',
+    });
+  }
+  await checkSpec(specPath);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { NotificationEvent, type Webhook } from './config.js';
 import type { WindowSummary } from './nightly.js';
-import { FeatureSummary, PausedReason, type RunRecord, RunStatus } from './run-state.js';
+import { FeatureSummary, knownCostUsd, PausedReason, type RunRecord, RunStatus } from './run-state.js';
 
 /** One regression as notified: the feature and what the evaluator found. */
 export const NotifiedRegression = z.object({ featureId: z.string(), issues: z.array(z.string()) });
@@ -28,8 +28,10 @@ export const WebhookPayload = z.object({
   reason: PausedReason.nullable(),
   detail: z.string().nullable(),
   features: FeatureSummary,
-  /** The run's known cost so far (USD). */
-  costUsd: z.number(),
+  /** The run's known cost so far (USD); null when no session has a known price. */
+  costUsd: z.number().nullable(),
+  /** Sessions whose model had no known price (not in costUsd). */
+  costUnknownSessions: z.number().int().optional(),
   summary: NotifiedSummary.optional(),
   regressions: z.array(NotifiedRegression).optional(),
   at: z.string(),
@@ -82,7 +84,8 @@ export function jsonPayload(notification: Notification): WebhookPayload {
     reason: run.pausedReason,
     detail: run.detail,
     features: run.features,
-    costUsd: run.counters.costUsd,
+    costUsd: knownCostUsd(run.counters),
+    costUnknownSessions: run.counters.costUnknownSessions,
     summary: notification.type === 'nightly.summary' ? notification.summary : undefined,
     regressions: notification.type === 'feature.regressed' ? notification.regressions : undefined,
     at: notification.at,
@@ -93,7 +96,8 @@ export function jsonPayload(notification: Notification): WebhookPayload {
 export function slackText(notification: Notification): string {
   const { run } = notification;
   const name = `nightshift run ${run.id} (${escapeSlack(run.spec.name)})`;
-  const progress = `${run.features.passing}/${run.features.total} features passing, ${usd(run.counters.costUsd)} spent`;
+  const known = knownCostUsd(run.counters);
+  const progress = `${run.features.passing}/${run.features.total} features passing, ${known === null ? 'cost unknown (models without a price)' : `${usd(known)} spent`}`;
   const detail = run.detail ? `: ${escapeSlack(run.detail)}` : '';
   switch (notification.type) {
     case 'run.finished':

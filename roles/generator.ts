@@ -1,4 +1,3 @@
-import type { LoopState } from '../agent/loop.js';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
@@ -13,10 +12,6 @@ import { snapshotWorkspace } from './workspace-state.js';
 
 /** Paths a generator may read but never write: the harness owns them. */
 export const GENERATOR_PROTECTED_PATHS = [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'];
-
-/** Share of the context window after which the session is asked to checkpoint, and after which it is ended. */
-const CONTEXT_CHECKPOINT_AT = 0.8;
-const CONTEXT_END_AT = 0.95;
 
 /** Prepares a generator session on the one feature the harness chose. */
 export async function prepareGenerator(
@@ -45,8 +40,6 @@ export async function prepareGenerator(
       readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir],
     }),
   ];
-  const contextTokens = input.limits.contextTokens ?? 200_000;
-  let askedToCheckpoint = false;
   return {
     system: rolePrompt('generator'),
     firstMessage: generatorMessage({
@@ -59,17 +52,6 @@ export async function prepareGenerator(
     protectedPaths: GENERATOR_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
-      beforeTurn: (state) => {
-        const used = estimateContextTokens(state) / contextTokens;
-        if (used >= CONTEXT_END_AT) return { end: 'context window nearly full' };
-        if (used >= CONTEXT_CHECKPOINT_AT && !askedToCheckpoint) {
-          askedToCheckpoint = true;
-          return {
-            note: 'The context window is nearly full. Checkpoint now: commit, append a progress note, stop.',
-          };
-        }
-        return {};
-      },
       beforeStop: async () => {
         const problem = await uncommittedWork(repo, startCommit);
         return problem ? { stop: false, message: problem } : { stop: true };
@@ -112,9 +94,4 @@ async function finishGenerator(
   if (commits.length === 0)
     return { outcome: 'failed', reason: 'the generator made no change', verdicts: [] };
   return { outcome: 'completed', ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
-}
-
-/** Rough size of the next request: the conversation's bytes over four (good enough for a threshold). */
-function estimateContextTokens(state: LoopState): number {
-  return Math.ceil(Buffer.byteLength(JSON.stringify(state.messages)) / 4);
 }

@@ -26,6 +26,16 @@ export interface RolePlan {
   release?(): Promise<void>;
   /** Whether this role may change `passes` (none may: only verdict application, after the guard). */
   featureListRules: { mayChangePasses: boolean; mayCreate: boolean };
+  /** How the session keeps inside the model's window (defaults per role in roles/session.ts). */
+  context?: RoleContextPolicy;
+}
+
+/** What a role does as its context window fills. */
+export interface RoleContextPolicy {
+  /** Told once at 80 % of the window: what to do with the room left (checkpoint, submit verdicts). */
+  nearFullNote: string;
+  /** Tools whose old results go stale and may be elided (default: the browser tools among the role's). */
+  elidableTools?: readonly string[];
 }
 
 /** Builds a role's plan for one session. */
@@ -47,6 +57,8 @@ export function outcomeOfInterruptedLoop(
       return 'rate_limited';
     case 'provider_error':
       return 'provider_error';
+    case 'refused':
+      return 'refused';
     case 'aborted':
       return 'aborted';
     default:

@@ -12,7 +12,8 @@ export type RoleName = z.infer<typeof RoleName>;
  * - `failed`: the role's output was invalid past the retry limit (e.g. an initializer's feature list);
  * - `blocked`: the session could not do its job for a reason outside the product (app did not start, browser crashed);
  * - `rate_limited`: the provider kept refusing; the worker pauses the queue;
- * - `provider_error`: a fatal provider error (bad key, unknown model);
+ * - `provider_error`: the provider failed for good (bad key, unknown model, no credit, errors past the retries);
+ * - `refused`: the model declined to go on (a refusal stop reason or content filter);
  * - `aborted`: cancelled from outside before it could checkpoint.
  */
 export const SessionOutcome = z.enum([
@@ -22,6 +23,7 @@ export const SessionOutcome = z.enum([
   'blocked',
   'rate_limited',
   'provider_error',
+  'refused',
   'aborted',
 ]);
 export type SessionOutcome = z.infer<typeof SessionOutcome>;
@@ -54,5 +56,7 @@ export const SessionResult = z.object({
   violations: z.array(IntegrityViolation),
   verdicts: z.array(VerdictRecord),
   retryAfterMs: z.number().optional(),
+  /** The provider's failure that ended the session (kind and message with the fix), if one did. */
+  providerFailure: z.object({ kind: z.string(), message: z.string() }).optional(),
 });
 export type SessionResult = z.infer<typeof SessionResult>;

@@ -1,6 +1,7 @@
 import { realpath } from 'node:fs/promises';
+import { priceForProvider } from '../agent/cost.js';
 import type { AgentEvent } from '../agent/events.js';
-import { type AgentResult, runAgent } from '../agent/loop.js';
+import { type AgentResult, type LoopHooks, runAgent } from '../agent/loop.js';
 import { emptyUsage } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
@@ -12,7 +13,7 @@ import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
 import { prepareGenerator } from './generator.js';
 import { prepareInitializer } from './initializer.js';
-import type { RoleFinish, RolePlan, RolePreparer } from './plan.js';
+import type { RoleContextPolicy, RoleFinish, RolePlan, RolePreparer } from './plan.js';
 import type { SessionResult } from './session-result.js';
 import type { RoleSessionInput } from './types.js';
 import { applyVerdicts } from './verdicts.js';
@@ -26,6 +27,25 @@ const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
   initializer: prepareInitializer,
   generator: prepareGenerator,
   evaluator: prepareEvaluator,
+};
+
+/** Share of the window at which a role is told to wrap up, and at which the session is ended. */
+const CONTEXT_NOTE_AT = 0.8;
+const CONTEXT_END_AT = 0.95;
+
+/** What each role is told at 80 % of its window when its plan says nothing else. */
+const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
+  initializer: {
+    nearFullNote:
+      'The context window is nearly full. Make sure feature_list.json, init.sh and progress.md are written and committed, then stop.',
+  },
+  generator: {
+    nearFullNote: 'The context window is nearly full. Checkpoint now: commit, append a progress note, stop.',
+  },
+  evaluator: {
+    nearFullNote:
+      'The context window is nearly full. Submit your verdicts now (submit_verdict) with what you have observed so far — a step you could not check is not ok — then stop.',
+  },
 };
 
 /**
@@ -80,7 +100,12 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     endCommit,
     commits: await commitsSince(repo, startCommit),
     usage: finished.agent?.usage ?? emptyUsage(),
-    costUsd: finished.agent ? finished.agent.costUsd : 0,
+    // A session that never reached the model costs nothing, but only a priced model's nothing is known.
+    costUsd: finished.agent
+      ? finished.agent.costUsd
+      : priceForProvider(input.provider, input.prices) === null
+        ? null
+        : 0,
     steps: finished.agent?.steps ?? 0,
     startedAt: new Date(startedAt).toISOString(),
     durationMs: clock() - startedAt,
@@ -89,6 +114,9 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     ...(finished.agent?.failure?.retryAfterMs === undefined
       ? {}
       : { retryAfterMs: finished.agent.failure.retryAfterMs }),
+    ...(finished.agent?.failure && finished.outcome === 'provider_error'
+      ? { providerFailure: { kind: finished.agent.failure.kind, message: finished.agent.failure.message } }
+      : {}),
   };
 }
 
@@ -98,6 +126,7 @@ async function runPlan(
   plan: RolePlan,
 ): Promise<RoleFinish & { agent: AgentResult }> {
   const sessionId = `${input.runId}-${input.session}`;
+  const context = plan.context ?? DEFAULT_CONTEXT[input.role];
   try {
     const agent = await runAgent({
       sessionId,
@@ -107,7 +136,13 @@ async function runPlan(
       tools: plan.tools,
       toolContext: { workspace: repo.dir, protectedPaths: plan.protectedPaths },
       limits: { maxSteps: input.limits.maxSteps, maxWallMs: input.limits.maxMinutes * 60_000 },
-      hooks: withBudgetHook(input, plan),
+      hooks: withBudgetHook(input, plan, context),
+      contextBudget: {
+        elidableTools:
+          context.elidableTools ??
+          plan.tools.map((tool) => tool.name).filter((name) => name.startsWith('browser_')),
+      },
+      ...(input.secrets ? { secrets: input.secrets } : {}),
       sink: (event: AgentEvent) => input.sink?.(event),
       transcript: new TranscriptWriter(
         sessionTranscriptPath(input.dataDir, input.runId, input.session),
@@ -125,16 +160,25 @@ async function runPlan(
 }
 
 /**
- * Budgets first (the orchestrator's `stopReason`), then the role's own turn hook. A context window
- * nearly full asks for a checkpoint: the loop reports usage per request, the last one tells the size.
+ * Budgets first (the orchestrator's `stopReason`), then the context window, then the role's own turn
+ * hook. The window is measured from the provider's reported usage (the loop's `state.context`): at 80 % the
+ * role is told once what to do with the room left, at 95 % the session ends (its work checkpointed).
  */
-function withBudgetHook(input: RoleSessionInput, plan: RolePlan): RolePlan['hooks'] {
+function withBudgetHook(input: RoleSessionInput, plan: RolePlan, context: RoleContextPolicy): LoopHooks {
+  let told = false;
   return {
     ...plan.hooks,
     beforeTurn: async (state) => {
       const reason = await input.stopReason?.(state);
       if (reason) return { end: reason };
-      return (await plan.hooks.beforeTurn?.(state)) ?? {};
+      const { share, usedTokens, windowTokens } = state.context;
+      if (share >= CONTEXT_END_AT) {
+        return { end: `context window nearly full (about ${usedTokens} of ${windowTokens} tokens)` };
+      }
+      const own = (await plan.hooks.beforeTurn?.(state)) ?? {};
+      if (share < CONTEXT_NOTE_AT || told || own.end) return own;
+      told = true;
+      return { ...own, note: own.note ? `${own.note}\n${context.nearFullNote}` : context.nearFullNote };
     },
   };
 }

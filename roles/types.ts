@@ -12,8 +12,6 @@ export interface SessionLimits {
   maxSteps: number;
   /** Wall-clock minutes at most. */
   maxMinutes: number;
-  /** Context window of the model in tokens; past 80 % the session is asked to checkpoint. Default 200,000. */
-  contextTokens?: number;
 }
 
 /**
@@ -72,7 +70,7 @@ export interface RoleSessionInput {
   onNotice?: (notice: HarnessNotice) => void;
   /** Budgets checked before each turn: a reason ends the session with a checkpoint. */
   stopReason?: (state: LoopState) => string | undefined | Promise<string | undefined>;
-  /** Secret values to redact from the transcript. */
+  /** Secret values kept out of the transcript and out of everything sent to the model (plain and base64). */
   secrets?: readonly string[];
   /** Milliseconds clock, injectable. */
   clock?: () => number;

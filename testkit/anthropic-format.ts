@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type OutgoingReply, type SimulatedUsage, splitInto } from './reply.js';
+import { FAKE_SIGNATURE, type OutgoingReply, type SimulatedUsage, splitInto } from './reply.js';
 
 /** One server-sent event. */
 export interface SseEvent {
@@ -16,6 +16,7 @@ function usageFields(usage: SimulatedUsage) {
 }
 
 function stopReason(reply: OutgoingReply): string {
+  if (reply.stop) return reply.stop;
   return reply.toolCalls.length > 0 ? 'tool_use' : 'end_turn';
 }
 
@@ -54,6 +55,22 @@ export function anthropicStreamEvents(
     event('ping', {}),
   ];
   let index = 0;
+  if (reply.thinking !== undefined) {
+    events.push(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+    );
+    for (const thinking of splitInto(reply.thinking, 3)) {
+      events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+    }
+    events.push(
+      event('content_block_delta', { index, delta: { type: 'signature_delta', signature: FAKE_SIGNATURE } }),
+      event('content_block_stop', { index }),
+    );
+    index++;
+  }
   if (reply.text !== '') {
     events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const text of splitInto(reply.text, 4)) {
@@ -91,11 +108,15 @@ export function anthropicStreamEvents(
  */
 export function anthropicMessageJson(reply: OutgoingReply, model: string, usage: SimulatedUsage): object {
   const content: object[] = [];
+  if (reply.thinking !== undefined) {
+    content.push({ type: 'thinking', thinking: reply.thinking, signature: FAKE_SIGNATURE });
+  }
   if (reply.text !== '') content.push({ type: 'text', text: reply.text });
   for (const call of reply.toolCalls) {
-    let input: unknown = call.argumentsText;
+    // Cut at max_tokens, the API's non-streamed tool input is what parsed so far: here, nothing.
+    let input: unknown = reply.stop === 'max_tokens' ? {} : call.argumentsText;
     try {
-      input = JSON.parse(call.argumentsText);
+      if (reply.stop !== 'max_tokens') input = JSON.parse(call.argumentsText);
     } catch {
       // stays a string
     }

@@ -1,5 +1,13 @@
 /** The scripted model server and its helpers, for tests, the demo and the benchmarks. */
 export { PromptCache, simulateUsage } from './cache.js';
+export {
+  createFakeProvider,
+  type FakeProvider,
+  type FakeProviderOptions,
+  type FakeScript,
+  type FakeStep,
+  type FakeToolCall,
+} from './fake-provider.js';
 export { loadPolicy } from './main.js';
 export {
   byModel,

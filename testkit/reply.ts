@@ -13,6 +13,28 @@ export interface OutgoingToolCall {
 export interface OutgoingReply {
   text: string;
   toolCalls: OutgoingToolCall[];
+  /** Why it ended when not the natural way: cut at the output limit, or declined. */
+  stop?: 'max_tokens' | 'refusal';
+  /** Reasoning: Anthropic thinking (signed), OpenAI reasoning tokens only. */
+  thinking?: string;
+  reasoningTokens?: number;
+  /** The refusal text (OpenAI `refusal`). */
+  refusal?: string;
+}
+
+/** A made-up thinking signature (the real one is opaque to clients too). */
+export const FAKE_SIGNATURE = 'c2NyaXB0ZWQtdGhpbmtpbmctc2lnbmF0dXJl';
+
+/** The reply cut at the output limit: text halved, the last tool call's arguments cut before their end. */
+export function truncatedReply(reply: OutgoingReply): OutgoingReply {
+  const calls = reply.toolCalls.map((call) => ({ ...call }));
+  const last = calls.at(-1);
+  if (last)
+    last.argumentsText = last.argumentsText.slice(0, Math.max(1, Math.floor(last.argumentsText.length / 2)));
+  const text = calls.length
+    ? reply.text
+    : reply.text.slice(0, Math.max(1, Math.floor(reply.text.length / 2)));
+  return { text, toolCalls: calls, stop: 'max_tokens' };
 }
 
 /** Token counts the server reports for one request. */
@@ -73,6 +95,21 @@ export function faultReply(fault: Fault, conversation: ScriptedConversation): Ou
       };
     case 'empty':
       return { text: '', toolCalls: [] };
+    case 'reasoning_only':
+      return {
+        text: '',
+        toolCalls: [],
+        stop: 'max_tokens',
+        thinking: 'Let me consider every possible approach in detail before acting…',
+        reasoningTokens: fault.reasoningTokens ?? 4_000,
+      };
+    case 'refusal':
+      return {
+        text: '',
+        toolCalls: [],
+        stop: 'refusal',
+        refusal: fault.message ?? "I'm sorry, but I can't help with that.",
+      };
     default:
       return undefined;
   }
@@ -80,6 +117,7 @@ export function faultReply(fault: Fault, conversation: ScriptedConversation): Ou
 
 /** Output tokens of a reply: its text, tool names and argument text, a quarter byte each, at least 1. */
 export function outputTokens(reply: OutgoingReply): number {
+  if (reply.reasoningTokens) return reply.reasoningTokens;
   let bytes = Buffer.byteLength(reply.text);
   for (const call of reply.toolCalls)
     bytes += Buffer.byteLength(call.name) + Buffer.byteLength(call.argumentsText);

@@ -2,10 +2,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { moduleLogger } from '../core/log.js';
-import { anthropicErrorBody, anthropicMessageJson, anthropicStreamEvents } from './anthropic-format.js';
+import { anthropicMessageJson, anthropicStreamEvents } from './anthropic-format.js';
 import { PromptCache, simulateUsage } from './cache.js';
-import { openAICompletionJson, openAIErrorBody, openAIStreamChunks } from './openai-format.js';
-import { faultReply, type OutgoingReply, outgoingReply } from './reply.js';
+import { type ErrorReply, errorFor, imagesRefused, sendError } from './errors.js';
+import { openAICompletionJson, openAIStreamChunks } from './openai-format.js';
+import { faultReply, type OutgoingReply, outgoingReply, truncatedReply } from './reply.js';
 import {
   type Fault,
   type ModelServer,
@@ -13,6 +14,7 @@ import {
   PolicyReply,
   type RecordedRequest,
   type ScriptedConversation,
+  type ServerQuirks,
   type WireFormat,
 } from './types.js';
 import {
@@ -34,52 +36,20 @@ export interface ModelServerOptions {
   host?: '127.0.0.1';
   /** Port to listen on (default 0: a free one). */
   port?: number;
+  /** How the server misbehaves on every request (Ollama-style tool calls, `<think>`, text-only…). */
+  quirks?: ServerQuirks;
 }
 
 /** Everything a request handler shares. */
 interface ServerState {
   policy: Policy;
+  quirks: ServerQuirks;
   faults: Fault[];
   requests: RecordedRequest[];
   cache: PromptCache;
   latencyMs: number;
   /** Aborted on close: ends pending delays. */
   closing: AbortController;
-}
-
-/** A failure sent as an HTTP error: status, message, headers, OpenAI error code. */
-interface ErrorReply {
-  status: number;
-  message: string;
-  headers?: Record<string, string>;
-  code?: string | null;
-}
-
-function errorFor(fault: Fault): ErrorReply | undefined {
-  switch (fault.kind) {
-    case 'rate_limit':
-      return {
-        status: 429,
-        message: 'Rate limit reached for requests (scripted fault)',
-        headers: { 'retry-after': String(fault.retryAfterSeconds ?? 1) },
-        code: 'rate_limit_exceeded',
-      };
-    case 'server_error': {
-      const status = fault.status ?? 500;
-      return { status, message: fault.message ?? `Scripted server error ${status}`, code: null };
-    }
-    case 'auth_error':
-      return { status: 401, message: 'invalid x-api-key (scripted fault)', code: 'invalid_api_key' };
-    case 'context_overflow':
-      return {
-        status: 400,
-        message:
-          "prompt is too long: 210000 tokens > 200000 maximum. This model's maximum context length is 200000 tokens.",
-        code: 'context_length_exceeded',
-      };
-    default:
-      return undefined;
-  }
 }
 
 function sendJson(
@@ -95,14 +65,6 @@ function sendJson(
     ...headers,
   });
   res.end(text);
-}
-
-function sendError(res: ServerResponse, format: WireFormat, error: ErrorReply): void {
-  const body =
-    format === 'anthropic'
-      ? anthropicErrorBody(error.status, error.message)
-      : openAIErrorBody(error.status, error.message, error.code ?? null);
-  sendJson(res, error.status, body, error.headers);
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -144,13 +106,14 @@ function sseFrames(
   conversation: ScriptedConversation,
   usage: ReturnType<typeof simulateUsage>,
   includeUsage: boolean,
+  quirks: ServerQuirks,
 ): string[] {
   if (format === 'anthropic') {
     return anthropicStreamEvents(reply, conversation.model, usage).map(
       (event) => `event: ${event.event}\ndata: ${event.data}\n\n`,
     );
   }
-  const chunks = openAIStreamChunks(reply, conversation.model, usage, includeUsage);
+  const chunks = openAIStreamChunks(reply, conversation.model, usage, includeUsage, quirks);
   return [...chunks.map((chunk) => `data: ${chunk}\n\n`), 'data: [DONE]\n\n'];
 }
 
@@ -238,8 +201,8 @@ async function decide(
   conversation: ScriptedConversation,
 ): Promise<{ fault?: Fault; reply?: PolicyReply } | ErrorReply> {
   const queued = state.faults.shift();
-  // Faults that only change timing or transport still deliver (part of) the policy's reply.
-  if (queued && queued.kind !== 'slow' && queued.kind !== 'reset') return { fault: queued };
+  // Faults that only change timing, transport or the end of the reply still deliver (part of) the policy's reply.
+  if (queued && !['slow', 'reset', 'max_tokens'].includes(queued.kind)) return { fault: queued };
   const answer = await askPolicy(state, conversation);
   if ('status' in answer) return answer;
   return { fault: queued ?? ('fault' in answer ? answer.fault : undefined), reply: answer };
@@ -260,17 +223,17 @@ async function handleModelRequest(
   }
   const { record } = connection;
   const parsed = parseRequest(format, raw);
-  if (typeof parsed === 'string') return sendError(res, format, { status: 400, message: parsed });
+  if (typeof parsed === 'string') return sendError(res, format, { status: 400, message: parsed }, sendJson);
   record.model = parsed.conversation.model;
   record.stream = parsed.stream;
   const conversation: ScriptedConversation = { ...parsed.conversation, requestIndex: record.index };
 
   const decision = await decide(state, conversation);
-  if ('status' in decision) return sendError(res, format, decision);
+  if ('status' in decision) return sendError(res, format, decision, sendJson);
   const { fault, reply } = decision;
   record.fault = fault?.kind;
-  const error = fault && errorFor(fault);
-  if (error) return sendError(res, format, error);
+  const error = (fault && errorFor(fault, format, conversation.model)) ?? imagesRefused(state.quirks, raw);
+  if (error) return sendError(res, format, error, sendJson);
   if (fault?.kind === 'reset' && !parsed.stream) {
     connection.resetByUs = true;
     req.socket.destroy();
@@ -279,9 +242,10 @@ async function handleModelRequest(
   if (fault?.kind === 'slow') await pause(fault.delayMs, state);
   if (res.destroyed) return;
 
+  const policyReply = outgoingReply(reply && !('fault' in reply) ? reply : {}, format);
   const outgoing =
     (fault && faultReply(fault, conversation)) ??
-    outgoingReply(reply && !('fault' in reply) ? reply : {}, format);
+    (fault?.kind === 'max_tokens' ? truncatedReply(policyReply) : policyReply);
   const usage = simulateUsage(state.cache, format, parsed.body, conversation.model, outgoing);
   if (!parsed.stream) {
     await pause(state.latencyMs, state);
@@ -289,10 +253,10 @@ async function handleModelRequest(
     const body =
       format === 'anthropic'
         ? anthropicMessageJson(outgoing, conversation.model, usage)
-        : openAICompletionJson(outgoing, conversation.model, usage);
+        : openAICompletionJson(outgoing, conversation.model, usage, state.quirks);
     return sendJson(res, 200, body);
   }
-  const frames = sseFrames(format, outgoing, conversation, usage, parsed.includeUsage);
+  const frames = sseFrames(format, outgoing, conversation, usage, parsed.includeUsage, state.quirks);
   const cutAfter = fault?.kind === 'reset' ? Math.max(1, Math.floor(frames.length / 2)) : undefined;
   connection.resetByUs = cutAfter !== undefined;
   await writeFrames(res, frames, state, cutAfter);
@@ -317,6 +281,7 @@ function route(req: IncomingMessage, res: ServerResponse, state: ServerState): P
 export async function startModelServer(options: ModelServerOptions): Promise<ModelServer> {
   const state: ServerState = {
     policy: options.policy,
+    quirks: options.quirks ?? {},
     faults: [],
     requests: [],
     cache: new PromptCache(),
@@ -345,6 +310,9 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     requests: state.requests,
     setPolicy(policy) {
       state.policy = policy;
+    },
+    setQuirks(quirks) {
+      state.quirks = quirks;
     },
     injectFaults(faults) {
       state.faults.push(...faults);

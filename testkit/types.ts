@@ -13,7 +13,21 @@ export const Fault = z.discriminatedUnion('kind', [
     kind: z.literal('server_error'),
     status: z.number().int().min(400).max(599).optional(),
     message: z.string().optional(),
+    /** Sent as `retry-after` (seconds). */
+    retryAfterSeconds: z.number().nonnegative().optional(),
   }),
+  /** Anthropic's 529 `overloaded_error` (OpenAI format: a 503), with `retry-after` when given. */
+  z.object({ kind: z.literal('overloaded'), retryAfterSeconds: z.number().nonnegative().optional() }),
+  /** Out of credit: OpenAI's 429 `insufficient_quota`; Anthropic's 400 "credit balance is too low". */
+  z.object({ kind: z.literal('quota') }),
+  /** 404: the model does not exist (OpenAI `model_not_found`, Anthropic `not_found_error`). */
+  z.object({ kind: z.literal('model_not_found') }),
+  /** The policy's reply cut at the output limit: text and the last tool call's JSON end midway; stop reason max_tokens / length. */
+  z.object({ kind: z.literal('max_tokens') }),
+  /** No text and no tool call, the output spent on reasoning: stop reason max_tokens / length, reasoning tokens reported. */
+  z.object({ kind: z.literal('reasoning_only'), reasoningTokens: z.number().int().positive().optional() }),
+  /** The model declines: Anthropic stop_reason `refusal`; OpenAI a `refusal` message. */
+  z.object({ kind: z.literal('refusal'), message: z.string().optional() }),
   /** 401 with an invalid-key body. */
   z.object({ kind: z.literal('auth_error') }),
   /** Waits `delayMs` before answering (normally) — long enough and the client times out. */
@@ -30,6 +44,24 @@ export const Fault = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('context_overflow') }),
 ]);
 export type Fault = z.infer<typeof Fault>;
+
+/**
+ * How a server misbehaves on every request, the way real OpenAI-compatible servers do (Chat Completions
+ * format unless said otherwise).
+ */
+export const ServerQuirks = z.object({
+  /** Streamed tool calls all at index 0, each whole in one chunk (Ollama). */
+  toolCallIndexZero: z.boolean().optional(),
+  /** Tool arguments as a JSON object instead of a string (some proxies). */
+  objectArguments: z.boolean().optional(),
+  /** Tool calls without ids. */
+  omitToolCallIds: z.boolean().optional(),
+  /** Reasoning in `<think>…</think>` before the text (Qwen/DeepSeek behind Ollama, LM Studio, vLLM without a reasoning parser). */
+  thinkText: z.string().optional(),
+  /** A text-only model: any request with an image is answered 400 (both formats). */
+  textOnly: z.boolean().optional(),
+});
+export type ServerQuirks = z.infer<typeof ServerQuirks>;
 
 /** One tool call a policy wants the model to make; a string `arguments` is sent verbatim (e.g. broken JSON). */
 export const ScriptedToolCall = z.object({
@@ -90,6 +122,8 @@ export interface ModelServer {
   readonly requests: RecordedRequest[];
   /** Replaces the policy for the following requests. */
   setPolicy(policy: Policy): void;
+  /** Replaces the quirks for the following requests. */
+  setQuirks(quirks: ServerQuirks): void;
   /**
    * Queues faults: each applies to the next request, in order. Error and content faults replace the
    * policy's reply (the policy is not asked); `slow` and `reset` deliver (part of) the policy's reply.

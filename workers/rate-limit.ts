@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
+import { backoffDelayMs } from '../core/retry.js';
 import { changeStatus } from '../orchestrator/advance.js';
 import { runKeys } from '../orchestrator/keys.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
@@ -21,10 +22,20 @@ function key(prefix: string, runId: string): string {
   return `${runKeys(prefix, runId).run}:rate-limit`;
 }
 
-/** The pause after the n-th rate-limited session in a row: the provider's retry-after, doubled each time. */
-export function rateLimitBackoffMs(retryAfterMs: number | undefined, streak: number): number {
-  const base = Math.max(retryAfterMs ?? 30_000, RATE_LIMIT_MIN_MS);
-  return Math.min(base * 2 ** Math.max(0, streak - 1), RATE_LIMIT_MAX_MS);
+/** Back-off of a run whose sessions keep being rate-limited: 30 s doubling to 15 minutes (the retry helper's). */
+const RUN_BACKOFF = { baseDelayMs: 30_000, maxDelayMs: RATE_LIMIT_MAX_MS };
+
+/**
+ * The pause after the n-th rate-limited session in a row: exponential with jitter (so runs limited together
+ * do not all come back at once), never shorter than the provider's retry-after nor 5 s, at most 15 minutes.
+ */
+export function rateLimitBackoffMs(
+  retryAfterMs: number | undefined,
+  streak: number,
+  random: () => number = Math.random,
+): number {
+  const delay = backoffDelayMs(streak - 1, RUN_BACKOFF, retryAfterMs, random);
+  return Math.min(Math.max(delay, RATE_LIMIT_MIN_MS), RATE_LIMIT_MAX_MS);
 }
 
 /**

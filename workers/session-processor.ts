@@ -1,21 +1,23 @@
 import path from 'node:path';
 import type { Job } from 'bullmq';
 import type { ModelProvider } from '../agent/messages.js';
+import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { advanceRun, describeAction } from '../orchestrator/advance.js';
-import { shouldCheckpointNow } from '../orchestrator/budgets.js';
+import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import { acquireRunLock, RUN_LOCK_TTL_MS } from '../orchestrator/run-lock.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
 import { runRoleSession } from '../roles/session.js';
-import type { SessionResult } from '../roles/session-result.js';
+import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { BrowserSource } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
+import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
 const log = moduleLogger('workers/session-processor');
@@ -27,8 +29,8 @@ export interface SessionWorkerDeps {
   /** Unique per worker process (host, pid, random): part of the lock token, and the clone cache's name. */
   workerId: string;
   browser: BrowserSource;
-  /** A provider for a model id (`provider:model`). */
-  createProvider(modelId: string): ModelProvider;
+  /** A provider for a model id (`provider:model`) with the run's settings for it; may throw (no key). */
+  createProvider(modelId: string, settings?: ResolvedModelSettings): ModelProvider;
   /** Aborted when the worker's shutdown grace period is over: sessions stop and checkpoint. */
   shutdown: AbortSignal;
   /** Pauses the whole queue for this long (BullMQ `worker.rateLimit`). */
@@ -116,7 +118,7 @@ async function runSession(
     ...(run.workspace.kind === 'remote' ? { branch: run.workspace.branch } : {}),
     featureIds,
     ...(mode ? { mode } : {}),
-    provider: deps.createProvider(run.config.models[role]),
+    provider: providerFor(deps, run, role),
     prices: run.config.prices,
     limits: { maxSteps: limits.maxSteps, maxMinutes: limits.maxMinutes },
     dataDir: deps.dataDir,
@@ -125,7 +127,14 @@ async function runSession(
     browser: deps.browser,
     signal: AbortSignal.any([deps.shutdown, lockLost]),
     sink: forwarder.push,
-    stopReason: (state) => midSessionStop(orchestrator, run.id, state.costUsd ?? 0),
+    stopReason: (state) =>
+      midSessionStop(
+        orchestrator,
+        run.id,
+        state.costUsd === null
+          ? { unpricedTokens: Object.values(state.usage).reduce((sum, tokens) => sum + tokens, 0) }
+          : { costUsd: state.costUsd },
+      ),
     secrets: deps.secrets,
   });
   if (workspace.remote) await pushSession(workspace.repo, workspace.remote.branch, result);
@@ -149,13 +158,31 @@ async function runSession(
 async function midSessionStop(
   orchestrator: Orchestrator,
   runId: string,
-  sessionCostUsd: number,
+  spent: SessionSpend,
 ): Promise<string | undefined> {
   const run = await orchestrator.store.getRun(runId);
   if (!ACTIVE_STATUSES.includes(run.status))
     return `the run was ${run.status === 'paused' ? 'paused' : run.status}`;
-  const stop = shouldCheckpointNow({ run }, orchestrator.now(), sessionCostUsd);
+  const stop = shouldCheckpointNow({ run }, orchestrator.now(), spent);
   return stop ? `${stop.reason}: ${stop.detail}` : undefined;
+}
+
+/**
+ * The role's model with the run's settings for it. A provider that cannot be made here (this worker has no
+ * key for it) becomes one that fails every request with the reason, so the session and the run end with it.
+ */
+function providerFor(deps: SessionWorkerDeps, run: RunRecord, role: RoleName) {
+  const modelId = run.config.models[role];
+  const settings = resolveModelSettings(modelId, {
+    overrides: run.config.modelSettings,
+    prices: run.config.prices,
+  });
+  try {
+    return deps.createProvider(modelId, settings);
+  } catch (error) {
+    log.error({ err: error, runId: run.id, modelId }, 'no provider for the model');
+    return failingProvider(modelId, error, settings);
+  }
 }
 
 interface PreparedWorkspace {

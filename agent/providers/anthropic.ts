@@ -5,8 +5,8 @@ import Anthropic, {
   APIError,
   APIUserAbortError,
 } from '@anthropic-ai/sdk';
-import { moduleLogger } from '../../core/log.js';
-import type { ModelProvider, ModelRequest, ProviderResult } from '../messages.js';
+import { emptyUsage, type ModelProvider, type ModelRequest, type ProviderResult } from '../messages.js';
+import type { ReasoningSettings } from '../models.js';
 import {
   AnthropicStreamAssembler,
   fromAnthropicMessage,
@@ -14,16 +14,15 @@ import {
   mergeAnthropicUsage,
   toAnthropicParams,
 } from './anthropic-wire.js';
-import { classifyFailure, type FailureContext, type SdkErrorClasses } from './failures.js';
+import type { FailureContext, SdkErrorClasses } from './failures.js';
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   endOfStreamFailure,
   type SdkProviderOptions,
+  sdkProvider,
   startWatchdog,
 } from './shared.js';
-
-const log = moduleLogger('agent/providers/anthropic');
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -53,46 +52,37 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Mode
     timeout: timeoutMs,
     logLevel: 'off',
   });
-  const id = `anthropic:${options.model}`;
-  const stream = options.stream ?? true;
-  const keyHint = options.keyHint ?? 'ANTHROPIC_API_KEY';
-
-  return {
-    id,
-    async complete(request: ModelRequest): Promise<ProviderResult> {
-      const context: FailureContext = { providerId: id, keyHint, baseURL, timeoutMs, signal: request.signal };
-      try {
-        return stream
-          ? await completeStreaming(client, options.model, request, context)
-          : await completeOnce(client, options.model, request);
-      } catch (error) {
-        const failure = classifyFailure(error, ERROR_CLASSES, context);
-        log.debug({ provider: id, kind: failure.kind, status: failure.status }, 'model request failed');
-        return { ok: false, failure };
-      }
-    },
-  };
+  const reasoning = options.reasoning ?? options.settings?.reasoning;
+  return sdkProvider({
+    id: `anthropic:${options.model}`,
+    keyHint: options.keyHint ?? 'ANTHROPIC_API_KEY',
+    baseURL,
+    timeoutMs,
+    stream: options.stream ?? options.settings?.streaming ?? true,
+    vision: options.vision ?? options.settings?.vision ?? true,
+    classes: ERROR_CLASSES,
+    settings: options.settings,
+    once: (request) => completeOnce(client, options.model, request, reasoning),
+    streaming: (request, context) => completeStreaming(client, options.model, request, context, reasoning),
+  });
 }
 
 async function completeOnce(
   client: Anthropic,
   model: string,
   request: ModelRequest,
+  reasoning: ReasoningSettings | undefined,
 ): Promise<ProviderResult> {
-  const params = toAnthropicParams(model, request);
+  const params = toAnthropicParams(model, request, reasoning);
   const message = await client.messages.create({ ...params, stream: false }, { signal: request.signal });
   const content = fromAnthropicMessage(message);
   for (const block of content) if (block.type === 'text') request.onTextDelta?.(block.text);
-  const usage = mergeAnthropicUsage(
-    { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 },
-    message.usage,
-  );
   return {
     ok: true,
     response: {
       content,
       stopReason: mapAnthropicStopReason(message.stop_reason),
-      usage,
+      usage: mergeAnthropicUsage(emptyUsage(), message.usage),
       model: message.model,
     },
   };
@@ -103,10 +93,11 @@ async function completeStreaming(
   model: string,
   request: ModelRequest,
   context: FailureContext,
+  reasoning: ReasoningSettings | undefined,
 ): Promise<ProviderResult> {
   const watchdog = startWatchdog(context.timeoutMs, request.signal);
   try {
-    const params = toAnthropicParams(model, request);
+    const params = toAnthropicParams(model, request, reasoning);
     const events = await client.messages.create({ ...params, stream: true }, { signal: watchdog.signal });
     const assembler = new AnthropicStreamAssembler(request.onTextDelta);
     watchdog.touch();

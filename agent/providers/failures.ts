@@ -1,3 +1,4 @@
+import { retryAfterMsFromHeaders } from '../../core/retry.js';
 import type { ProviderFailure } from '../messages.js';
 
 /**
@@ -39,22 +40,15 @@ export interface FailureContext {
 const CONTEXT_OVERFLOW_PATTERN =
   /prompt is too long|context[_ ]length[_ ]exceeded|maximum context length|context window|too many tokens|input is too long|exceeds the context|reduce the length/i;
 
-/** Milliseconds to wait from `retry-after-ms` or `retry-after` (seconds or an HTTP date), when present. */
-export function retryAfterMsFromHeaders(
-  headers: Headers | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  if (!headers) return undefined;
-  const millis = headers.get('retry-after-ms');
-  if (millis !== null && millis.trim() !== '' && Number.isFinite(Number(millis))) {
-    return Math.max(0, Math.round(Number(millis)));
-  }
-  const after = headers.get('retry-after');
-  if (after === null || after.trim() === '') return undefined;
-  if (Number.isFinite(Number(after))) return Math.max(0, Math.round(Number(after) * 1000));
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+/** Out of credit: OpenAI's `insufficient_quota` (a 429), Anthropic's billing errors (400/402), OpenRouter's 402. */
+const QUOTA_PATTERN =
+  /insufficient_quota|exceeded your current quota|credit balance is too low|insufficient credits|billing_error|payment required/i;
+
+/** A text-only model refusing image parts: OpenAI, Ollama, LM Studio, vLLM and llama.cpp wordings. */
+const IMAGES_UNSUPPORTED_PATTERN =
+  /image_url is only supported|does not support image|not support images|not a multimodal model|image input is not supported|images are not supported|vision is not supported/i;
+
+export { retryAfterMsFromHeaders } from '../../core/retry.js';
 
 /** True when an error message or code says the prompt exceeded the model's context window. */
 export function isContextOverflowMessage(text: string): boolean {
@@ -102,33 +96,40 @@ function classifyStatus(
   const { providerId } = context;
   const message = `${status} ${apiMessage(error.error, error.message)}`;
   const said = `${message} ${errorBodyText(error.error)}`;
-  if (status === 429 || status === 529) {
-    const retryAfterMs = retryAfterMsFromHeaders(error.headers);
-    return { kind: 'rate_limited', status, message: `${providerId}: ${message}`, retryAfterMs };
+  const retryAfterMs = retryAfterMsFromHeaders(error.headers);
+  const type = errorType(error.error);
+  if (QUOTA_PATTERN.test(said) || status === 402) {
+    return {
+      kind: 'quota_exhausted',
+      status,
+      message: `${providerId}: out of credit (${message}); add credit or raise the quota of ${context.keyHint}'s account, then resume the run`,
+    };
   }
+  if (status === 529 || type === 'overloaded_error') {
+    return { kind: 'overloaded', status, message: `${providerId}: ${message}`, retryAfterMs };
+  }
+  if (status === 429)
+    return { kind: 'rate_limited', status, message: `${providerId}: ${message}`, retryAfterMs };
   if ((status === 400 || status === 413) && isContextOverflowMessage(said)) {
     return { kind: 'context_overflow', status, message: `${providerId}: ${message}` };
   }
+  if ((status === 400 || status === 415 || status === 422) && IMAGES_UNSUPPORTED_PATTERN.test(said)) {
+    return { kind: 'images_unsupported', status, message: `${providerId}: ${message}` };
+  }
   if (status >= 500 || status === 408 || status === 409) {
-    return { kind: 'retryable', status, message: `${providerId}: ${message}` };
+    return { kind: 'retryable', status, message: `${providerId}: ${message}`, retryAfterMs };
   }
-  if (status === 401) {
+  if (status === 401 || status === 403) {
+    const what = status === 401 ? 'authentication failed' : 'permission denied';
     return {
-      kind: 'fatal',
+      kind: 'auth',
       status,
-      message: `${providerId}: authentication failed (${message}); check ${context.keyHint}`,
-    };
-  }
-  if (status === 403) {
-    return {
-      kind: 'fatal',
-      status,
-      message: `${providerId}: permission denied (${message}); check that ${context.keyHint} may use this model`,
+      message: `${providerId}: ${what} (${message}); check ${context.keyHint}${status === 403 ? ' and that it may use this model' : ''}`,
     };
   }
   if (status === 404) {
     return {
-      kind: 'fatal',
+      kind: 'model_not_found',
       status,
       message: `${providerId}: not found (${message}); check the model name and the base URL ${context.baseURL}`,
     };
@@ -161,12 +162,12 @@ export function classifyFailure(
     // An error event inside a stream carries no status: decide by its type.
     const type = errorType(error.error) ?? '';
     const text = `${message} ${errorBodyText(error.error)}`;
-    if (type === 'overloaded_error' || type === 'rate_limit_error') {
-      return { kind: 'rate_limited', message, retryAfterMs: retryAfterMsFromHeaders(error.headers) };
-    }
+    const retryAfterMs = retryAfterMsFromHeaders(error.headers);
+    if (type === 'overloaded_error') return { kind: 'overloaded', message, retryAfterMs };
+    if (type === 'rate_limit_error') return { kind: 'rate_limited', message, retryAfterMs };
     if (isContextOverflowMessage(text)) return { kind: 'context_overflow', message };
     if (type === 'authentication_error' || type === 'permission_error') {
-      return { kind: 'fatal', message: `${context.providerId}: ${message}; check ${context.keyHint}` };
+      return { kind: 'auth', message: `${context.providerId}: ${message}; check ${context.keyHint}` };
     }
     return { kind: 'retryable', message: `${context.providerId}: stream error (${message})` };
   }

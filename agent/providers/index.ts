@@ -1,5 +1,6 @@
 import { InputError } from '../../core/errors.js';
 import type { ModelProvider } from '../messages.js';
+import type { ResolvedModelSettings } from '../models.js';
 import { createAnthropicProvider } from './anthropic.js';
 import { createOpenAIProvider } from './openai.js';
 
@@ -53,12 +54,14 @@ export interface CreateProviderOptions {
   baseURL?: string;
   /** API key (overrides `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`). */
   apiKey?: string;
-  /** SDK retries (default 2). */
+  /** SDK retries (default 0: the harness's retry helper retries, see core/retry.ts). */
   maxRetries?: number;
   /** Timeout of one HTTP attempt and longest silent stream (default 10 minutes). */
   timeoutMs?: number;
-  /** Stream replies (default true). */
+  /** Stream replies (default: the model's settings, else true). */
   stream?: boolean;
+  /** The model's settings (streaming, vision, reasoning; window and price for the loop). */
+  settings?: ResolvedModelSettings;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -80,6 +83,7 @@ export function createProvider(modelId: string, options: CreateProviderOptions =
     maxRetries: options.maxRetries,
     timeoutMs: options.timeoutMs,
     stream: options.stream,
+    ...(options.settings ? { settings: options.settings } : {}),
   };
   if (provider === 'anthropic') {
     const apiKey = nonEmpty(options.apiKey) ?? nonEmpty(env.ANTHROPIC_API_KEY);

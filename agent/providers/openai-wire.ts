@@ -17,19 +17,34 @@ import type {
   Usage,
   UserMessage,
 } from '../messages.js';
-import { toolCallFromRaw } from './shared.js';
+import type { ReasoningSettings } from '../models.js';
+import {
+  IMAGE_OMITTED_NOTE,
+  isPlainObject,
+  newToolCallId,
+  toolCallFromRaw,
+  toolCallFromValue,
+} from './shared.js';
+import { ThinkTagFilter } from './think-filter.js';
 
 /** Which flavour of the Chat Completions API we talk to. */
 export type OpenAIFlavour = 'openai' | 'openai-compatible';
 
-function userTurn(message: UserMessage): ChatCompletionMessageParam[] {
+function userTurn(message: UserMessage, vision: boolean): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   const parts: ChatCompletionContentPart[] = [];
   const results = message.content.filter((b): b is ToolResultBlock => b.type === 'tool_result');
   for (const result of results) {
-    out.push({ role: 'tool', tool_call_id: result.toolCallId, content: result.content });
     const images = result.images ?? [];
-    if (images.length === 0) continue;
+    // A text-only model would answer image parts with a 400: it gets a note where the image was.
+    const omitted = images.length > 0 && !vision;
+    const content = omitted
+      ? result.content === ''
+        ? IMAGE_OMITTED_NOTE
+        : `${result.content}\n${IMAGE_OMITTED_NOTE}`
+      : result.content;
+    out.push({ role: 'tool', tool_call_id: result.toolCallId, content });
+    if (images.length === 0 || omitted) continue;
     // Tool messages carry text only, so images follow in a user message that says where they came from.
     parts.push({ type: 'text', text: `Images from tool call ${result.toolCallId}:` });
     for (const image of images) {
@@ -47,6 +62,7 @@ function userTurn(message: UserMessage): ChatCompletionMessageParam[] {
   return out;
 }
 
+/** Our assistant turn as a Chat Completions message; reasoning stays out (the API does not take it back). */
 function assistantTurn(message: AssistantMessage): ChatCompletionMessageParam {
   const text = message.content
     .filter((b): b is TextBlock => b.type === 'text')
@@ -67,11 +83,15 @@ function assistantTurn(message: AssistantMessage): ChatCompletionMessageParam {
 }
 
 /** Our conversation as Chat Completions messages, the system prompt first. */
-export function toOpenAIMessages(system: string, messages: Message[]): ChatCompletionMessageParam[] {
+export function toOpenAIMessages(
+  system: string,
+  messages: Message[],
+  vision = true,
+): ChatCompletionMessageParam[] {
   const out: ChatCompletionMessageParam[] = [];
   if (system !== '') out.push({ role: 'system', content: system });
   for (const message of messages) {
-    if (message.role === 'user') out.push(...userTurn(message));
+    if (message.role === 'user') out.push(...userTurn(message, vision));
     else out.push(assistantTurn(message));
   }
   return out;
@@ -79,19 +99,22 @@ export function toOpenAIMessages(system: string, messages: Message[]): ChatCompl
 
 /**
  * The request body (without `stream`). OpenAI's own models take `max_completion_tokens`; compatible
- * servers (Ollama, vLLM, older proxies) commonly know only `max_tokens`.
+ * servers (Ollama, vLLM, older proxies) commonly know only `max_tokens`. A reasoning effort from the
+ * model's settings goes out as `reasoning_effort`.
  */
 export function toOpenAIParams(
   model: string,
   request: ModelRequest,
   flavour: OpenAIFlavour,
+  reasoning?: ReasoningSettings,
 ): ChatCompletionCreateParamsBase {
   const params: ChatCompletionCreateParamsBase = {
     model,
-    messages: toOpenAIMessages(request.system, request.messages),
+    messages: toOpenAIMessages(request.system, request.messages, request.vision ?? true),
   };
   if (flavour === 'openai') params.max_completion_tokens = request.maxTokens;
   else params.max_tokens = request.maxTokens;
+  if (reasoning?.effort) params.reasoning_effort = reasoning.effort;
   if (request.tools.length > 0) {
     params.tools = request.tools.map(
       (tool): ChatCompletionTool => ({
@@ -103,8 +126,18 @@ export function toOpenAIParams(
   return params;
 }
 
-/** Our stop reason for a `finish_reason`; a reply with tool calls is `tool_use` whatever the server said. */
-export function mapOpenAIFinishReason(reason: string | null | undefined, hasToolCalls: boolean): StopReason {
+/**
+ * Our stop reason for a `finish_reason`. `length` wins over tool calls: calls cut at the output limit carry
+ * incomplete arguments. Otherwise a reply with tool calls is `tool_use` whatever the server said (Ollama
+ * ends streamed calls with `stop`). A `refusal` field, or `content_filter`, is a refusal.
+ */
+export function mapOpenAIFinishReason(
+  reason: string | null | undefined,
+  hasToolCalls: boolean,
+  refused = false,
+): StopReason {
+  if (reason === 'length') return 'max_tokens';
+  if (refused || reason === 'content_filter') return 'refusal';
   if (hasToolCalls) return 'tool_use';
   switch (reason) {
     case 'stop':
@@ -112,8 +145,6 @@ export function mapOpenAIFinishReason(reason: string | null | undefined, hasTool
     case 'tool_calls':
     case 'function_call':
       return 'tool_use';
-    case 'length':
-      return 'max_tokens';
     default:
       return 'other';
   }
@@ -131,68 +162,170 @@ export function fromOpenAIUsage(usage: ChatCompletion['usage'] | null | undefine
   };
 }
 
-/** Our content from a non-streamed reply. */
-export function fromOpenAICompletion(completion: ChatCompletion): Array<TextBlock | ToolCallBlock> {
+/** Output tokens spent on reasoning, when the server reports them. */
+export function reasoningTokensOf(usage: ChatCompletion['usage'] | null | undefined): number | undefined {
+  return usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
+}
+
+/** Reasoning text some servers send beside the content (vLLM/DeepSeek `reasoning_content`, Ollama/OpenRouter `reasoning`). */
+function reasoningText(source: unknown): string {
+  if (!isPlainObject(source)) return '';
+  const value = source.reasoning_content ?? source.reasoning;
+  return typeof value === 'string' ? value : '';
+}
+
+/** What a completion's message holds, after `<think>` is taken out of the visible text. */
+export interface OpenAIReply {
+  content: AssistantMessage['content'];
+  refusal?: string;
+}
+
+/** Our content from a non-streamed reply: object arguments accepted, missing ids generated, `<think>` split off. */
+export function fromOpenAICompletion(
+  completion: ChatCompletion,
+  flavour: OpenAIFlavour = 'openai',
+): OpenAIReply {
   const message = completion.choices[0]?.message;
-  const content: Array<TextBlock | ToolCallBlock> = [];
-  if (!message) return content;
-  if (message.content) content.push({ type: 'text', text: message.content });
-  (message.tool_calls ?? []).forEach((call, index) => {
-    if (call.type !== 'function') return;
-    content.push(
-      toolCallFromRaw(call.id || `call_${index}`, call.function.name, call.function.arguments ?? ''),
-    );
-  });
-  return content;
+  const content: AssistantMessage['content'] = [];
+  if (!message) return { content };
+  const filter = flavour === 'openai-compatible' ? new ThinkTagFilter() : undefined;
+  const raw = message.content ?? '';
+  const visible = filter ? filter.push(raw) + filter.flush() : raw;
+  const thinking = [reasoningText(message), filter?.thinking ?? ''].filter(Boolean).join('\n');
+  if (thinking) content.push({ type: 'thinking', text: thinking });
+  const text = filter ? visible.trim() : visible;
+  if (text) content.push({ type: 'text', text });
+  for (const call of message.tool_calls ?? []) {
+    if (call.type !== 'function') continue;
+    // Some proxies send `arguments` as a JSON object rather than a string.
+    content.push(toolCallFromValue(call.id || newToolCallId(), call.function.name, call.function.arguments));
+  }
+  return { content, ...(message.refusal ? { refusal: message.refusal } : {}) };
 }
 
 interface PartialCall {
+  /** The index the server gave (not unique on servers that reuse 0). */
+  index: number;
   id: string;
   name: string;
   args: string;
 }
 
-/** Assembles a streamed reply chunk by chunk; tool calls arrive as fragments keyed by `index`. */
+function isCompleteJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One streamed tool-call fragment, as loose as servers send it. */
+interface CallFragment {
+  index?: number;
+  id?: string | null;
+  function?: { name?: string | null; arguments?: unknown } | null;
+}
+
+/**
+ * Assembles a streamed reply chunk by chunk. Tool calls arrive as fragments keyed by `index`; a fragment
+ * with a new id (or a new name after complete arguments) at an index already in use starts a new call,
+ * because Ollama streams parallel calls all at index 0. Compatible servers' `<think>` blocks are kept out of
+ * the visible text (and out of `onTextDelta`).
+ */
 export class OpenAIStreamAssembler {
   private text = '';
-  private readonly calls = new Map<number, PartialCall>();
+  private reasoning = '';
+  private refusal = '';
+  private readonly calls: PartialCall[] = [];
+  private readonly filter: ThinkTagFilter | undefined;
   /** Model id the server reported. */
   model = '';
   /** Raw finish reason; null until the last choice chunk: without it the stream died midway. */
   finishReason: string | null = null;
   /** Usage from the final chunk (`stream_options.include_usage`). */
   usage: Usage = fromOpenAIUsage(undefined);
+  /** Reasoning tokens from the final chunk, when reported. */
+  reasoningTokens: number | undefined;
 
-  constructor(private readonly onTextDelta?: (text: string) => void) {}
+  constructor(
+    private readonly onTextDelta?: (text: string) => void,
+    flavour: OpenAIFlavour = 'openai',
+  ) {
+    this.filter = flavour === 'openai-compatible' ? new ThinkTagFilter() : undefined;
+  }
 
   /** Applies one chunk. */
   apply(chunk: ChatCompletionChunk): void {
     if (chunk.model) this.model = chunk.model;
-    if (chunk.usage) this.usage = fromOpenAIUsage(chunk.usage);
+    if (chunk.usage) {
+      this.usage = fromOpenAIUsage(chunk.usage);
+      this.reasoningTokens = reasoningTokensOf(chunk.usage);
+    }
     const choice = chunk.choices?.[0];
     if (!choice) return;
     const delta = choice.delta ?? {};
-    if (delta.content) {
-      this.text += delta.content;
-      this.onTextDelta?.(delta.content);
-    }
-    for (const fragment of delta.tool_calls ?? []) {
-      const call = this.calls.get(fragment.index) ?? { id: '', name: '', args: '' };
-      if (fragment.id) call.id = fragment.id;
-      if (fragment.function?.name) call.name += fragment.function.name;
-      if (fragment.function?.arguments) call.args += fragment.function.arguments;
-      this.calls.set(fragment.index, call);
-    }
+    if (delta.content) this.addText(delta.content);
+    this.reasoning += reasoningText(delta);
+    if (delta.refusal) this.refusal += delta.refusal;
+    for (const fragment of (delta.tool_calls ?? []) as CallFragment[]) this.addFragment(fragment);
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
   }
 
-  /** The reply content: text first, then tool calls in index order. */
-  content(): Array<TextBlock | ToolCallBlock> {
-    const content: Array<TextBlock | ToolCallBlock> = [];
-    if (this.text !== '') content.push({ type: 'text', text: this.text });
-    const ordered = [...this.calls.entries()].sort(([a], [b]) => a - b);
-    for (const [index, call] of ordered)
-      content.push(toolCallFromRaw(call.id || `call_${index}`, call.name, call.args));
+  private addText(fragment: string): void {
+    let shown = this.filter ? this.filter.push(fragment) : fragment;
+    // After a think block comes whitespace before the answer: not worth showing.
+    if (this.filter && this.text === '') shown = shown.replace(/^\s+/, '');
+    if (shown === '') return;
+    this.text += shown;
+    this.onTextDelta?.(shown);
+  }
+
+  private addFragment(fragment: CallFragment): void {
+    const index = fragment.index ?? 0;
+    const name = fragment.function?.name ?? '';
+    const rawArgs = fragment.function?.arguments;
+    const args =
+      typeof rawArgs === 'string' ? rawArgs : isPlainObject(rawArgs) ? JSON.stringify(rawArgs) : '';
+    let call = this.lastAt(index);
+    const startsNew =
+      !call ||
+      (Boolean(fragment.id) && Boolean(call.id) && fragment.id !== call.id) ||
+      (name !== '' && call.name !== '' && isCompleteJson(call.args));
+    if (startsNew || !call) {
+      call = { index, id: '', name: '', args: '' };
+      this.calls.push(call);
+    }
+    if (fragment.id) call.id = fragment.id;
+    // Servers that repeat the name on every fragment must not produce `readread`.
+    if (name && call.name !== name) call.name += name;
+    call.args += args;
+  }
+
+  private lastAt(index: number): PartialCall | undefined {
+    for (let i = this.calls.length - 1; i >= 0; i--) if (this.calls[i]?.index === index) return this.calls[i];
+    return undefined;
+  }
+
+  /** The refusal text, if the model declined. */
+  refusalText(): string | undefined {
+    return this.refusal || undefined;
+  }
+
+  /** The reply content: reasoning, text, then tool calls in arrival order. */
+  content(): AssistantMessage['content'] {
+    if (this.filter) {
+      const rest = this.filter.flush();
+      if (rest) this.text += rest;
+    }
+    const content: AssistantMessage['content'] = [];
+    const thinking = [this.reasoning, this.filter?.thinking ?? ''].filter(Boolean).join('\n');
+    if (thinking) content.push({ type: 'thinking', text: thinking });
+    const text = this.filter ? this.text.trim() : this.text;
+    if (text !== '') content.push({ type: 'text', text });
+    for (const call of this.calls)
+      content.push(toolCallFromRaw(call.id || newToolCallId(), call.name, call.args));
     return content;
   }
 }

@@ -5,15 +5,16 @@ import OpenAI, {
   APIUserAbortError,
   OpenAIError,
 } from 'openai';
-import { moduleLogger } from '../../core/log.js';
 import type { ModelProvider, ModelRequest, ProviderResult } from '../messages.js';
-import { classifyFailure, type FailureContext, type SdkErrorClasses } from './failures.js';
+import type { ReasoningSettings } from '../models.js';
+import type { FailureContext, SdkErrorClasses } from './failures.js';
 import {
   fromOpenAICompletion,
   fromOpenAIUsage,
   mapOpenAIFinishReason,
   type OpenAIFlavour,
   OpenAIStreamAssembler,
+  reasoningTokensOf,
   toOpenAIParams,
 } from './openai-wire.js';
 import {
@@ -21,10 +22,9 @@ import {
   DEFAULT_TIMEOUT_MS,
   endOfStreamFailure,
   type SdkProviderOptions,
+  sdkProvider,
   startWatchdog,
 } from './shared.js';
-
-const log = moduleLogger('agent/providers/openai');
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -45,6 +45,14 @@ const ERROR_CLASSES: SdkErrorClasses = {
   BaseError: OpenAIError,
 };
 
+/** What the two request paths share. */
+interface Shell {
+  client: OpenAI;
+  model: string;
+  flavour: OpenAIFlavour;
+  reasoning: ReasoningSettings | undefined;
+}
+
 /** A `ModelProvider` over the Chat Completions API (official `openai` SDK). */
 export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvider {
   const flavour = options.providerName ?? 'openai';
@@ -57,63 +65,71 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): ModelProvi
     timeout: timeoutMs,
     logLevel: 'off',
   });
-  const id = `${flavour}:${options.model}`;
-  const stream = options.stream ?? true;
-  const keyHint =
-    options.keyHint ?? (flavour === 'openai' ? 'OPENAI_API_KEY' : 'OPENAI_API_KEY and OPENAI_BASE_URL');
-
-  return {
-    id,
-    async complete(request: ModelRequest): Promise<ProviderResult> {
-      const context: FailureContext = { providerId: id, keyHint, baseURL, timeoutMs, signal: request.signal };
-      try {
-        const params = toOpenAIParams(options.model, request, flavour);
-        return stream
-          ? await completeStreaming(client, params, request, context)
-          : await completeOnce(client, params, request);
-      } catch (error) {
-        const failure = classifyFailure(error, ERROR_CLASSES, context);
-        log.debug({ provider: id, kind: failure.kind, status: failure.status }, 'model request failed');
-        return { ok: false, failure };
-      }
-    },
+  const shell: Shell = {
+    client,
+    model: options.model,
+    flavour,
+    reasoning: options.reasoning ?? options.settings?.reasoning,
   };
+  return sdkProvider({
+    id: `${flavour}:${options.model}`,
+    keyHint:
+      options.keyHint ?? (flavour === 'openai' ? 'OPENAI_API_KEY' : 'OPENAI_API_KEY and OPENAI_BASE_URL'),
+    baseURL,
+    timeoutMs,
+    stream: options.stream ?? options.settings?.streaming ?? true,
+    vision: options.vision ?? options.settings?.vision ?? flavour === 'openai',
+    classes: ERROR_CLASSES,
+    settings: options.settings,
+    once: (request) => completeOnce(shell, request),
+    streaming: (request, context) => completeStreaming(shell, request, context),
+  });
 }
 
-type Params = ReturnType<typeof toOpenAIParams>;
+function params(shell: Shell, request: ModelRequest) {
+  return toOpenAIParams(shell.model, request, shell.flavour, shell.reasoning);
+}
 
-async function completeOnce(client: OpenAI, params: Params, request: ModelRequest): Promise<ProviderResult> {
-  const completion = await client.chat.completions.create(
-    { ...params, stream: false },
+async function completeOnce(shell: Shell, request: ModelRequest): Promise<ProviderResult> {
+  const body = params(shell, request);
+  const completion = await shell.client.chat.completions.create(
+    { ...body, stream: false },
     { signal: request.signal },
   );
-  const content = fromOpenAICompletion(completion);
-  for (const block of content) if (block.type === 'text') request.onTextDelta?.(block.text);
-  const hasCalls = content.some((block) => block.type === 'tool_call');
+  const reply = fromOpenAICompletion(completion, shell.flavour);
+  for (const block of reply.content) if (block.type === 'text') request.onTextDelta?.(block.text);
+  const hasCalls = reply.content.some((block) => block.type === 'tool_call');
+  const reasoningTokens = reasoningTokensOf(completion.usage);
   return {
     ok: true,
     response: {
-      content,
-      stopReason: mapOpenAIFinishReason(completion.choices[0]?.finish_reason, hasCalls),
+      content: reply.content,
+      stopReason: mapOpenAIFinishReason(
+        completion.choices[0]?.finish_reason,
+        hasCalls,
+        Boolean(reply.refusal),
+      ),
       usage: fromOpenAIUsage(completion.usage),
-      model: completion.model || params.model,
+      ...(reasoningTokens === undefined ? {} : { reasoningTokens }),
+      ...(reply.refusal ? { refusal: reply.refusal } : {}),
+      model: completion.model || body.model,
     },
   };
 }
 
 async function completeStreaming(
-  client: OpenAI,
-  params: Params,
+  shell: Shell,
   request: ModelRequest,
   context: FailureContext,
 ): Promise<ProviderResult> {
   const watchdog = startWatchdog(context.timeoutMs, request.signal);
   try {
-    const chunks = await client.chat.completions.create(
-      { ...params, stream: true, stream_options: { include_usage: true } },
+    const body = params(shell, request);
+    const chunks = await shell.client.chat.completions.create(
+      { ...body, stream: true, stream_options: { include_usage: true } },
       { signal: watchdog.signal },
     );
-    const assembler = new OpenAIStreamAssembler(request.onTextDelta);
+    const assembler = new OpenAIStreamAssembler(request.onTextDelta, shell.flavour);
     watchdog.touch();
     try {
       for await (const chunk of chunks) {
@@ -132,6 +148,7 @@ async function completeStreaming(
     );
     if (failure) return { ok: false, failure };
     const content = assembler.content();
+    const refusal = assembler.refusalText();
     return {
       ok: true,
       response: {
@@ -139,9 +156,12 @@ async function completeStreaming(
         stopReason: mapOpenAIFinishReason(
           assembler.finishReason,
           content.some((block) => block.type === 'tool_call'),
+          Boolean(refusal),
         ),
         usage: assembler.usage,
-        model: assembler.model || params.model,
+        ...(assembler.reasoningTokens === undefined ? {} : { reasoningTokens: assembler.reasoningTokens }),
+        ...(refusal ? { refusal } : {}),
+        model: assembler.model || body.model,
       },
     };
   } finally {

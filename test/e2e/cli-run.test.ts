@@ -62,6 +62,7 @@ describe('nightshift run (foreground)', () => {
         'features',
         'sessions',
         'costUsd',
+        'costUnknownSessions',
         'startedAt',
         'updatedAt',
       ].sort(),

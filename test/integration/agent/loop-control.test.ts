@@ -148,7 +148,8 @@ describe('provider failures', () => {
         sleep: async (ms) => {
           delays.push(ms);
         },
-        retry: { maxRetries: 2, baseDelayMs: 100 },
+        // Jitter at its top: the full exponential delay.
+        retry: { maxRetries: 2, baseDelayMs: 100, random: () => 1 },
         sink: (event) => events.push(event),
       }),
     );

@@ -52,6 +52,7 @@ describe('status', () => {
       features: { total: 4, passing: 1, failing: 3, blocked: 0 },
       sessions: 1,
       costUsd: 0.5,
+      costUnknownSessions: 0,
       startedAt: run.startedAt,
       updatedAt: run.updatedAt,
     });
@@ -63,6 +64,7 @@ describe('status', () => {
       'features',
       'sessions',
       'costUsd',
+      'costUnknownSessions',
       'startedAt',
       'updatedAt',
     ]);

@@ -47,6 +47,7 @@ describe('nightshift CLI processes', () => {
       features: { total: 3, passing: 2, failing: 1, blocked: 0 },
       sessions: 2,
       costUsd: 1,
+      costUnknownSessions: 0,
       startedAt: run.startedAt,
       updatedAt: run.updatedAt,
     });

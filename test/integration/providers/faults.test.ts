@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { ProviderResult, ToolCallBlock } from '../../../agent/messages.js';
+import type { ToolCallBlock } from '../../../agent/messages.js';
 import { MALFORMED_ARGUMENTS, UNKNOWN_TOOL_NAME } from '../../../testkit/reply.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
-import { FLAVOURS, providerFor, requestOf, userText } from './helpers.js';
+import { FLAVOURS, failureOf, providerFor, requestOf, responseOf, userText } from './helpers.js';
 
 let server: ModelServer;
 
@@ -13,17 +13,6 @@ beforeEach(async () => {
 afterEach(async () => {
   await server.close();
 });
-
-function failureOf(result: ProviderResult) {
-  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.response.content)}`);
-  return result.failure;
-}
-
-function responseOf(result: ProviderResult) {
-  if (!result.ok)
-    throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
-  return result.response;
-}
 
 const ask = () => requestOf([userText('Do the thing.')]);
 
@@ -122,18 +111,18 @@ describe.each(FLAVOURS)('%s provider faults', (flavour) => {
     expect(failure).toMatchObject({ kind: 'context_overflow', status: 400 });
   });
 
-  it('401 is fatal and names the key to check', async () => {
+  it('401 is auth and names the key to check', async () => {
     server.injectFaults([{ kind: 'auth_error' }]);
     const failure = failureOf(await providerFor(flavour, server, { maxRetries: 2 }).complete(ask()));
-    expect(failure).toMatchObject({ kind: 'fatal', status: 401 });
+    expect(failure).toMatchObject({ kind: 'auth', status: 401 });
     expect(failure.message).toContain(keyVariable);
     expect(server.requests).toHaveLength(1);
   });
 
-  it('404 is fatal and names the model and base URL', async () => {
+  it('404 is model_not_found and names the model and base URL', async () => {
     server.injectFaults([{ kind: 'server_error', status: 404, message: 'model: nope' }]);
     const failure = failureOf(await providerFor(flavour, server).complete(ask()));
-    expect(failure.kind).toBe('fatal');
+    expect(failure.kind).toBe('model_not_found');
     expect(failure.message).toMatch(/model name/);
     expect(failure.message).toContain(server.url);
   });
@@ -180,10 +169,10 @@ describe.each(FLAVOURS)('%s provider faults', (flavour) => {
 });
 
 describe('anthropic-only statuses', () => {
-  it('529 overloaded is rate_limited', async () => {
+  it('529 overloaded is overloaded (retried inside the session, not a rate limit)', async () => {
     server.injectFaults([{ kind: 'server_error', status: 529 }]);
     const failure = failureOf(await providerFor('anthropic', server).complete(ask()));
-    expect(failure).toMatchObject({ kind: 'rate_limited', status: 529 });
+    expect(failure).toMatchObject({ kind: 'overloaded', status: 529 });
   });
 });
 

@@ -1,5 +1,13 @@
-import type { Message, ModelProvider, ModelRequest, ToolSchema } from '../../../agent/messages.js';
+import { afterEach, beforeEach } from 'vitest';
+import type {
+  Message,
+  ModelProvider,
+  ModelRequest,
+  ProviderResult,
+  ToolSchema,
+} from '../../../agent/messages.js';
 import { createAnthropicProvider, createOpenAIProvider } from '../../../agent/providers/index.js';
+import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 
 /** The two wire formats every provider test runs against. */
@@ -53,3 +61,36 @@ export function requestOf(messages: Message[], extra: Partial<ModelRequest> = {}
 /** A 1x1 PNG, base64. */
 export const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
+
+/** The failure of a result that must have failed. */
+export function failureOf(result: ProviderResult) {
+  if (result.ok) throw new Error(`expected a failure, got ${JSON.stringify(result.response.content)}`);
+  return result.failure;
+}
+
+/** The response of a result that must have succeeded. */
+export function responseOf(result: ProviderResult) {
+  if (!result.ok)
+    throw new Error(`expected a response, got ${result.failure.kind}: ${result.failure.message}`);
+  return result.response;
+}
+
+/**
+ * A fresh scripted server (answering "Fine.") for each test of the file; read it through the returned getter,
+ * and replace it with `set` when a test needs a differently started one.
+ */
+export function scriptedServerPerTest(): { server: () => ModelServer; set: (next: ModelServer) => void } {
+  let current: ModelServer | undefined;
+  beforeEach(async () => {
+    current = await startModelServer({ policy: () => ({ text: 'Fine.' }) });
+  });
+  afterEach(async () => {
+    await current?.close();
+  });
+  return {
+    server: () => current as ModelServer,
+    set: (next) => {
+      current = next;
+    },
+  };
+}

@@ -1,7 +1,9 @@
 /**
  * Bad input through the real CLI (child processes): each case ends with a clear message, exit code 2,
- * and nothing written (no key under the test's Redis prefix, the workspace untouched). A wrong API key is
- * found only once the run talks to the provider: the run then fails with a reason naming the key.
+ * and nothing written (no key under the test's Redis prefix, the workspace untouched — not even `git init`).
+ * Models are checked before anything is written (preflight): an unknown provider, a missing key, a wrong
+ * key or an unknown model is refused the same way. Cases about the spec and the workspace carry a
+ * placeholder key and skip the preflight request, so they reach the check they are about.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +27,11 @@ beforeAll(() => {
   root = fs.realpathSync(tempDir('bad-input'));
   home = path.join(root, 'home');
   redis = new Redis(REDIS_URL);
-  env = cliEnv(home, prefix, { REDIS_URL });
+  env = cliEnv(home, prefix, {
+    REDIS_URL,
+    ANTHROPIC_API_KEY: 'sk-ant-placeholder-for-input-checks',
+    NIGHTSHIFT_PREFLIGHT_REQUEST: '0',
+  });
 });
 afterAll(async () => {
   await deleteKeys(redis, prefix);
@@ -197,6 +203,70 @@ describe('missing Chromium', () => {
   });
 });
 
+describe('a new user without a working model', () => {
+  let server: ModelServer;
+  beforeAll(async () => {
+    server = await startModelServer({ policy: () => ({ text: 'OK' }) });
+  });
+  afterAll(() => server.close());
+
+  /** The user's environment: no key, the preflight request on (the default). */
+  const fresh = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+    const plain: NodeJS.ProcessEnv = { ...env, ...extra };
+    delete plain.NIGHTSHIFT_PREFLIGHT_REQUEST;
+    if (!('ANTHROPIC_API_KEY' in extra)) delete plain.ANTHROPIC_API_KEY;
+    delete plain.OPENAI_API_KEY;
+    return plain;
+  };
+
+  it('`run spec.md --model foo:bar`: the unknown provider is named, and how to write a model id', async () => {
+    const stderr = await expectRefused(
+      [file('m1.md', '# A todo app\n'), '--model', 'foo:bar'],
+      /unknown provider "foo"/,
+      {
+        env: fresh(),
+      },
+    );
+    expect(stderr).toMatch(/anthropic, openai, openai-compatible/);
+  });
+
+  it('`run --detach` without a key: exit 2 naming the variable, no run, workspace untouched', async () => {
+    const stderr = await expectRefused([file('m2.md', '# A todo app\n')], /ANTHROPIC_API_KEY is not set/, {
+      env: fresh(),
+    });
+    expect(stderr).toMatch(/initializer, generator, evaluator/);
+  });
+
+  it('`run` (following) without a key: exit 2 too, before any git init', async () => {
+    const workspace = path.join(root, 'follow-no-key');
+    const out = await runCli(['run', file('m3.md', '# A todo app\n'), '--workspace', workspace], {
+      env: fresh(),
+      cwd: root,
+    });
+    expect(out.code, out.stderr).toBe(2);
+    expect(out.stderr).toMatch(/ANTHROPIC_API_KEY is not set/);
+    expect(fs.existsSync(workspace)).toBe(false);
+    expect(await keysUnderPrefix()).toEqual([]);
+  });
+
+  it('an unknown model is refused by its one test request, with the provider message and the base URL', async () => {
+    server.injectFaults([{ kind: 'model_not_found' }]);
+    const before = server.requests.length;
+    const stderr = await expectRefused(
+      [file('m4.md', '# A todo app\n'), '--model', 'anthropic:claude-nope'],
+      /not found \(404 model: claude-nope\); check the model name and the base URL/,
+      {
+        env: fresh({
+          ANTHROPIC_API_KEY: 'sk-ant-some-key-0000000000',
+          ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+        }),
+      },
+    );
+    expect(stderr).not.toMatch(/sk-ant-some-key/);
+    expect(server.requests.length - before).toBe(1);
+  });
+});
+
 describe('a wrong API key', () => {
   let server: ModelServer;
   beforeAll(async () => {
@@ -204,36 +274,54 @@ describe('a wrong API key', () => {
   });
   afterAll(() => server.close());
 
-  it('fails the run at the first request with a reason naming the key, after one request only', async () => {
+  const wrongKey = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
+    const plain: NodeJS.ProcessEnv = {
+      ...env,
+      ANTHROPIC_API_KEY: 'sk-ant-wrong-000000000000',
+      ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+      ...extra,
+    };
+    if (!('NIGHTSHIFT_PREFLIGHT_REQUEST' in extra)) delete plain.NIGHTSHIFT_PREFLIGHT_REQUEST;
+    return plain;
+  };
+
+  it('is refused before the run exists by the preflight request: exit 2 naming the key, one request', async () => {
+    const before = server.requests.length;
+    const stderr = await expectRefused(
+      [file('ok6.md', '# A todo app\n'), '--model', 'anthropic:scripted'],
+      /authentication failed .*check ANTHROPIC_API_KEY/,
+      { env: wrongKey() },
+    );
+    expect(stderr).not.toMatch(/sk-ant-wrong/);
+    expect(server.requests.length - before).toBe(1);
+  });
+
+  it('with the preflight request off, fails the run at its first request with a reason naming the key', async () => {
+    const before = server.requests.length;
     const workspace = path.join(root, 'wrong-key');
     const out = await runCli(
       [
         'run',
-        file('ok6.md', '# A todo app\n'),
+        file('ok7.md', '# A todo app\n'),
         '--workspace',
         workspace,
         '--json',
         '--model',
         'anthropic:scripted',
       ],
-      {
-        env: {
-          ...env,
-          ANTHROPIC_API_KEY: 'sk-ant-wrong-000000000000',
-          ANTHROPIC_BASE_URL: server.anthropicBaseURL,
-        },
-        cwd: root,
-      },
+      { env: wrongKey({ NIGHTSHIFT_PREFLIGHT_REQUEST: '0' }), cwd: root },
     );
     const status = JSON.parse(out.stdout) as { status: string; id: string };
     expect(out.code, out.stderr).toBe(1);
     expect(status.status).toBe('failed');
     const record = await redis.get(`${prefix}run:{${status.id}}`);
-    expect(record ?? '').toMatch(/fatal provider error; check the API key/);
+    expect(record ?? '').toMatch(
+      /provider error: anthropic:scripted: authentication failed .*check ANTHROPIC_API_KEY/,
+    );
     expect(record ?? '').not.toMatch(/sk-ant-wrong/);
     expect(out.stderr).not.toMatch(/sk-ant-wrong/);
-    // Fatal at once: no retries within a session, and the run stops after maxConsecutiveProviderErrors (2) sessions.
-    expect(server.requests.length).toBe(2);
+    // A bad key will not pass by itself: the run fails after one session and one request, not two.
+    expect(server.requests.length - before).toBe(1);
     await deleteKeys(redis, prefix);
   }, 120_000);
 });

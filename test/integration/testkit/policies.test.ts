@@ -81,7 +81,7 @@ describe('byModel()', () => {
       maxRetries: 0,
     });
     const unknown = await other.complete(requestOf([userText('hi')]));
-    expect(!unknown.ok && unknown.failure.kind).toBe('fatal');
+    expect(!unknown.ok && unknown.failure.kind).toBe('model_not_found');
     expect(!unknown.ok && unknown.failure.message).toContain('other');
   });
 });

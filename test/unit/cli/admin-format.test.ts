@@ -17,7 +17,7 @@ const run = {
 };
 
 describe('status JSON', () => {
-  it('has exactly the DESIGN.md fields', () => {
+  it('has exactly the DESIGN.md fields (second wave: plus costUnknownSessions)', () => {
     const json = toRunStatusJson(run);
     expect(json).toStrictEqual({
       id: 'r-test',
@@ -27,10 +27,25 @@ describe('status JSON', () => {
       features: { total: 8, passing: 4, failing: 3, blocked: 1 },
       sessions: 7,
       costUsd: 2.5,
+      costUnknownSessions: 1,
       startedAt: T0.toISOString(),
       updatedAt: T0.toISOString(),
     });
     expect(() => RunStatusJson.parse({ ...json, extra: 1 })).toThrow();
+  });
+
+  it('says null, never 0, for the cost of a run whose sessions all had no price', () => {
+    const unpriced = makeRun({
+      counters: { sessions: 3, costUnknownSessions: 3, unpricedTokens: 1_500_000 },
+    });
+    expect(toRunStatusJson(unpriced)).toMatchObject({ costUsd: null, costUnknownSessions: 3 });
+    const text = formatRunStatus({ run: unpriced, lastSession: undefined, next: null, workers: 1, now: T0 });
+    expect(text).toMatch(
+      /cost\s+unknown \(\+3 sessions of unknown cost: models without a price, 1\.5M of 20\.0M tokens\)/,
+    );
+    expect(text).not.toContain('$0.00');
+    const [, row] = formatRunsTable([unpriced]).split('\n');
+    expect(row).toMatch(/\s3\s+unknown\s/);
   });
 
   it('writes a remote workspace as url#branch and a paused status with its reason', () => {
@@ -62,7 +77,9 @@ describe('human status', () => {
       now,
     });
     expect(text).toContain('4/8 passing · 3 failing · 1 blocked');
-    expect(text).toContain('$2.50 of $20.00 (+1 sessions of unknown cost)');
+    expect(text).toContain(
+      '$2.50 of $20.00 (+1 sessions of unknown cost: models without a price, 0 of 20.0M tokens)',
+    );
     expect(text).toMatch(/elapsed\s+1h 02m/);
     expect(text).toMatch(/last session\s+#7 evaluator F-004 → completed \(F-004 fail\), 3m 10s, \$0\.12/);
     expect(text).toMatch(/next\s+generator session on F-004$/m);
@@ -103,7 +120,7 @@ describe('human status', () => {
     const [header, row] = formatRunsTable([run]).split('\n');
     expect(header).toMatch(/^RUN\s+STATUS\s+FEATURES/);
     expect(row).toMatch(
-      /^r-test\s+building\s+\[█████░░░░░\] 4\/8\s+7\s+\$2\.50\s+2026-01-01 00:00Z\s+spec\.md$/,
+      /^r-test\s+building\s+\[█████░░░░░\] 4\/8\s+7\s+\$2\.50 \+\?\s+2026-01-01 00:00Z\s+spec\.md$/,
     );
   });
 });

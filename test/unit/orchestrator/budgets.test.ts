@@ -58,10 +58,12 @@ describe('budgetStatus and shouldCheckpointNow (mid-session)', () => {
   });
 
   it('reports what is left', () => {
-    expect(budgetStatus(state, T0, 1)).toEqual({
+    expect(budgetStatus(state, T0, { costUsd: 1 })).toEqual({
       costUsd: 9,
       maxCostUsd: 10,
       remainingUsd: 1,
+      unpricedTokens: 0,
+      maxUnpricedTokens: 20_000_000,
       sessions: 20,
       maxSessions: 50,
       remainingSessions: 30,
@@ -89,5 +91,29 @@ describe('budgetStatus and shouldCheckpointNow (mid-session)', () => {
 
   it('has no deadline unless configured', () => {
     expect(budgetStatus(makeState([]), T0).remainingMs).toBeNull();
+  });
+});
+
+describe('models without a price', () => {
+  const unpriced = makeState([], {
+    config: { budgets: { maxUnpricedTokens: 1_000_000 } },
+    counters: { sessions: 3, costUnknownSessions: 3, unpricedTokens: 900_000 },
+  });
+
+  it('are capped by the token budget instead of counting as $0', () => {
+    expect(checkStopConditions(unpriced, T0)).toBeNull();
+    expect(shouldCheckpointNow(unpriced, T0, { unpricedTokens: 100_000 })).toEqual({
+      reason: 'budget',
+      detail: expect.stringMatching(/^models without a price used 1000000 tokens, the budget of 1000000/),
+    });
+  });
+
+  it('have no cap when both budgets are off (--budget-usd none and maxUnpricedTokens null)', () => {
+    const open = makeState([], {
+      config: { budgets: { maxCostUsd: null, maxUnpricedTokens: null } },
+      counters: { costUsd: 1e6, unpricedTokens: 1e12 },
+    });
+    expect(checkStopConditions(open, T0)).toBeNull();
+    expect(budgetStatus(open, T0)).toMatchObject({ maxCostUsd: null, remainingUsd: null });
   });
 });

@@ -6,7 +6,6 @@ import { AnthropicStreamAssembler, toAnthropicParams } from '../../../agent/prov
 import {
   classifyFailure,
   type FailureContext,
-  retryAfterMsFromHeaders,
   type SdkErrorClasses,
 } from '../../../agent/providers/failures.js';
 import {
@@ -263,16 +262,6 @@ const openaiClasses: SdkErrorClasses = {
 };
 
 describe('failure classification', () => {
-  it('reads retry-after-ms, retry-after seconds and HTTP dates', () => {
-    expect(retryAfterMsFromHeaders(new Headers({ 'retry-after-ms': '250' }))).toBe(250);
-    expect(retryAfterMsFromHeaders(new Headers({ 'retry-after': '3' }))).toBe(3000);
-    const now = Date.parse('2030-01-01T00:00:00Z');
-    expect(
-      retryAfterMsFromHeaders(new Headers({ 'retry-after': 'Tue, 01 Jan 2030 00:00:10 GMT' }), now),
-    ).toBe(10_000);
-    expect(retryAfterMsFromHeaders(new Headers())).toBeUndefined();
-  });
-
   it('classifies statuses from either SDK', () => {
     const headers = new Headers({ 'retry-after': '2' });
     const overflow = {
@@ -285,9 +274,8 @@ describe('failure classification', () => {
       classifyFailure(Anthropic.APIError.generate(429, {}, undefined, headers), anthropicClasses, context),
     ).toMatchObject({ kind: 'rate_limited', retryAfterMs: 2000 });
     expect(
-      classifyFailure(Anthropic.APIError.generate(529, {}, undefined, headers), anthropicClasses, context)
-        .kind,
-    ).toBe('rate_limited');
+      classifyFailure(Anthropic.APIError.generate(529, {}, undefined, headers), anthropicClasses, context),
+    ).toMatchObject({ kind: 'overloaded', retryAfterMs: 2000 });
     expect(
       classifyFailure(OpenAI.APIError.generate(400, overflow, undefined, headers), openaiClasses, context)
         .kind,
@@ -307,14 +295,14 @@ describe('failure classification', () => {
     ).toContain('ANTHROPIC_API_KEY');
   });
 
-  it('classifies an overloaded error event inside a stream as rate_limited', () => {
+  it('classifies an overloaded error event inside a stream as overloaded', () => {
     const error = new Anthropic.APIError(
       undefined,
       { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } },
       undefined,
       new Headers(),
     );
-    expect(classifyFailure(error, anthropicClasses, context).kind).toBe('rate_limited');
+    expect(classifyFailure(error, anthropicClasses, context).kind).toBe('overloaded');
   });
 
   it('says aborted whenever the caller aborted, whatever was thrown', () => {

@@ -58,6 +58,7 @@ describe('generic JSON', () => {
       detail: 'deadline 2026-01-01T07:00:00Z passed',
       features: { total: 12, passing: 7, failing: 3, blocked: 2 },
       costUsd: 3.456,
+      costUnknownSessions: 0,
       at,
     });
   });

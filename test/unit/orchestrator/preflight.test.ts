@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { ProviderFailure } from '../../../agent/messages.js';
+import type { ResolvedModelSettings } from '../../../agent/models.js';
+import { InputError } from '../../../core/errors.js';
+import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js';
+import { preflightRun } from '../../../orchestrator/preflight.js';
+import { createFakeProvider, type FakeProvider } from '../../../testkit/fake-provider.js';
+
+function setup(answers: Record<string, ProviderFailure | 'ok' | 'no key'> = {}) {
+  const made: FakeProvider[] = [];
+  const createProvider = (id: string, settings?: ResolvedModelSettings) => {
+    if (answers[id] === 'no key') {
+      throw new InputError('MODEL_KEY_MISSING', `OPENAI_API_KEY is not set, and model ${id} needs it`, {
+        hint: 'Export OPENAI_API_KEY',
+      });
+    }
+    const answer = answers[id] ?? 'ok';
+    const provider = createFakeProvider(
+      () => (answer === 'ok' ? { text: 'OK' } : { failure: answer as ProviderFailure }),
+      {
+        id,
+        ...(settings ? { settings } : {}),
+      },
+    );
+    made.push(provider);
+    return provider;
+  };
+  return { createProvider, made, sleep: async () => undefined };
+}
+
+const config = (input: RunConfigInput = {}) => RunConfig.parse(input);
+
+describe('preflightRun', () => {
+  it('sends one tiny request per distinct model and reports the roles using it', async () => {
+    const deps = setup();
+    const report = await preflightRun(
+      config({ models: { initializer: 'anthropic:claude-sonnet-4-5', evaluator: 'openai:gpt-5-mini' } }),
+      deps,
+    );
+    expect(report.models.map((model) => [model.modelId, model.roles, model.probe])).toEqual([
+      ['anthropic:claude-sonnet-4-5', ['initializer', 'generator'], 'ok'],
+      ['openai:gpt-5-mini', ['evaluator'], 'ok'],
+    ]);
+    expect(deps.made.map((provider) => provider.requests.length)).toEqual([1, 1]);
+    expect(deps.made[0]?.requests[0]).toMatchObject({ maxTokens: 16, tools: [] });
+    expect(report.warnings).toEqual([]);
+  });
+
+  it('refuses, listing every problem with its fix: unknown provider, missing key, failed request', async () => {
+    const deps = setup({
+      'openai:gpt-5': 'no key',
+      'anthropic:claude-nope': {
+        kind: 'model_not_found',
+        status: 404,
+        message: 'anthropic:claude-nope: not found (404 model: claude-nope); check the model name',
+      },
+    });
+    const refused = preflightRun(
+      config({
+        models: {
+          initializer: 'foo:bar',
+          generator: 'openai:gpt-5',
+          evaluator: 'anthropic:claude-sonnet-4-5',
+        },
+      }),
+      deps,
+    );
+    await expect(refused).rejects.toThrow(InputError);
+    await expect(refused).rejects.toThrow(
+      /foo:bar \(initializer\): Model id "foo:bar" names an unknown provider/,
+    );
+    await expect(refused).rejects.toThrow(
+      /openai:gpt-5 \(generator\): OPENAI_API_KEY is not set.*\(Export OPENAI_API_KEY\)/,
+    );
+    // Nothing was probed while a model could not even be made.
+    expect(deps.made.every((provider) => provider.requests.length === 0)).toBe(true);
+    const probe = preflightRun(config({ models: { generator: 'anthropic:claude-nope' } }), deps);
+    await expect(probe).rejects.toThrow(
+      /anthropic:claude-nope \(generator\): a test request failed: .*404 model: claude-nope/,
+    );
+  });
+
+  it('only warns about a busy provider, and retries a transient failure', async () => {
+    const busy = setup({
+      'anthropic:claude-sonnet-4-5': { kind: 'overloaded', status: 529, message: '529 Overloaded' },
+    });
+    const report = await preflightRun(config(), busy);
+    expect(report.warnings).toEqual([
+      expect.stringMatching(/the provider is busy \(529 Overloaded\); the run goes on/),
+    ]);
+    const flaky = setup({
+      'anthropic:claude-sonnet-4-5': { kind: 'retryable', status: 500, message: '500 boom' },
+    });
+    await expect(preflightRun(config(), flaky)).rejects.toThrow(/a test request failed: 500 boom/);
+    expect(flaky.made[0]?.requests).toHaveLength(3);
+  });
+
+  it('skips the request when told to, checking keys and prices still', async () => {
+    const deps = setup();
+    const report = await preflightRun(config(), { ...deps, request: false });
+    expect(report.models[0]?.probe).toBe('skipped');
+    expect(deps.made[0]?.requests).toHaveLength(0);
+  });
+
+  it('covers a model without a price with the token budget, or refuses without one', async () => {
+    const unpriced = {
+      models: {
+        initializer: 'openai-compatible:qwen',
+        generator: 'openai-compatible:qwen',
+        evaluator: 'openai-compatible:qwen',
+      },
+    };
+    const report = await preflightRun(config(unpriced), { ...setup(), request: false });
+    expect(report.warnings).toEqual([
+      expect.stringMatching(
+        /openai-compatible:qwen \(initializer, generator, evaluator\) has no price: .* token budget of 20000000 tokens/,
+      ),
+    ]);
+    await expect(
+      preflightRun(config({ ...unpriced, budgets: { maxUnpricedTokens: null } }), {
+        ...setup(),
+        request: false,
+      }),
+    ).rejects.toThrow(/has no price, so the \$20 budget cannot be enforced .* --budget-usd none/);
+    const uncapped = await preflightRun(
+      config({ ...unpriced, budgets: { maxUnpricedTokens: null, maxCostUsd: null } }),
+      {
+        ...setup(),
+        request: false,
+      },
+    );
+    expect(uncapped.warnings).toEqual([]);
+  });
+});
