@@ -60,10 +60,7 @@ const generator = sequence([
         name: 'write',
         arguments: { path: 'note.txt', content: `done in request ${conversation.requestIndex}\n` },
       },
-      {
-        name: 'bash',
-        arguments: { command: 'git add -A && git commit -q -m "F-001: note" && echo committed' },
-      },
+      { name: 'commit', arguments: { message: 'F-001: note' } },
     ],
   }),
   { text: 'F-001 done and committed.' },

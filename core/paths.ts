@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -44,4 +46,26 @@ export function planTranscriptPath(home: string, planId: string): string {
 /** The workspace of a run started without one (`<data>/workspaces/<run>`). */
 export function defaultWorkspaceDir(home: string, runId: string): string {
   return path.join(home, 'workspaces', runId);
+}
+
+/**
+ * The known-good record of a workspace's `.git` (handoff/git-guard.ts): one per run and workspace directory,
+ * named after the workspace's real path (a worker's clone of a remote run has its own).
+ */
+export function gitRecordPath(home: string, runId: string, workspace: string): string {
+  let real: string;
+  try {
+    real = fs.realpathSync.native(workspace);
+  } catch {
+    // Not created yet (a clone about to be made): its parent's real path and its name.
+    let parent = path.dirname(path.resolve(workspace));
+    try {
+      parent = fs.realpathSync.native(parent);
+    } catch {
+      // Neither exists yet.
+    }
+    real = path.join(parent, path.basename(workspace));
+  }
+  const name = createHash('sha256').update(real).digest('hex').slice(0, 16);
+  return path.join(runDataDir(home, runId), 'git-known-good', `${name}.json`);
 }

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { FormatError } from './errors.js';
@@ -7,6 +8,7 @@ import { WORKSPACE_FILES } from './formats.js';
 import { checkpoint, ensureRepo, type RepoOptions } from './git.js';
 import { checkInitScript } from './init-script.js';
 import { type ProgressSource, progressSource } from './progress.js';
+import { UnsafeFileError } from './safe-fs.js';
 
 const log = moduleLogger('handoff/adopt');
 
@@ -51,14 +53,14 @@ export async function adoptWorkspace(
   const init = await checkInitScript(workspace, { makeExecutable: false });
   problems.push(...init.problems);
   const hasHarnessDir = existsSync(path.join(workspace, WORKSPACE_FILES.harnessDir));
-  if (!existsSync(path.join(workspace, WORKSPACE_FILES.featureList))) {
+  if (!(await lstat(path.join(workspace, WORKSPACE_FILES.featureList)).catch(() => null))) {
     return report('empty', 0, 0, 0);
   }
   let onDisk: Awaited<ReturnType<typeof readFeatureListOnDisk>>;
   try {
     onDisk = await readFeatureListOnDisk(workspace);
   } catch (error) {
-    if (!(error instanceof FormatError)) throw error;
+    if (!(error instanceof FormatError) && !(error instanceof UnsafeFileError)) throw error;
     problems.push(error.message);
     return report(source === 'progress.md' || hasHarnessDir ? 'nightshift' : 'quickstart', 0, 0, 0);
   }

@@ -1,8 +1,7 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
 import { FormatError } from './errors.js';
 import { FeatureList, FeatureOnDisk, WORKSPACE_FILES } from './formats.js';
+import { readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
 import { parseJsonText, parseKeepingOrder } from './schema-io.js';
 
 const FILE = WORKSPACE_FILES.featureList;
@@ -66,23 +65,22 @@ export async function readFeatureList(workspace: string): Promise<FeatureList> {
   return onDisk as FeatureList;
 }
 
-/** Writes `feature_list.json` atomically (temp file + rename) in the stable format of {@link formatFeatureList}. */
+/**
+ * Writes `feature_list.json` atomically (temp file + rename: a link at its place is replaced, never followed)
+ * in the stable format of {@link formatFeatureList}.
+ */
 export async function writeFeatureList(workspace: string, list: FeatureListOnDisk): Promise<void> {
-  const target = path.join(workspace, FILE);
-  const temp = `${target}.${process.pid}.tmp`;
-  await writeFile(temp, formatFeatureList(list));
-  await rename(temp, target);
+  await writeWorkspaceFile(workspace, FILE, formatFeatureList(list));
 }
 
+/** Largest feature list read (a 1,000-feature list is about 500 KB). */
+export const MAX_FEATURE_LIST_BYTES = 16 * 1024 * 1024;
+
+/** The list's text (no link followed, regular file, size capped); {@link FormatError} when it is missing. */
 async function readListText(workspace: string): Promise<string> {
-  try {
-    return await readFile(path.join(workspace, FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new FormatError(FILE, ['file not found'], { cause: error });
-    }
-    throw error;
-  }
+  const text = await readWorkspaceText(workspace, FILE, { maxBytes: MAX_FEATURE_LIST_BYTES });
+  if (text === null) throw new FormatError(FILE, ['file not found']);
+  return text;
 }
 
 /** Bounds for {@link validateInitialFeatureList}. */

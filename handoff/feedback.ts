@@ -1,6 +1,6 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { FeatureId, VerdictRecord, WORKSPACE_FILES } from './formats.js';
+import { readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
 
 /** Workspace-relative path of a feature's feedback file: `.nightshift/feedback/F-003.md`. */
 export function feedbackPath(featureId: string): string {
@@ -40,20 +40,19 @@ export function renderFeedback(input: VerdictRecord): string {
 /** Writes the feature's feedback file from a verdict, replacing the previous one; returns its workspace-relative path. */
 export async function writeFeedback(workspace: string, record: VerdictRecord): Promise<string> {
   const relative = feedbackPath(record.featureId);
-  const file = path.join(workspace, relative);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, renderFeedback(record));
+  await writeWorkspaceFile(workspace, relative, renderFeedback(record));
   return relative;
 }
 
-/** The feature's latest feedback text, or null when it has none. */
+/** Largest feedback file read (they are a few KB; the cap keeps a planted huge file out of a prompt). */
+const MAX_FEEDBACK_BYTES = 256 * 1024;
+
+/**
+ * The feature's latest feedback text, or null when it has none. Read without following links; a file the
+ * harness refuses (a link, a FIFO, too large) throws {@link UnsafeFileError}.
+ */
 export async function readFeedback(workspace: string, featureId: string): Promise<string | null> {
-  try {
-    return await readFile(path.join(workspace, feedbackPath(featureId)), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
+  return readWorkspaceText(workspace, feedbackPath(featureId), { maxBytes: MAX_FEEDBACK_BYTES });
 }
 
 function oneLine(text: string): string {

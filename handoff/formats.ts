@@ -70,7 +70,7 @@ export const WORKSPACE_FILES = {
   verdicts: '.nightshift/verdicts.jsonl',
 } as const;
 
-/** One rule a session broke in `feature_list.json` (or git history), found and reverted by the harness. */
+/** One rule a session broke in `feature_list.json`, git history or `.git` itself, found and reverted by the harness. */
 export const IntegrityViolation = z.object({
   kind: z.enum([
     'feature_edited',
@@ -81,6 +81,8 @@ export const IntegrityViolation = z.object({
     'feature_list_invalid',
     'history_rewritten',
     'protected_path_changed',
+    /** `.git/config`, `info/`, `hooks/` or another guarded path of `.git` differed from the known-good record. */
+    'git_config_tampered',
   ]),
   featureId: z.string().optional(),
   detail: z.string(),

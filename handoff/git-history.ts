@@ -4,6 +4,7 @@ import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import type { IntegrityViolation } from './formats.js';
 import {
+  askGit,
   commitExists,
   currentBranch,
   headUnlocked,
@@ -23,19 +24,18 @@ const log = moduleLogger('handoff/git-history');
  */
 export async function backupRepo(repo: WorkspaceRepo, backupDir: string): Promise<void> {
   const target = path.resolve(backupDir);
+  const mirror = openRepo(target, { identity: repo.identity, bare: true });
   await locked(repo, async () => {
     if (!existsSync(path.join(target, 'HEAD'))) {
       await mkdir(path.dirname(target), { recursive: true });
-      await runGit(
-        repo,
-        ['clone', '-q', '--mirror', '--no-hardlinks', repo.dir, target],
-        path.dirname(target),
-      );
+      await runGit(repo, ['clone', '-q', '--mirror', '--no-hardlinks', repo.dir, target], {
+        cwd: path.dirname(target),
+      });
     } else {
-      await runGit(repo, ['fetch', '-q', '--prune', 'origin'], target);
+      await runGit(mirror, ['fetch', '-q', '--prune', repo.dir, '+refs/*:refs/*']);
     }
-    const origin = await runGit(repo, ['config', '--get', 'remote.origin.url']).catch(() => '');
-    if (origin.trim() !== '') await runGit(repo, ['config', 'nightshift.originurl', origin.trim()], target);
+    const origin = await askGit(repo, ['config', '--get', 'remote.origin.url']);
+    if (origin.trim() !== '') await runGit(mirror, ['config', 'nightshift.originurl', origin.trim()]);
   });
 }
 
@@ -113,7 +113,7 @@ async function restoreDestroyed(
 ): Promise<VerifyResult> {
   const what = hadGit ? '.git was re-initialised or its history removed' : '.git was deleted';
   const backup = options.backupDir ? path.resolve(options.backupDir) : undefined;
-  const backupRepoHandle = backup ? openRepo(backup, { identity: repo.identity }) : undefined;
+  const backupRepoHandle = backup ? openRepo(backup, { identity: repo.identity, bare: true }) : undefined;
   if (!backup || !backupRepoHandle || !existsSync(path.join(backup, 'HEAD'))) {
     return notRestored(`${what}: the start commit ${startSha} is gone and no backup mirror exists`);
   }
@@ -122,12 +122,12 @@ async function restoreDestroyed(
       `${what}: the start commit ${startSha} is gone and the backup mirror does not hold it`,
     );
   }
-  return locked(repo, async () => {
+  const rebuild = async () => {
     await rm(path.join(repo.dir, '.git'), { recursive: true, force: true });
-    await runGit(repo, ['init', '-q', '-b', options.branch ?? 'main']);
+    await runGit(repo, ['init', '-q', '-b', options.branch ?? 'main', repo.dir]);
     await runGit(repo, ['fetch', '-q', '--update-head-ok', backup, '+refs/*:refs/*']);
     await resetTo(repo, startSha, options.branch ?? 'main');
-    const origin = await runGit(repo, ['config', '--get', 'nightshift.originurl'], backup).catch(() => '');
+    const origin = await askGit(backupRepoHandle, ['config', '--get', 'nightshift.originurl']);
     if (origin.trim() !== '') await runGit(repo, ['remote', 'add', 'origin', origin.trim()]);
     log.error({ dir: repo.dir, startSha }, `${what}; rebuilt from the backup mirror`);
     return {
@@ -138,7 +138,9 @@ async function restoreDestroyed(
         detail: `${what}; the repository was rebuilt from the backup mirror at the start commit ${startSha}`,
       },
     } as const;
-  });
+  };
+  // The rebuilt `.git` (fresh config and hooks from `git init`) is the new known-good state.
+  return locked(repo, rebuild, { rerecord: true });
 }
 
 function notRestored(detail: string): VerifyResult {

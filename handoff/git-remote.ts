@@ -4,7 +4,7 @@ import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { GitError, PushRejectedError } from './errors.js';
 import {
-  gitClient,
+  askGit,
   headUnlocked,
   locked,
   openRepo,
@@ -17,7 +17,11 @@ const log = moduleLogger('handoff/git-remote');
 
 /** Where a remote workspace comes from and where this worker keeps its clone. */
 export interface SyncOptions extends RepoOptions {
-  /** The remote's URL (any URL git accepts, a bare repository path included). */
+  /**
+   * The remote's URL (any URL git accepts, a bare repository path included), from the run record: fetches and
+   * pushes name it explicitly, never the clone's `remote.origin.url`, so a tampered `.git/config` cannot
+   * redirect them.
+   */
   url: string;
   /** The run branch. */
   branch: string;
@@ -41,40 +45,54 @@ export interface SyncResult {
  * theirs is taken.
  */
 export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
-  const repo = openRepo(options.cacheDir, options);
-  return locked(repo, async () => {
-    await cloneOrFetch(repo, options.url);
-    const remoteRef = `refs/remotes/origin/${options.branch}`;
-    if (await resolves(repo, remoteRef)) {
-      await resetToRef(repo, options.branch, remoteRef);
-      return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
-    }
-    const base = (await resolves(repo, 'refs/remotes/origin/HEAD'))
-      ? 'refs/remotes/origin/HEAD'
-      : await rootCommit(repo);
-    await resetToRef(repo, options.branch, base);
-    try {
-      await pushUnlocked(repo, options.branch);
-      log.info({ url: options.url, branch: options.branch }, 'created the run branch on the remote');
-      return { repo, head: (await headUnlocked(repo))!, createdBranch: true };
-    } catch (error) {
-      if (!(error instanceof PushRejectedError)) throw error;
-      await runGit(repo, ['fetch', '-q', '--prune', 'origin']);
-      await resetToRef(repo, options.branch, remoteRef);
-      return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
-    }
-  });
+  const repo = openRepo(options.cacheDir, { ...options, remoteUrl: options.url });
+  // A fresh clone writes `.git/config`: what it leaves is the known-good state.
+  return locked(
+    repo,
+    async () => {
+      await cloneOrFetch(repo, options.url);
+      const remoteRef = `refs/remotes/origin/${options.branch}`;
+      if (await resolves(repo, remoteRef)) {
+        await resetToRef(repo, options.branch, remoteRef);
+        return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
+      }
+      const base = (await resolves(repo, 'refs/remotes/origin/HEAD'))
+        ? 'refs/remotes/origin/HEAD'
+        : await rootCommit(repo);
+      await resetToRef(repo, options.branch, base);
+      try {
+        await pushUnlocked(repo, options.branch);
+        log.info({ url: options.url, branch: options.branch }, 'created the run branch on the remote');
+        return { repo, head: (await headUnlocked(repo))!, createdBranch: true };
+      } catch (error) {
+        if (!(error instanceof PushRejectedError)) throw error;
+        await fetchRemote(repo, options.url);
+        await resetToRef(repo, options.branch, remoteRef);
+        return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
+      }
+    },
+    { rerecord: true },
+  );
 }
 
-/** Pushes the branch to `origin` without force; throws {@link PushRejectedError} when it is not a fast-forward. */
+/**
+ * Pushes the branch to the clone's remote (the URL it was synced from) without force; throws
+ * {@link PushRejectedError} when it is not a fast-forward.
+ */
 export async function pushFastForward(repo: WorkspaceRepo, branch: string): Promise<string> {
   return locked(repo, () => pushUnlocked(repo, branch));
 }
 
 async function pushUnlocked(repo: WorkspaceRepo, branch: string): Promise<string> {
-  const args = ['push', '-q', 'origin', `refs/heads/${branch}:refs/heads/${branch}`];
+  const url = repo.remoteUrl;
+  if (!url) {
+    throw new GitError(['push'], `${repo.dir} has no remote URL`, {
+      hint: "push a clone made by syncWorkspace (its handle carries the run record's URL)",
+    });
+  }
+  const args = ['push', '-q', url, `refs/heads/${branch}:refs/heads/${branch}`];
   try {
-    await gitClient(repo).raw(args);
+    await runGit(repo, args, { remote: true });
   } catch (error) {
     const message = (error as Error).message;
     if (/rejected|non-fast-forward|fetch first/i.test(message)) {
@@ -89,19 +107,24 @@ async function pushUnlocked(repo: WorkspaceRepo, branch: string): Promise<string
 async function cloneOrFetch(repo: WorkspaceRepo, url: string): Promise<void> {
   if (!existsSync(path.join(repo.dir, '.git'))) {
     await mkdir(path.dirname(repo.dir), { recursive: true });
-    await runGit(repo, ['clone', '-q', '--no-checkout', url, repo.dir], path.dirname(repo.dir));
+    await runGit(repo, ['clone', '-q', '--no-checkout', url, repo.dir], {
+      cwd: path.dirname(repo.dir),
+      remote: true,
+    });
     return;
   }
-  const current = await runGit(repo, ['config', '--get', 'remote.origin.url']).catch(() => '');
-  if (current.trim() === '') await runGit(repo, ['remote', 'add', 'origin', url]);
-  else if (current.trim() !== url) await runGit(repo, ['remote', 'set-url', 'origin', url]);
-  await runGit(repo, ['fetch', '-q', '--prune', 'origin']);
+  await fetchRemote(repo, url);
+}
+
+/** Fetches the remote's branches into `refs/remotes/origin/*`, naming the URL and refspec explicitly. */
+async function fetchRemote(repo: WorkspaceRepo, url: string): Promise<void> {
+  await runGit(repo, ['fetch', '-q', '--prune', url, '+refs/heads/*:refs/remotes/origin/*'], {
+    remote: true,
+  });
 }
 
 async function resolves(repo: WorkspaceRepo, ref: string): Promise<boolean> {
-  const out = await gitClient(repo)
-    .raw(['rev-parse', '--verify', '-q', `${ref}^{commit}`])
-    .catch(() => '');
+  const out = await askGit(repo, ['rev-parse', '--verify', '-q', `${ref}^{commit}`]);
   return out.trim() !== '';
 }
 

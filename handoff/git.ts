@@ -6,8 +6,17 @@ import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { GitError } from './errors.js';
 import { FeatureId } from './formats.js';
+import {
+  gitBinary,
+  HARNESS_GIT_UNSAFE,
+  HARNESS_GIT_VARIABLES,
+  harnessGitConfig,
+  harnessGitEnv,
+} from './git-env.js';
+import { enforceGitDir, type GitGuard, recordGitDir } from './git-guard.js';
 import { recoverStaleLocks } from './git-lock.js';
 import { withRepoLock } from './mutex.js';
+import { lstatOrNull } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git');
 
@@ -20,12 +29,18 @@ export const DEFAULT_IDENTITY: GitIdentity = { name: 'nightshift', email: 'night
 
 /** A handle on one workspace repository; every operation on it goes through the repository's mutex. */
 export interface WorkspaceRepo {
-  /** Absolute path of the work tree. */
+  /** Absolute path of the work tree (of the repository itself when `bare`). */
   readonly dir: string;
   /** Who harness commits are by. */
   readonly identity: GitIdentity;
   /** A lock file older than this is removed even while some git process works in the repository. */
   readonly staleLockMs: number;
+  /** Keeps `.git` known-good: compared with its record before every harness git command. */
+  readonly guard?: GitGuard | undefined;
+  /** A bare repository (the backup mirror): `dir` is the git dir, there is no work tree. */
+  readonly bare?: boolean | undefined;
+  /** The remote a clone syncs with, from the run record (never read from the clone's `.git/config`). */
+  readonly remoteUrl?: string | undefined;
 }
 
 /** Options of {@link openRepo} and {@link ensureRepo}. */
@@ -34,22 +49,12 @@ export interface RepoOptions {
   identity?: GitIdentity;
   /** See {@link WorkspaceRepo.staleLockMs} (default 60 s). */
   staleLockMs?: number;
-}
-
-// Variables simple-git refuses to pass through (it guards GIT_* and the editor/pager family).
-const GUARDED_ENV = new Set(['EDITOR', 'VISUAL', 'PAGER', 'PREFIX', 'SSH_ASKPASS']);
-
-/** The environment git runs with: the process's, without GIT_* and editor/pager variables, with a C locale. */
-export function gitEnv(base: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(base)) {
-    if (value === undefined || key.toUpperCase().startsWith('GIT_') || GUARDED_ENV.has(key.toUpperCase()))
-      continue;
-    env[key] = value;
-  }
-  env.LC_ALL = 'C';
-  env.GIT_TERMINAL_PROMPT = '0';
-  return env;
+  /** See {@link WorkspaceRepo.guard}. */
+  guard?: GitGuard;
+  /** See {@link WorkspaceRepo.bare}. */
+  bare?: boolean;
+  /** See {@link WorkspaceRepo.remoteUrl}. */
+  remoteUrl?: string;
 }
 
 /** A handle on an existing directory (no git command is run). */
@@ -58,42 +63,99 @@ export function openRepo(dir: string, options: RepoOptions = {}): WorkspaceRepo 
     dir: path.resolve(dir),
     identity: GitIdentity.parse(options.identity ?? DEFAULT_IDENTITY),
     staleLockMs: options.staleLockMs ?? 60_000,
+    guard: options.guard,
+    bare: options.bare,
+    remoteUrl: options.remoteUrl,
   };
 }
 
+/** How one git command runs: against a remote (credentials allowed), or as someone else (the agent's commits). */
+export interface GitCommandOptions {
+  /** Talks to a remote: the operator's SSH agent, proxies and credential helper are allowed. */
+  remote?: boolean;
+  /** Author and committer instead of the repository handle's identity. */
+  identity?: GitIdentity;
+  /** Working directory (default the repository's directory; `clone` runs in the parent). */
+  cwd?: string;
+}
+
 /**
- * A simple-git client for the repository. Hooks and fsmonitor are switched off for every command, so a
- * session that planted a hook in `.git/hooks` cannot run code inside a harness commit or reset.
+ * A simple-git client run with the harness's own environment (built from scratch: no key) and settings (no
+ * hook, fsmonitor, pager, editor, askpass or credential helper of the repository's). {@link runGit} also points
+ * it at the repository explicitly (`--git-dir`, `--work-tree`), so `core.worktree` cannot send it elsewhere.
  */
-export function gitClient(repo: Pick<WorkspaceRepo, 'dir' | 'identity'>, cwd: string = repo.dir): SimpleGit {
+function gitClient(
+  repo: Pick<WorkspaceRepo, 'dir' | 'identity'>,
+  options: GitCommandOptions = {},
+): SimpleGit {
   return simpleGit({
-    baseDir: cwd,
-    config: [
-      `user.name=${repo.identity.name}`,
-      `user.email=${repo.identity.email}`,
-      'commit.gpgsign=false',
-      'core.hooksPath=/dev/null',
-      'core.fsmonitor=false',
-    ],
-    unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },
-    allowEnvironment: ['GIT_TERMINAL_PROMPT'],
-  }).env(gitEnv());
+    baseDir: options.cwd ?? repo.dir,
+    binary: gitBinary(),
+    config: harnessGitConfig({
+      identity: options.identity ?? repo.identity,
+      trusted: repo.dir,
+      ...(options.remote ? { remote: true } : {}),
+    }),
+    unsafe: { ...HARNESS_GIT_UNSAFE, allowUnsafeCustomBinary: true },
+    allowEnvironment: HARNESS_GIT_VARIABLES,
+  }).env(harnessGitEnv(options.remote ? { remote: true } : {}));
+}
+
+/** `--git-dir` (and `--work-tree`) for the repository: git never discovers its location from the workspace. */
+export function locationArgs(repo: Pick<WorkspaceRepo, 'dir' | 'bare'>): string[] {
+  return repo.bare
+    ? [`--git-dir=${repo.dir}`]
+    : [`--git-dir=${path.join(repo.dir, '.git')}`, `--work-tree=${repo.dir}`];
 }
 
 /** Runs git with `args` in the repository and returns stdout; wraps failures in {@link GitError}. */
-export async function runGit(repo: WorkspaceRepo, args: string[], cwd?: string): Promise<string> {
+export async function runGit(
+  repo: WorkspaceRepo,
+  args: string[],
+  options: GitCommandOptions = {},
+): Promise<string> {
+  const location = args[0] === 'clone' || args[0] === 'init' ? [] : locationArgs(repo);
   try {
-    return await gitClient(repo, cwd).raw(args);
+    return await gitClient(repo, options).raw([...location, ...args]);
   } catch (error) {
     throw new GitError(args, (error as Error).message.trim(), { cause: error });
   }
 }
 
-/** Runs `fn` under the repository's mutex, after removing stale lock files. */
-export async function locked<T>(repo: WorkspaceRepo, fn: () => Promise<T>): Promise<T> {
-  return withRepoLock(repo.dir, async () => {
-    if (existsSync(path.join(repo.dir, '.git'))) await recoverStaleLocks(repo.dir, repo.staleLockMs);
-    return fn();
+/** {@link runGit} for questions whose failure means "no": returns '' instead of throwing. */
+export async function askGit(repo: WorkspaceRepo, args: string[]): Promise<string> {
+  return runGit(repo, args).catch(() => '');
+}
+
+/** Options of {@link locked}. */
+export interface LockedOptions {
+  /**
+   * `fn` changes `.git/config` or another guarded path itself (init, clone, remote add): the guard records
+   * the state it leaves as the new known-good one.
+   */
+  rerecord?: boolean;
+}
+
+/**
+ * Runs `fn` under the repository's mutex (re-entrant), after removing stale lock files and putting back a
+ * tampered `.git` (handoff/git-guard.ts). Every harness git command on a repository runs inside one.
+ */
+export async function locked<T>(
+  repo: WorkspaceRepo,
+  fn: () => Promise<T>,
+  options: LockedOptions = {},
+): Promise<T> {
+  return withRepoLock(repo.dir, async (reentered) => {
+    // `lstat`: a `.git` replaced by a (dangling) link must reach the guard, which removes it.
+    if (!reentered && !repo.bare && (await lstatOrNull(path.join(repo.dir, '.git')))) {
+      if (repo.guard) await enforceGitDir(repo.dir, repo.guard);
+      if (existsSync(path.join(repo.dir, '.git'))) await recoverStaleLocks(repo.dir, repo.staleLockMs);
+    }
+    const result = await fn();
+    if (options.rerecord && repo.guard && existsSync(path.join(repo.dir, '.git'))) {
+      await recordGitDir(repo.dir, repo.guard.recordFile);
+    }
+    return result;
   });
 }
 
@@ -104,11 +166,15 @@ export async function ensureRepo(
 ): Promise<WorkspaceRepo> {
   const repo = openRepo(dir, options);
   await mkdir(repo.dir, { recursive: true });
-  await locked(repo, async () => {
-    if (existsSync(path.join(repo.dir, '.git'))) return;
-    await runGit(repo, ['init', '-q', '-b', options.branch ?? 'main']);
-    log.info({ dir: repo.dir }, 'initialised a git repository');
-  });
+  await locked(
+    repo,
+    async () => {
+      if (existsSync(path.join(repo.dir, '.git'))) return;
+      await runGit(repo, ['init', '-q', '-b', options.branch ?? 'main', repo.dir]);
+      log.info({ dir: repo.dir }, 'initialised a git repository');
+    },
+    { rerecord: true },
+  );
   return repo;
 }
 
@@ -119,17 +185,13 @@ export async function head(repo: WorkspaceRepo): Promise<string | null> {
 
 /** {@link head} for callers already holding the repository's mutex. */
 export async function headUnlocked(repo: WorkspaceRepo): Promise<string | null> {
-  const out = await gitClient(repo)
-    .raw(['rev-parse', '--verify', '-q', 'HEAD^{commit}'])
-    .catch(() => '');
+  const out = await askGit(repo, ['rev-parse', '--verify', '-q', 'HEAD^{commit}']);
   return out.trim() === '' ? null : out.trim();
 }
 
 /** The current branch name, or null when HEAD is detached. */
 export async function currentBranch(repo: WorkspaceRepo): Promise<string | null> {
-  const out = await gitClient(repo)
-    .raw(['symbolic-ref', '--short', '-q', 'HEAD'])
-    .catch(() => '');
+  const out = await locked(repo, () => askGit(repo, ['symbolic-ref', '--short', '-q', 'HEAD']));
   return out.trim() === '' ? null : out.trim();
 }
 
@@ -244,28 +306,29 @@ export async function isAncestor(
   ancestor: string,
   descendant: string,
 ): Promise<boolean> {
-  const base = await gitClient(repo)
-    .raw(['merge-base', ancestor, descendant])
-    .catch(() => '');
-  const full = await gitClient(repo)
-    .raw(['rev-parse', '--verify', '-q', `${ancestor}^{commit}`])
-    .catch(() => '');
-  return base.trim() !== '' && base.trim() === full.trim();
+  return locked(repo, async () => {
+    const base = await askGit(repo, ['merge-base', ancestor, descendant]);
+    const full = await askGit(repo, ['rev-parse', '--verify', '-q', `${ancestor}^{commit}`]);
+    return base.trim() !== '' && base.trim() === full.trim();
+  });
 }
 
 /** True when the commit exists in the repository's object database. */
 export async function commitExists(repo: WorkspaceRepo, sha: string): Promise<boolean> {
-  const out = await gitClient(repo)
-    .raw(['rev-parse', '--verify', '-q', `${sha}^{commit}`])
-    .catch(() => '');
+  const out = await locked(repo, () => askGit(repo, ['rev-parse', '--verify', '-q', `${sha}^{commit}`]));
   return out.trim() !== '';
 }
 
-/** The content of `file` at commit `sha`, or null when the file does not exist there. */
+/**
+ * The content of `file` at commit `sha`, or null when the file does not exist there. `cat-file blob` shows the
+ * stored bytes: no textconv or filter a `.gitattributes` could name.
+ */
 export async function showFile(repo: WorkspaceRepo, sha: string, file: string): Promise<string | null> {
-  try {
-    return await gitClient(repo).show([`${sha}:${file}`]);
-  } catch {
-    return null;
-  }
+  return locked(repo, async () => {
+    try {
+      return await runGit(repo, ['cat-file', 'blob', `${sha}:${file}`]);
+    } catch {
+      return null;
+    }
+  });
 }

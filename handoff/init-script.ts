@@ -1,6 +1,5 @@
-import { chmod, readFile, stat } from 'node:fs/promises';
-import path from 'node:path';
 import { WORKSPACE_FILES } from './formats.js';
+import { chmodWorkspaceFile, readWorkspaceText, statWorkspaceFile, UnsafeFileError } from './safe-fs.js';
 
 /**
  * The `init.sh` convention, as told to the initializer and checked by the harness:
@@ -33,31 +32,48 @@ export interface InitScriptCheck {
   problems: string[];
 }
 
-/** Checks `init.sh` against the convention; with `makeExecutable` (default true) sets missing execute bits. */
+/** Largest `init.sh` read (a setup script is a few KB). */
+const MAX_INIT_SCRIPT_BYTES = 1024 * 1024;
+
+/**
+ * Checks `init.sh` against the convention; with `makeExecutable` (default true) sets missing execute bits.
+ * Nothing is followed: a link, a FIFO or a hard-linked `init.sh` is reported as a problem, never opened.
+ */
 export async function checkInitScript(
   workspace: string,
   options: { makeExecutable?: boolean } = {},
 ): Promise<InitScriptCheck> {
-  const file = path.join(workspace, WORKSPACE_FILES.initScript);
-  let mode: number;
+  const file = WORKSPACE_FILES.initScript;
+  let info: Awaited<ReturnType<typeof statWorkspaceFile>>;
   try {
-    const info = await stat(file);
-    if (!info.isFile()) return missing('init.sh is not a regular file');
-    mode = info.mode;
+    info = await statWorkspaceFile(workspace, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return missing('init.sh is missing');
-    throw error;
+    if (!(error instanceof UnsafeFileError)) throw error;
+    return { ...missing(error.message), present: true };
   }
+  if (info === null) return missing('init.sh is missing');
   const problems: string[] = [];
-  let executable = (mode & 0o111) !== 0;
+  let executable = (info.mode & 0o111) !== 0;
   let madeExecutable = false;
   if (!executable && (options.makeExecutable ?? true)) {
-    await chmod(file, mode | 0o755);
+    await chmodWorkspaceFile(workspace, file, (info.mode & 0o7777) | 0o755);
     executable = true;
     madeExecutable = true;
   }
   if (!executable) problems.push('init.sh is not executable (chmod +x init.sh)');
-  const text = await readFile(file, 'utf8');
+  let text: string;
+  try {
+    text = (await readWorkspaceText(workspace, file, { maxBytes: MAX_INIT_SCRIPT_BYTES })) ?? '';
+  } catch (error) {
+    if (!(error instanceof UnsafeFileError)) throw error;
+    return {
+      present: true,
+      executable,
+      madeExecutable,
+      usesPort: false,
+      problems: [...problems, error.message],
+    };
+  }
   const usesPort = /\$\{?PORT\b/.test(text);
   if (!usesPort)
     problems.push('init.sh does not use $PORT: the app must listen on the port the harness gives it');

@@ -1,10 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { GitError } from './errors.js';
-import { parseFeatureList, writeFeatureList } from './feature-list.js';
+import { MAX_FEATURE_LIST_BYTES, parseFeatureList, writeFeatureList } from './feature-list.js';
 import {
   type Feature,
   FeatureList,
@@ -13,6 +11,7 @@ import {
   WORKSPACE_FILES,
 } from './formats.js';
 import { checkpointUnlocked, locked, runGit, showFile, type WorkspaceRepo } from './git.js';
+import { readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
 import { issueLines } from './schema-io.js';
 
 const log = moduleLogger('handoff/integrity');
@@ -206,14 +205,14 @@ export async function guardFeatureList(
       parseOrUndefined(await showFile(repo, 'HEAD', FILE)),
       ruleSet,
     );
-    const onDisk = checkFeatureListIntegrity(before, await readAfter(path.join(repo.dir, FILE)), ruleSet);
+    const onDisk = checkFeatureListIntegrity(before, await readAfter(repo.dir), ruleSet);
     const { violations, restored } = committed.violations.length ? committed : onDisk;
     if (violations.length === 0) return { violations, list: restored, commit: null };
     // A skip-worktree or assume-unchanged bit would keep `git add` from staging the restored file.
     for (const flag of ['--no-skip-worktree', '--no-assume-unchanged']) {
       await runGit(repo, ['update-index', flag, '--', FILE]).catch(() => '');
     }
-    if (isDeepStrictEqual(restored, before)) await writeFile(path.join(repo.dir, FILE), startText);
+    if (isDeepStrictEqual(restored, before)) await writeWorkspaceFile(repo.dir, FILE, startText);
     else await writeFeatureList(repo.dir, restored);
     // Tracked again even if the session listed it in .gitignore (an untracked, ignored list is not committed).
     await runGit(repo, ['add', '-f', '--', FILE]);
@@ -237,9 +236,11 @@ function parseOrUndefined(text: string | null): unknown {
   }
 }
 
-async function readAfter(file: string): Promise<unknown> {
+/** The list on disk, parsed; undefined when missing, not JSON, or not a file the harness reads (a link, a FIFO…). */
+async function readAfter(workspace: string): Promise<unknown> {
   try {
-    return JSON.parse(await readFile(file, 'utf8')) as unknown;
+    const text = await readWorkspaceText(workspace, FILE, { maxBytes: MAX_FEATURE_LIST_BYTES });
+    return text === null ? undefined : (JSON.parse(text) as unknown);
   } catch {
     return undefined;
   }

@@ -1,7 +1,13 @@
-import { appendFile, open, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { WORKSPACE_FILES } from './formats.js';
+import {
+  appendWorkspaceFile,
+  lstatOrNull,
+  readWorkspaceTail,
+  readWorkspaceText,
+  UnsafeFileError,
+} from './safe-fs.js';
 
 /** One entry appended to `progress.md` by (or on behalf of) a session. */
 export const ProgressEntry = z.object({
@@ -26,70 +32,59 @@ export function renderProgressEntry(input: ProgressEntry, now: () => Date = () =
   return `## ${parts.join(' · ')}\n\n${entry.text.trim()}\n\n`;
 }
 
-/** Appends one entry to the workspace's `progress.md` (created when missing). */
+/** Appends one entry to the workspace's `progress.md` (created when missing; a link there is refused). */
 export async function appendProgress(
   workspace: string,
   entry: ProgressEntry,
   now: () => Date = () => new Date(),
 ): Promise<void> {
-  const file = path.join(workspace, WORKSPACE_FILES.progress);
-  const existing = await sizeOf(file);
   const section = renderProgressEntry(entry, now);
-  const prefix = !existing ? '# Progress\n\n' : (await endsWithBlankLine(file)) ? '' : '\n\n';
-  await appendFile(file, prefix + section);
+  const end = await readWorkspaceTail(workspace, WORKSPACE_FILES.progress, 2);
+  const prefix = !end?.size ? '# Progress\n\n' : end.bytes.toString() === '\n\n' ? '' : '\n\n';
+  await appendWorkspaceFile(workspace, WORKSPACE_FILES.progress, prefix + section);
+}
+
+/** True when something (of any kind, a link included) is at the workspace-relative path; nothing is followed. */
+async function present(workspace: string, relative: string): Promise<boolean> {
+  return (await lstatOrNull(path.join(workspace, relative))) !== null;
 }
 
 /** Which progress log the workspace has: `progress.md`, else the quickstart's `claude-progress.txt`, else none. */
 export async function progressSource(workspace: string): Promise<ProgressSource> {
-  if ((await sizeOf(path.join(workspace, WORKSPACE_FILES.progress))) !== null) return 'progress.md';
-  if ((await sizeOf(path.join(workspace, WORKSPACE_FILES.quickstartProgress))) !== null)
-    return 'claude-progress.txt';
+  if (await present(workspace, WORKSPACE_FILES.progress)) return 'progress.md';
+  if (await present(workspace, WORKSPACE_FILES.quickstartProgress)) return 'claude-progress.txt';
   return null;
 }
 
 /**
  * The last `maxBytes` of the progress log (ours, or the quickstart's when ours is missing), cut at a line start,
- * with a note when earlier text was left out. Empty when there is no log.
+ * with a note when earlier text was left out. Empty when there is no log. Only the tail is read, whatever the
+ * file's size; a log the harness refuses to read (a link, a FIFO) gives a one-line note instead.
  */
 export async function progressTail(workspace: string, maxBytes: number): Promise<string> {
   const source = await progressSource(workspace);
   if (source === null) return '';
-  const text = await readFile(path.join(workspace, source), 'utf8');
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  const tail = bytes.subarray(bytes.length - maxBytes).toString('utf8');
-  const lineStart = tail.indexOf('\n');
-  const cut = (lineStart >= 0 ? tail.slice(lineStart + 1) : tail.replace(/^\uFFFD+/, '')).replace(/^\n+/, '');
+  let tail: Awaited<ReturnType<typeof readWorkspaceTail>>;
+  try {
+    tail = await readWorkspaceTail(workspace, source, maxBytes);
+  } catch (error) {
+    if (error instanceof UnsafeFileError) return `[${source} not shown: ${error.message}]`;
+    throw error;
+  }
+  if (tail === null) return '';
+  const text = tail.bytes.toString('utf8');
+  if (tail.size <= maxBytes) return text;
+  const lineStart = text.indexOf('\n');
+  const cut = (lineStart >= 0 ? text.slice(lineStart + 1) : text.replace(/^\uFFFD+/, '')).replace(/^\n+/, '');
   return `[… earlier ${source} entries omitted …]\n${cut}`;
 }
 
+/** Largest quickstart progress log read whole. */
+const MAX_QUICKSTART_PROGRESS_BYTES = 4 * 1024 * 1024;
+
 /** Reads the quickstart's `claude-progress.txt`, or null when the workspace has none. */
 export async function readQuickstartProgress(workspace: string): Promise<string | null> {
-  try {
-    return await readFile(path.join(workspace, WORKSPACE_FILES.quickstartProgress), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-async function sizeOf(file: string): Promise<number | null> {
-  try {
-    return (await stat(file)).size;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
-async function endsWithBlankLine(file: string): Promise<boolean> {
-  const handle = await open(file, 'r');
-  try {
-    const { size } = await handle.stat();
-    const buffer = Buffer.alloc(Math.min(2, size));
-    await handle.read(buffer, 0, buffer.length, size - buffer.length);
-    return buffer.toString() === '\n\n';
-  } finally {
-    await handle.close();
-  }
+  return readWorkspaceText(workspace, WORKSPACE_FILES.quickstartProgress, {
+    maxBytes: MAX_QUICKSTART_PROGRESS_BYTES,
+  });
 }

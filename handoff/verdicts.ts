@@ -1,7 +1,6 @@
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { FormatError } from './errors.js';
 import { VerdictRecord, WORKSPACE_FILES } from './formats.js';
+import { appendWorkspaceFile, readWorkspaceText } from './safe-fs.js';
 import { issueLines } from './schema-io.js';
 
 /** A line of `verdicts.jsonl` that could not be read, reported rather than skipped silently. */
@@ -16,22 +15,18 @@ export interface InvalidVerdictLine {
 export async function appendVerdict(workspace: string, record: VerdictRecord): Promise<void> {
   const result = VerdictRecord.safeParse(record);
   if (!result.success) throw new FormatError(WORKSPACE_FILES.verdicts, issueLines(result.error));
-  const file = path.join(workspace, WORKSPACE_FILES.verdicts);
-  await mkdir(path.dirname(file), { recursive: true });
-  await appendFile(file, `${JSON.stringify(result.data)}\n`);
+  await appendWorkspaceFile(workspace, WORKSPACE_FILES.verdicts, `${JSON.stringify(result.data)}\n`);
 }
+
+/** Largest verdict log read (a record is a few KB: thousands of evaluations fit). */
+const MAX_VERDICTS_BYTES = 64 * 1024 * 1024;
 
 /** Every record of `.nightshift/verdicts.jsonl` in order, and every line that is not a valid record. */
 export async function readVerdicts(
   workspace: string,
 ): Promise<{ records: VerdictRecord[]; invalid: InvalidVerdictLine[] }> {
-  let text: string;
-  try {
-    text = await readFile(path.join(workspace, WORKSPACE_FILES.verdicts), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], invalid: [] };
-    throw error;
-  }
+  const text = await readWorkspaceText(workspace, WORKSPACE_FILES.verdicts, { maxBytes: MAX_VERDICTS_BYTES });
+  if (text === null) return { records: [], invalid: [] };
   const records: VerdictRecord[] = [];
   const invalid: InvalidVerdictLine[] = [];
   text.split('\n').forEach((content, index) => {

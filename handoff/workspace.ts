@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { checkpoint, ensureRepo, head, isClean, type RepoOptions, type WorkspaceRepo } from './git.js';
+import { readWorkspaceFile, readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
 import { type SpecOrigin, specCommitSummary, writePlanRecord } from './spec-origin.js';
 
 /** Entries every workspace's `.gitignore` gets (added when missing, existing lines kept). */
@@ -62,8 +63,8 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   await checkDirUsable(dir, options);
   const repo = await ensureRepo(dir, options);
   await mkdir(dir, { recursive: true });
-  await copyFileIfChanged(options.specPath, path.join(dir, specFile), spec);
-  await mergeGitignore(path.join(dir, '.gitignore'));
+  await writeIfChanged(dir, specFile, spec);
+  await mergeGitignore(dir);
   if (options.origin) await writePlanRecord(dir, options.origin, specFile);
   await checkpoint(repo, {
     role: 'harness',
@@ -95,17 +96,17 @@ async function checkDirUsable(dir: string, options: RepoOptions): Promise<void> 
   }
 }
 
-async function copyFileIfChanged(source: string, target: string, content: Buffer): Promise<void> {
-  const existing = await readFile(target).catch(() => null);
+async function writeIfChanged(dir: string, relative: string, content: Buffer): Promise<void> {
+  const existing = await readWorkspaceFile(dir, relative, { maxBytes: content.length + 1 }).catch(() => null);
   if (existing?.equals(content)) return;
-  await copyFile(source, target);
+  await writeWorkspaceFile(dir, relative, content);
 }
 
-async function mergeGitignore(file: string): Promise<void> {
-  const existing = await readFile(file, 'utf8').catch(() => '');
+async function mergeGitignore(dir: string): Promise<void> {
+  const existing = (await readWorkspaceText(dir, '.gitignore')) ?? '';
   const present = new Set(existing.split('\n').map((line) => line.trim()));
   const missing = DEFAULT_GITIGNORE.filter((entry) => !present.has(entry));
   if (missing.length === 0) return;
   const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
-  await writeFile(file, `${existing}${separator}${missing.join('\n')}\n`);
+  await writeWorkspaceFile(dir, '.gitignore', `${existing}${separator}${missing.join('\n')}\n`);
 }

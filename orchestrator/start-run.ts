@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
+import { gitRecordPath } from '../core/paths.js';
 import { adoptWorkspace } from '../handoff/adopt.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { type SpecOrigin, specCommitSummary, writePlanRecord } from '../handoff/spec-origin.js';
 import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
@@ -42,12 +44,13 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
   const specName = path.basename(input.specPath);
   const prepared =
     input.workspace.kind === 'local'
-      ? await prepareLocal(input.workspace.dir, input.specPath, id, input.origin)
+      ? await prepareLocal(input.workspace.dir, input.specPath, id, input.dataDir, input.origin)
       : await prepareRemote(
           input.workspace,
           input.specPath,
           path.join(input.dataDir, 'clones', 'start', id),
           id,
+          input.dataDir,
           input.origin,
         );
   const run = await orchestrator.store.createRun({
@@ -108,11 +111,23 @@ export async function checkSpec(specPath: string): Promise<void> {
   }
 }
 
-async function prepareLocal(dir: string, specPath: string, runId: string, origin?: SpecOrigin) {
+/** The known-good `.git` of a workspace is recorded in the data dir when the harness creates, clones or adopts it. */
+function gitGuard(dataDir: string, runId: string, workspace: string) {
+  return { recordFile: gitRecordPath(dataDir, runId, workspace) };
+}
+
+async function prepareLocal(
+  dir: string,
+  specPath: string,
+  runId: string,
+  dataDir: string,
+  origin?: SpecOrigin,
+) {
   const absolute = path.resolve(dir);
+  const guard = gitGuard(dataDir, runId, absolute);
   if (existsSync(path.join(absolute, WORKSPACE_FILES.featureList))) {
     if (origin) throw plannedSpecOnBuiltWorkspace(absolute);
-    const report = await adoptWorkspace(absolute, { runId });
+    const report = await adoptWorkspace(absolute, { runId, guard });
     if (report.problems.length) {
       throw new InputError(
         'WORKSPACE_INVALID',
@@ -127,7 +142,7 @@ async function prepareLocal(dir: string, specPath: string, runId: string, origin
       features: await readFeatureList(absolute),
     };
   }
-  await createWorkspace({ dir: absolute, specPath, runId, ...(origin ? { origin } : {}) });
+  await createWorkspace({ dir: absolute, specPath, runId, guard, ...(origin ? { origin } : {}) });
   return { workspace: { kind: 'local' as const, path: absolute }, features: [] };
 }
 
@@ -136,15 +151,18 @@ async function prepareRemote(
   specPath: string,
   cacheDir: string,
   runId: string,
+  dataDir: string,
   origin?: SpecOrigin,
 ) {
   const branch = remote.branch ?? 'main';
   await mkdir(path.dirname(cacheDir), { recursive: true });
-  const { repo } = await syncWorkspace({ url: remote.url, branch, cacheDir });
+  const guard = gitGuard(dataDir, runId, cacheDir);
+  const { repo } = await syncWorkspace({ url: remote.url, branch, cacheDir, guard });
   const hasList = existsSync(path.join(repo.dir, WORKSPACE_FILES.featureList));
   if (hasList && origin) throw plannedSpecOnBuiltWorkspace(remote.url);
   if (!hasList) {
-    await copyFile(specPath, path.join(repo.dir, 'app_spec.md'));
+    // Written, not copied: a link committed at that name on the remote is replaced, never followed.
+    await writeWorkspaceFile(repo.dir, 'app_spec.md', await readFile(specPath));
     if (origin) await writePlanRecord(repo.dir, origin, 'app_spec.md');
     const summary = specCommitSummary('add the spec (app_spec.md)', origin);
     await checkpoint(repo, { role: 'harness', runId, session: 0, summary });

@@ -3,6 +3,9 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, commitsSince, head, isClean, type WorkspaceRepo } from '../handoff/git.js';
+import { restoreProtectedPaths } from '../handoff/git-commit.js';
+import { UnsafeFileError } from '../handoff/safe-fs.js';
+import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
@@ -30,15 +33,21 @@ export async function prepareGenerator(
   }
   const startCommit = (await head(repo)) as string;
   const [feedback, snapshot] = await Promise.all([
-    readFeedback(repo.dir, feature.id),
+    readFeedback(repo.dir, feature.id).catch((error: unknown) => {
+      if (error instanceof UnsafeFileError) return `[the feedback file was not read: ${error.message}]`;
+      throw error;
+    }),
     snapshotWorkspace(repo),
   ]);
   const tools = [
     ...createFileTools(),
-    createBashTool({
-      ...boxOptions(input, 'bash'),
-      readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir],
-    }),
+    withReadOnlyGitHint(
+      createBashTool({
+        ...boxOptions(input, 'bash'),
+        readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'],
+      }),
+    ),
+    sessionCommitTool(input, repo, GENERATOR_PROTECTED_PATHS),
   ];
   return {
     system: rolePrompt('generator'),
@@ -64,10 +73,10 @@ export async function prepareGenerator(
 /** Why the generator may not stop yet, or undefined when the tree is clean and it committed. */
 async function uncommittedWork(repo: WorkspaceRepo, startCommit: string): Promise<string | undefined> {
   if (!(await isClean(repo))) {
-    return 'Your working tree has uncommitted changes. Commit them (git add -A && git commit -m "<feature id>: …"), append a note to progress.md, commit that too, then stop.';
+    return 'Your working tree has uncommitted changes. Append a note to progress.md, then call the `commit` tool (message "<feature id>: …"), then stop.';
   }
   if ((await commitsSince(repo, startCommit)).length === 0) {
-    return 'You have not committed anything in this session. Implement the feature, commit it and append a progress note before you stop.';
+    return 'You have not committed anything in this session. Implement the feature, append a progress note and call the `commit` tool before you stop.';
   }
   return undefined;
 }
@@ -79,6 +88,9 @@ async function finishGenerator(
   result: Parameters<RolePlan['finish']>[0],
 ): Promise<RoleFinish> {
   const interrupted = outcomeOfInterruptedLoop(result);
+  // The feature list is the integrity guard's; the harness's records are put back here, before the WIP commit.
+  const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
+  const violations = restored ? [restored] : [];
   const wip = await checkpoint(repo, {
     role: 'generator',
     runId: input.runId,
@@ -89,9 +101,19 @@ async function finishGenerator(
   });
   if (wip) input.onNotice?.({ type: 'checkpoint', sha: wip, wip: true });
   if (interrupted)
-    return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+    return {
+      outcome: interrupted,
+      ...(result.reason ? { reason: result.reason } : {}),
+      verdicts: [],
+      violations,
+    };
   const commits = await commitsSince(repo, startCommit);
   if (commits.length === 0)
-    return { outcome: 'failed', reason: 'the generator made no change', verdicts: [] };
-  return { outcome: 'completed', ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+    return { outcome: 'failed', reason: 'the generator made no change', verdicts: [], violations };
+  return {
+    outcome: 'completed',
+    ...(result.reason ? { reason: result.reason } : {}),
+    verdicts: [],
+    violations,
+  };
 }

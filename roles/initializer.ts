@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { validateInitialFeatureList, writeFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, runGit, type WorkspaceRepo } from '../handoff/git.js';
+import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { checkInitScript } from '../handoff/init-script.js';
+import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
+import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
@@ -23,10 +24,10 @@ export async function prepareInitializer(
   repo: WorkspaceRepo,
 ): Promise<RolePlan | RoleFinish> {
   const spec = await findSpec(repo);
-  if (!spec) {
+  if (!spec || 'problem' in spec) {
     return {
       outcome: 'failed',
-      reason: `no spec found in the workspace (looked for ${SPEC_CANDIDATES.join(', ')})`,
+      reason: spec?.problem ?? `no spec found in the workspace (looked for ${SPEC_CANDIDATES.join(', ')})`,
       verdicts: [],
     };
   }
@@ -46,14 +47,21 @@ export async function prepareInitializer(
       specText: spec.text,
       ...(input.featureCount ? { featureCount: input.featureCount } : {}),
     }),
-    tools: [...createFileTools(), createBashTool(boxOptions(input, 'bash'))],
+    tools: [
+      ...createFileTools(),
+      withReadOnlyGitHint(createBashTool({ ...boxOptions(input, 'bash'), readOnlyPaths: ['.git'] })),
+      sessionCommitTool(input, repo, INITIALIZER_PROTECTED_PATHS),
+    ],
     protectedPaths: INITIALIZER_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: true },
     hooks: {
       beforeStop: async () => {
         const problem = await check();
         return problem
-          ? { stop: false, message: `Your output is not valid yet:\n${problem}\nFix it, commit, then stop.` }
+          ? {
+              stop: false,
+              message: `Your output is not valid yet:\n${problem}\nFix it, call \`commit\`, then stop.`,
+            }
           : { stop: true };
       },
     },
@@ -63,18 +71,39 @@ export async function prepareInitializer(
       if (interrupted && interrupted !== 'checkpointed')
         return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
       if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
+      const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
       await finalizeInitializer(input, repo, rules);
-      return { outcome: 'completed', verdicts: [] };
+      return { outcome: 'completed', verdicts: [], ...(restored ? { violations: [restored] } : {}) };
     },
   };
 }
 
-async function findSpec(repo: WorkspaceRepo): Promise<{ name: string; text: string } | undefined> {
+/** The spec goes whole into the first message: a larger file is refused (the run's own check allows 512 KiB). */
+const MAX_SPEC_READ = 1024 * 1024;
+
+async function findSpec(
+  repo: WorkspaceRepo,
+): Promise<{ name: string; text: string } | { problem: string } | undefined> {
   for (const name of SPEC_CANDIDATES) {
-    const text = await readFile(path.join(repo.dir, name), 'utf8').catch(() => undefined);
-    if (text !== undefined) return { name, text };
+    try {
+      const text = await readWorkspaceText(repo.dir, name, { maxBytes: MAX_SPEC_READ });
+      if (text !== null) return { name, text };
+    } catch (error) {
+      if (error instanceof UnsafeFileError) return { problem: `the spec cannot be read: ${error.message}` };
+      throw error;
+    }
   }
   return undefined;
+}
+
+/** The feature list's text, null when missing; a file the harness refuses to read is a problem for the model. */
+async function featureListText(repo: WorkspaceRepo): Promise<string | null | { problem: string }> {
+  try {
+    return await readWorkspaceText(repo.dir, WORKSPACE_FILES.featureList);
+  } catch (error) {
+    if (error instanceof UnsafeFileError) return { problem: error.message };
+    throw error;
+  }
 }
 
 /** The exact problem with the initializer's output, meant to be sent back to the model; undefined when fine. */
@@ -83,8 +112,9 @@ async function outputProblem(
   rules: { minFeatures: number; maxFeatures?: number },
 ): Promise<string | undefined> {
   const problems: string[] = [];
-  const raw = await readFile(path.join(repo.dir, WORKSPACE_FILES.featureList), 'utf8').catch(() => undefined);
-  if (raw === undefined) problems.push('feature_list.json is missing');
+  const raw = await featureListText(repo);
+  if (raw === null) problems.push('feature_list.json is missing');
+  else if (typeof raw !== 'string') problems.push(raw.problem);
   else {
     let parsed: unknown;
     try {
@@ -97,8 +127,12 @@ async function outputProblem(
       if (!result.ok) problems.push(result.error);
     }
   }
-  const init = await checkInitScript(repo.dir);
-  problems.push(...init.problems);
+  try {
+    problems.push(...(await checkInitScript(repo.dir)).problems);
+  } catch (error) {
+    if (!(error instanceof UnsafeFileError)) throw error;
+    problems.push(error.message);
+  }
   return problems.length ? problems.join('\n') : undefined;
 }
 
@@ -108,7 +142,7 @@ async function finalizeInitializer(
   repo: WorkspaceRepo,
   rules: { minFeatures: number; maxFeatures?: number },
 ): Promise<void> {
-  const raw = JSON.parse(await readFile(path.join(repo.dir, WORKSPACE_FILES.featureList), 'utf8'));
+  const raw = JSON.parse((await readWorkspaceText(repo.dir, WORKSPACE_FILES.featureList)) ?? 'null');
   const result = validateInitialFeatureList(raw, rules);
   if (result.ok && result.idsAssigned > 0) await writeFeatureList(repo.dir, result.list);
   await runGit(repo, ['update-index', '--chmod=+x', '--add', WORKSPACE_FILES.initScript]).catch(

@@ -5,9 +5,9 @@ import { type AgentResult, type LoopHooks, runAgent } from '../agent/loop.js';
 import { emptyUsage } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
-import { repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
+import { gitRecordPath, repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
-import { commitsSince, head, openRepo, rollback, runGit, type WorkspaceRepo } from '../handoff/git.js';
+import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { backupRepo, verifyDescendsFrom } from '../handoff/git-history.js';
 import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
@@ -20,8 +20,7 @@ import { applyVerdicts } from './verdicts.js';
 
 const log = moduleLogger('roles/session');
 
-/** Author of the commits sessions make themselves (the harness's own commits are by `nightshift`). */
-export const AGENT_IDENTITY = { name: 'nightshift agent', email: 'agent@nightshift.localhost' };
+export { AGENT_IDENTITY } from './commit.js';
 
 const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
   initializer: prepareInitializer,
@@ -56,14 +55,22 @@ const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
 export async function runRoleSession(input: RoleSessionInput): Promise<SessionResult> {
   const clock = input.clock ?? Date.now;
   const startedAt = clock();
-  const repo = openRepo(await realpath(input.workspace));
+  const workspace = await realpath(input.workspace);
+  // `.git` is compared with its known-good record before every harness git command (the first one here).
+  const gitViolations: IntegrityViolation[] = [];
+  const repo = openRepo(workspace, {
+    guard: {
+      recordFile: gitRecordPath(input.dataDir, input.runId, workspace),
+      onViolation: (violation) => {
+        gitViolations.push(violation);
+        input.onNotice?.({ type: 'integrity.violation', violation });
+      },
+    },
+  });
   const startCommit = await head(repo);
   if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
   // Leftovers of a crashed session are not trusted: every session starts from the last commit.
   await rollback(repo, startCommit);
-  // The agent commits through `bash`, whose HOME is private: the identity must live in the repository.
-  await runGit(repo, ['config', 'user.name', AGENT_IDENTITY.name]);
-  await runGit(repo, ['config', 'user.email', AGENT_IDENTITY.email]);
   await backupRepo(repo, repoBackupDir(input.dataDir, input.runId));
   const prepared = await PREPARERS[input.role](input, repo);
   const plan = 'system' in prepared ? prepared : undefined;
@@ -90,6 +97,10 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     await applyVerdicts(repo, verdicts);
   }
   const endCommit = (await head(repo)) ?? startCommit;
+  const commits = await commitsSince(repo, startCommit);
+  for (const violation of finished.violations ?? [])
+    input.onNotice?.({ type: 'integrity.violation', violation });
+  violations = [...gitViolations, ...(finished.violations ?? []), ...violations];
   return {
     role: input.role,
     featureIds: input.featureIds,
@@ -98,7 +109,7 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     model: input.provider.id,
     startCommit,
     endCommit,
-    commits: await commitsSince(repo, startCommit),
+    commits,
     usage: finished.agent?.usage ?? emptyUsage(),
     // A session that never reached the model costs nothing, but only a priced model's nothing is known.
     costUsd: finished.agent

@@ -3,6 +3,7 @@ import type { Job } from 'bullmq';
 import type { ModelProvider } from '../agent/messages.js';
 import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
+import { gitRecordPath } from '../core/paths.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -198,7 +199,13 @@ async function prepareWorkspace(
 ): Promise<PreparedWorkspace & { repo: WorkspaceRepo | undefined }> {
   if (run.workspace.kind === 'local') return { dir: run.workspace.path, repo: undefined };
   const cacheDir = path.join(deps.dataDir, 'clones', deps.workerId, run.id);
-  const synced = await syncWorkspace({ url: run.workspace.url, branch: run.workspace.branch, cacheDir });
+  const synced = await syncWorkspace({
+    url: run.workspace.url,
+    branch: run.workspace.branch,
+    cacheDir,
+    // The same known-good record the session checks `.git` against (recorded by the clone).
+    guard: { recordFile: gitRecordPath(deps.dataDir, run.id, cacheDir) },
+  });
   return {
     dir: synced.repo.dir,
     repo: synced.repo,

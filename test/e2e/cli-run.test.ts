@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeatureList } from '../../handoff/feature-list.js';
-import { gitClient, openRepo } from '../../handoff/git.js';
+import { openRepo, runGit } from '../../handoff/git.js';
 import { PLAN_RECORD_FILE } from '../../handoff/spec-origin.js';
 import { plannedSpecProblems } from '../../roles/planner-spec.js';
 import {
@@ -108,7 +108,7 @@ describe('nightshift run --prompt', () => {
     const spec = fs.readFileSync(path.join(workspace, 'app_spec.md'), 'utf8');
     expect(plannedSpecProblems(spec)).toEqual([]);
     expect(spec).toContain('A todo list for the household');
-    const git = gitClient(openRepo(workspace));
+    const git = { raw: (args: string[]) => runGit(openRepo(workspace), args) };
     const first = (await git.raw(['rev-list', '--max-parents=0', 'HEAD'])).trim();
     const message = await git.raw(['log', '-1', '--format=%B', first]);
     expect(message).toContain(`from the prompt:\n\n> ${PROMPT}`);

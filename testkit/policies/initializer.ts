@@ -10,31 +10,19 @@ import { skeletonFiles } from './todo-sources.js';
 /** Corrections the initializer answers before it gives up and just stops. */
 const MAX_CORRECTIONS = 3;
 
-/** Identity for commits when the workspace has none configured (a fresh machine). */
-export const SCRIPTED_GIT_IDENTITY =
-  '-c user.name="nightshift scripted model" -c user.email=scripted@nightshift.invalid';
-
 /** True when the first message is the todo example spec (the only spec this scripted model knows). */
 export function isTodoSpec(firstMessage: string): boolean {
   return /todo/i.test(firstMessage) && /items? left/i.test(firstMessage);
 }
 
-/** Commits everything, retrying with an explicit identity when git has none. */
+/**
+ * Commits everything through the harness's `commit` tool (`.git` is read-only to bash). A shell `prefix`
+ * (e.g. appending a progress note) runs first, in the same turn. Returns the commit's result.
+ */
 export function commitAll(io: ScriptIO, message: string, prefix = ''): CallResult {
-  const quoted = JSON.stringify(message);
-  const result = io.call('bash', {
-    command: `${prefix}git add -A && git commit -q -m ${quoted} && git log --oneline -1`,
-  });
-  if (
-    exitCodeOf(result.content) === 0 ||
-    !/tell me who you are|identity unknown|user\.email/i.test(result.content)
-  )
-    return result;
-  return io.call(
-    'bash',
-    { command: `git add -A && git ${SCRIPTED_GIT_IDENTITY} commit -q -m ${quoted} && git log --oneline -1` },
-    'git has no identity configured here; committing with an explicit one.',
-  );
+  const commit = { name: 'commit', arguments: { message } };
+  if (prefix.trim() === '') return io.call(commit.name, commit.arguments);
+  return io.act([{ name: 'bash', arguments: { command: prefix } }, commit])[1] as CallResult;
 }
 
 /** The initializer session. */
@@ -85,7 +73,7 @@ function answerCorrection(io: ScriptIO, correction: string, round: number): stri
   commitAll(
     io,
     `Initializer: fix feature list (harness correction ${round})`,
-    aboutInit ? 'chmod +x init.sh && ' : '',
+    aboutInit ? 'chmod +x init.sh' : '',
   );
   return io.finish('Fixed feature_list.json and committed.');
 }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gitClient, openRepo } from '../../../handoff/git.js';
+import { openRepo, runGit } from '../../../handoff/git.js';
 import { PLAN_RECORD_FILE } from '../../../handoff/spec-origin.js';
 import { RunStore } from '../../../orchestrator/run-store.js';
 import { plannedSpecProblems } from '../../../roles/planner-spec.js';
@@ -199,7 +199,7 @@ describe('nightshift plan', () => {
     expect(record).toContain('> A packing list for trips.');
     expect(record).toContain(`1. ${PLANNER_QUESTIONS[0]}\n   Answer: (none: the planner decided)`);
     expect(record).toContain('edited by a person before the run: yes');
-    const git = gitClient(openRepo(workspace));
+    const git = { raw: (args: string[]) => runGit(openRepo(workspace), args) };
     expect((await git.raw(['rev-list', '--count', 'HEAD'])).trim()).toBe('1');
     const message = await git.raw(['log', '-1', '--format=%B']);
     expect(message).toMatch(/^nightshift\(harness\): add the spec \(app_spec\.md\) and \.gitignore/);
@@ -210,7 +210,7 @@ describe('nightshift plan', () => {
 
   it('run --prompt --repo --detach plans unattended and pushes the spec with its record to the remote', async () => {
     const remote = path.join(home, 'remote.git');
-    await gitClient(openRepo(home)).raw(['init', '-q', '--bare', '-b', 'main', remote]);
+    await runGit(openRepo(home), ['init', '-q', '--bare', '-b', 'main', remote]);
     const out = await runCli(
       ['run', '--prompt', 'A reading list for a book club.', '--repo', remote, '--detach'],
       {
@@ -221,7 +221,7 @@ describe('nightshift plan', () => {
     expect(out.code, out.stderr).toBe(0);
     const run = await store.getRun(out.stdout.trim());
     expect(run.workspace).toMatchObject({ kind: 'remote', url: remote, branch: 'main' });
-    const git = gitClient(openRepo(remote));
+    const git = { raw: (args: string[]) => runGit(openRepo(remote, { bare: true }), args) };
     const files = (await git.raw(['ls-tree', '-r', '--name-only', 'main'])).trim().split('\n').sort();
     expect(files).toEqual([PLAN_RECORD_FILE, 'app_spec.md']);
     const record = await git.raw(['show', `main:${PLAN_RECORD_FILE}`]);

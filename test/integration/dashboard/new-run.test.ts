@@ -10,7 +10,7 @@ import {
   createDashboardServer,
   type DashboardServer,
 } from '../../../dashboard/server.js';
-import { gitClient, openRepo } from '../../../handoff/git.js';
+import { openRepo, runGit } from '../../../handoff/git.js';
 import { PLAN_RECORD_FILE } from '../../../handoff/spec-origin.js';
 import { NightshiftConfig } from '../../../orchestrator/config.js';
 import { PLANNER_QUESTIONS, plannerPolicy } from '../../../testkit/policies/planner.js';
@@ -117,7 +117,7 @@ describe('the new-run form', () => {
     const record = fs.readFileSync(path.join(workspace, PLAN_RECORD_FILE), 'utf8');
     expect(record).toContain('Answer: the three of us at home');
     expect(record).toContain('edited by a person before the run: yes');
-    const message = await gitClient(openRepo(workspace)).raw(['log', '-1', '--format=%B']);
+    const message = await runGit(openRepo(workspace), ['log', '-1', '--format=%B']);
     expect(message).toContain(`> A chore list for the household ${XSS}`);
   }, 120_000);
 });

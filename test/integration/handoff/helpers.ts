@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { gitEnv } from '../../../handoff/git.js';
+import { harnessGitEnv } from '../../../handoff/git-env.js';
 
 /** A temp dir removed by the returned cleanup. */
 export function tempDir(prefix = 'ns-handoff-'): { dir: string; cleanup: () => void } {
@@ -30,7 +30,7 @@ export function isolateGitConfig(): () => void {
 export function agentGit(cwd: string, ...args: string[]): string {
   return execFileSync('git', ['-c', 'user.name=agent', '-c', 'user.email=agent@example.invalid', ...args], {
     cwd,
-    env: gitEnv(),
+    env: harnessGitEnv(),
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();

@@ -91,13 +91,8 @@ const fixingGenerator: Policy = (conversation) => {
     return {
       toolCalls: [
         { name: 'edit', arguments: { path: 'init.sh', old_string: 'export BUG=count\n', new_string: '' } },
-        {
-          name: 'bash',
-          arguments: {
-            command:
-              'printf "\\n## fixed the count\\n" >> progress.md && git add -A && git commit -qm "F-001: count active todos only"',
-          },
-        },
+        { name: 'bash', arguments: { command: 'printf "\\n## fixed the count\\n" >> progress.md' } },
+        { name: 'commit', arguments: { message: 'F-001: count active todos only' } },
       ],
     };
   }

@@ -38,7 +38,7 @@ describe('initializer', () => {
             { name: 'write', arguments: { path: 'feature_list.json', content: JSON.stringify(invalid) } },
             { name: 'write', arguments: { path: 'init.sh', content: INIT_SH } },
             { name: 'write', arguments: { path: 'progress.md', content: '# Progress\n' } },
-            { name: 'bash', arguments: { command: 'git add -A && git commit -qm init' } },
+            { name: 'commit', arguments: { message: 'init' } },
           ],
         };
       }
@@ -51,7 +51,7 @@ describe('initializer', () => {
               name: 'write',
               arguments: { path: 'feature_list.json', content: JSON.stringify(TWO_FEATURES, null, 2) },
             },
-            { name: 'bash', arguments: { command: 'git add -A && git commit -qm "fix feature list"' } },
+            { name: 'commit', arguments: { message: 'fix feature list' } },
           ],
         };
       }
@@ -108,7 +108,7 @@ describe('generator', () => {
         return {
           toolCalls: [
             { name: 'write', arguments: { path: 'server.js', content: '// app with add\n' } },
-            { name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } },
+            { name: 'commit', arguments: { message: 'F-001: add' } },
           ],
         };
       }
@@ -134,7 +134,7 @@ describe('generator', () => {
       notes.push(lastUserText(conversation));
       if (turn === 2)
         return {
-          toolCalls: [{ name: 'bash', arguments: { command: 'git add -A && git commit -qm "F-001: add"' } }],
+          toolCalls: [{ name: 'commit', arguments: { message: 'F-001: add' } }],
         };
       return { text: 'Committed.' };
     });
@@ -168,16 +168,15 @@ describe('generator', () => {
           ],
         };
       }
+      if (turn === 1 || turn === 2) refusals.push(lastUserText(conversation));
       if (turn === 1) {
-        refusals.push(lastUserText(conversation));
         return {
           toolCalls: [
             {
               name: 'bash',
-              arguments: {
-                command: `sed -i 's/"passes": false/"passes": true/' feature_list.json && git commit -qam "F-001: all done"`,
-              },
+              arguments: { command: `sed -i 's/"passes": false/"passes": true/' feature_list.json` },
             },
+            { name: 'commit', arguments: { message: 'F-001: all done' } },
           ],
         };
       }
@@ -185,6 +184,8 @@ describe('generator', () => {
     });
     const result = await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
     expect(refusals[0]).toMatch(/protected/);
+    // The commit tool refuses a changed feature list (sandbox off here: bash could change the file).
+    expect(refusals[1]).toMatch(/nothing committed: feature_list\.json is protected/);
     expect(result.violations.filter((violation) => violation.kind === 'passes_changed')).toHaveLength(2);
     const list = await readFeatureList(workspace);
     expect(list.every((feature) => feature.passes === false)).toBe(true);

@@ -24,7 +24,9 @@ const FEATURES = [
 /** A generator that looks at the workspace, not at turn numbers (faults add turns): write, then commit, then stop. */
 function generatorPolicy(workspace: () => string): Policy {
   return (conversation) => {
-    const committed = lastToolResults(conversation).some((result) => result.content.includes('committed-ok'));
+    const committed = lastToolResults(conversation).some((result) =>
+      /^committed [0-9a-f]+/.test(result.content),
+    );
     if (committed) return { text: 'Done.' };
     if (!fs.existsSync(path.join(workspace(), 'hello.js'))) {
       return {
@@ -32,12 +34,7 @@ function generatorPolicy(workspace: () => string): Policy {
       };
     }
     return {
-      toolCalls: [
-        {
-          name: 'bash',
-          arguments: { command: 'git add -A && git commit -qm "F-001: hello" && echo committed-ok' },
-        },
-      ],
+      toolCalls: [{ name: 'commit', arguments: { message: 'F-001: hello' } }],
     };
   };
 }
