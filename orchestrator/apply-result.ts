@@ -84,6 +84,7 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && result.role === 'evaluator') verdicts.push(...withMissingVerdicts(input, byId));
   let regressionChecked = false;
   for (const verdict of verdicts) {
+    events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
     const feature = byId.get(verdict.featureId);
     if (!feature || feature.lastVerdictSeq > seq) continue;
     if (feature.passes) regressionChecked = true;
@@ -288,4 +289,19 @@ function finishedSession(
       mode: verdict.mode,
     })),
   };
+}
+
+/** One `verdict.ungrounded` event per pass of this verdict's evaluation that the harness refused. */
+function ungroundedEvents(verdict: VerdictRecord, runId: string, seq: number, now: string): RunEvent[] {
+  const failures = verdict.ungrounded ?? [];
+  return failures.map((failure, index) => ({
+    type: 'verdict.ungrounded' as const,
+    runId,
+    at: now,
+    seq,
+    featureId: verdict.featureId,
+    attempt: failure.attempt,
+    problems: failure.problems,
+    final: verdict.verdict === 'blocked' && index === failures.length - 1,
+  }));
 }

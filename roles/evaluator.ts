@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentResult } from '../agent/loop.js';
 import { createBrowserTools } from '../agent/tools/browser.js';
+import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { sessionAppLogPath, sessionEvidenceDir } from '../core/paths.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
@@ -89,7 +90,13 @@ export async function prepareEvaluator(
     return blockAll(`the browser could not be started: ${acquired.error.message}`);
   }
   const evaluation = acquired.context;
-  const collector = new VerdictCollector(input.featureIds);
+  const observations = new ObservationLog(clock);
+  const collector = new VerdictCollector(input.featureIds, {
+    features,
+    observations: () => observations.entries(),
+    onUngrounded: (featureId, failure, final) =>
+      input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
+  });
   let evidence: string[] = [];
   let released = false;
   const release = async () => {
@@ -111,6 +118,7 @@ export async function prepareEvaluator(
         evidenceDir,
         consoleMessages: () => evaluation.consoleMessages,
         allowedOrigins: [app.url],
+        observations,
       }),
       createSubmitVerdictTool(collector),
     ],
@@ -134,15 +142,13 @@ export async function prepareEvaluator(
         ? `the evaluator ended (${result.outcome}) without submitting a verdict`
         : undefined;
       const verdicts = input.featureIds
-        .filter((id) => collector.get(id) || blockedReason)
-        .map((id) =>
-          toVerdictRecord(
-            id,
-            collector.get(id),
-            context(evidence),
-            collector.get(id) ? undefined : blockedReason,
-          ),
-        );
+        .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
+        .map((id) => {
+          const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
+          const record = toVerdictRecord(id, collector.get(id), context(evidence), why);
+          const ungrounded = collector.groundingFailures(id);
+          return ungrounded.length ? { ...record, ungrounded } : record;
+        });
       const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
       return { outcome, ...(result.reason ? { reason: result.reason } : {}), verdicts };
     },
