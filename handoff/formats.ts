@@ -14,6 +14,8 @@ export const Feature = z.looseObject({
   description: z.string().min(1),
   steps: z.array(z.string().min(1)).min(1, 'each feature needs at least one step'),
   passes: z.boolean(),
+  /** Optional (not in the quickstart format): ids of features that must pass before this one is worked on. */
+  depends_on: z.array(FeatureId).optional(),
 });
 export type Feature = z.infer<typeof Feature>;
 

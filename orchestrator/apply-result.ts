@@ -2,6 +2,7 @@ import { RUN_FATAL_FAILURES } from '../agent/messages.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
 import type { Budgets } from './config.js';
+import { blockDependents } from './dependencies.js';
 import type { RunEvent } from './events.js';
 import {
   type FeatureState,
@@ -97,6 +98,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
       events,
     });
     changed.add(feature.id);
+  }
+  for (const event of blockDependents(features, { runId: input.run.id, at: now, seq })) {
+    events.push(event);
+    if (event.type === 'feature.blocked') changed.add(event.featureId);
   }
   const run: RunRecord = { ...input.run, counters, updatedAt: now };
   if (

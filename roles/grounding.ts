@@ -22,19 +22,13 @@ export function groundPass(
   verdict: Pick<SubmittedVerdict, 'steps'>,
   observations: readonly ObservationEntry[],
 ): Grounding {
-  const problems = [
-    ...stepShapeProblems(feature.steps, verdict.steps),
-    ...actionProblems(observations),
-  ];
+  const problems = [...stepShapeProblems(feature.steps, verdict.steps), ...actionProblems(observations)];
   if (problems.length === 0) problems.push(...evidenceProblems(verdict.steps, observations));
   problems.push(...pageErrorProblems(verdict.steps, observations));
   return problems.length === 0 ? { grounded: true } : { grounded: false, problems };
 }
 
-function stepShapeProblems(
-  featureSteps: readonly string[],
-  entries: SubmittedVerdict['steps'],
-): string[] {
+function stepShapeProblems(featureSteps: readonly string[], entries: SubmittedVerdict['steps']): string[] {
   const problems: string[] = [];
   if (entries.length !== featureSteps.length) {
     problems.push(

@@ -1,5 +1,5 @@
-import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import { defineTool, ToolError } from '../agent/tool.js';
+import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import { type Feature, type GroundingFailure, SubmittedVerdict } from '../handoff/formats.js';
 import { groundPass } from './grounding.js';
 
