@@ -25,6 +25,16 @@ export const EVALUATOR_PROTECTED_PATHS = [
   '.git',
 ];
 
+/** The generator's own claims: the evaluator judges the running app, not what the generator says it did. */
+export const EVALUATOR_UNREADABLE_PATHS = [
+  WORKSPACE_FILES.progress,
+  WORKSPACE_FILES.quickstartProgress,
+  WORKSPACE_FILES.feedbackDir,
+].map((file) => ({
+  path: file,
+  reason: "it holds the generator's own claims; judge the feature only by what the running app shows you.",
+}));
+
 /** Loop outcomes after which a missing verdict means the check did not run to the end (recorded `blocked`). */
 const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
   'completed',
@@ -123,6 +133,7 @@ export async function prepareEvaluator(
       createSubmitVerdictTool(collector),
     ],
     protectedPaths: EVALUATOR_PROTECTED_PATHS,
+    unreadablePaths: EVALUATOR_UNREADABLE_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
       beforeStop: () => {
