@@ -76,6 +76,7 @@ export const WORKSPACE_FILES = {
   progress: 'progress.md',
   quickstartProgress: 'claude-progress.txt',
   initScript: 'init.sh',
+  gitignore: '.gitignore',
   harnessDir: '.nightshift',
   feedbackDir: '.nightshift/feedback',
   verdicts: '.nightshift/verdicts.jsonl',
