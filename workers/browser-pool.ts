@@ -219,6 +219,8 @@ async function openPage(browser: Browser, baseURL: string | undefined): Promise<
       ...(baseURL ? { baseURL } : {}),
       // `<-loopback>`: Chromium sends even 127.0.0.1 (the app, and any other local server) through the gate.
       proxy: { server: gate.server, bypass: '<-loopback>' },
+      // A download would be written to the host's disk, as large as the app likes: refused.
+      acceptDownloads: false,
     });
   } catch (error) {
     await gate.close();

@@ -9,6 +9,7 @@
  * with every variant, so the test can fail. The table it prints is the one in docs/security.md.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,8 +28,10 @@ const info = await sandboxInfo();
 const FEATURES = [
   { id: 'F-001', category: 'functional', description: 'A page', steps: ['Open the page'], passes: false },
 ];
-/** Pages the scripted evaluator opens, in order: every variant, then the app's own WebSocket. */
-const PAGES = [...PAGE_VARIANTS.map((variant) => variant.name), 'own-socket'];
+/** Pages the scripted evaluator opens, in order: every variant, a big download, then the app's own WebSocket. */
+const PAGES = [...PAGE_VARIANTS.map((variant) => variant.name), 'download', 'own-socket'];
+/** Bytes of the app's download (files of 'x') in Playwright's download directories, at each turn of the session. */
+const artifactBytes: number[] = [];
 
 let server: ModelServer;
 let browser: BrowserPool;
@@ -36,11 +39,30 @@ let victim: Victim;
 const savedEnv = { ...process.env };
 const results: string[] = [];
 
+/** Playwright keeps downloads under the OS temp dir; other processes' traces there are told apart by content. */
+function downloadedBytes(): number {
+  let total = 0;
+  for (const dir of fs.readdirSync(os.tmpdir()).filter((name) => name.startsWith('playwright-artifacts-'))) {
+    for (const name of fs.readdirSync(path.join(os.tmpdir(), dir), { recursive: true }) as string[]) {
+      const file = path.join(os.tmpdir(), dir, name);
+      const stat = fs.statSync(file, { throwIfNoEntry: false });
+      if (!stat?.isFile() || stat.size < 16) continue;
+      const head = Buffer.alloc(16);
+      const fd = fs.openSync(file, 'r');
+      fs.readSync(fd, head, 0, 16, 0);
+      fs.closeSync(fd);
+      if (head.every((byte) => byte === 120)) total += stat.size;
+    }
+  }
+  return total;
+}
+
 /** One call per page, a wait for the app's socket, the console listing, a verdict. */
 const evaluatorPolicy: Policy = (conversation) => {
   const appUrl = /http:\/\/127\.0\.0\.1:\d+\//.exec(firstMessage(conversation))?.[0] ?? '';
   const turn = turnOf(conversation);
   if (turn > 0) results[turn - 1] = lastToolResults(conversation)[0]?.content ?? '';
+  artifactBytes.push(downloadedBytes());
   const calls: ScriptedToolCall[] = [
     ...PAGES.map((name) => ({ name: 'browser_navigate', arguments: { url: `${appUrl}v/${name}` } })),
     { name: 'browser_wait_for', arguments: { text: 'socket says', time_ms: 5_000 } },
@@ -107,6 +129,8 @@ describe.skipIf(!info.bubblewrap)("a hostile app's pages in the evaluator's brow
       removeWorkspace(workspace);
     }
     await new Promise((resolve) => setTimeout(resolve, 500)); // anything still in flight would land now
+    // The download (64 MiB) was refused: nothing of it reached the host's disk while the context was open.
+    expect(Math.max(...artifactBytes)).toBeLessThan(1024 * 1024);
     expect(victim.connections).toBe(0);
     expect(victim.datagrams).toBe(0);
     const bodies = server.requests.map((request) => request.body).join('\n');

@@ -150,6 +150,14 @@ const js = {
 const server = http.createServer((req, res) => {
   const url = new URL(req.url, 'http://app');
   if (url.pathname === '/v/redirect') { res.writeHead(302, { location: hit('redirect') }); return res.end(); }
+  if (url.pathname === '/v/download') {
+    // 64 MiB as an attachment: accepted, the browser would write it to the host's disk.
+    res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename="big.bin"' });
+    const chunk = Buffer.alloc(1024 * 1024, 120);
+    let sent = 0;
+    const more = () => { while (sent < 64) { sent++; if (!res.write(chunk)) return res.once('drain', more); } res.end(); };
+    return more();
+  }
   const name = url.pathname.startsWith('/v/') ? url.pathname.slice(3) : '';
   if (pages[name]) { res.setHeader('content-type', 'text/html'); return res.end(pages[name]()); }
   if (js[url.pathname]) { res.setHeader('content-type', 'text/javascript'); return res.end(js[url.pathname]); }
