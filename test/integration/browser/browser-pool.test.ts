@@ -86,6 +86,28 @@ describe('browser pool', () => {
     await evaluation.close();
   });
 
+  it('reaches nothing before the app is named, then only the app (the gate)', async () => {
+    const blocked: string[] = [];
+    const evaluation = await pool.acquireContext({
+      evidenceDir: path.join(evidenceRoot, 'gate'),
+      trace: false,
+      onBlocked: (request) => blocked.push(`${request.method} ${request.target}`),
+    });
+    const refused = await evaluation.page.goto(app.url);
+    expect(refused?.status()).toBe(403);
+    expect(await evaluation.page.textContent('body')).toContain('no app is open yet');
+    expect(blocked[0]).toBe(`GET ${app.url}`); // then the favicon, likewise refused
+    expect(evaluation.consoleMessages.some((line) => line.startsWith(`[blocked] GET ${app.url}`))).toBe(true);
+    evaluation.allowOrigin(app.origin);
+    expect((await evaluation.page.goto(app.url))?.status()).toBe(200);
+    expect(await evaluation.page.title()).toBe('Todos');
+    // The same server under another name is another origin.
+    const other = app.url.replace('127.0.0.1', 'localhost');
+    expect((await evaluation.page.goto(other))?.status()).toBe(403);
+    expect(blocked).toContain(`GET ${other}`);
+    await evaluation.close();
+  });
+
   it('saves a trace.zip on close and lists screenshots', async () => {
     const evidenceDir = path.join(evidenceRoot, 'traced');
     const evaluation = await pool.acquireContext({ evidenceDir, trace: true });
