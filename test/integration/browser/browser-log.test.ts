@@ -39,6 +39,7 @@ describe('the observation log of a browser session', () => {
       evidenceDir: path.join(evidenceRoot, 'one'),
       trace: false,
     });
+    evaluation.allowOrigin(app.origin);
     const log = new ObservationLog();
     const tools = new Map<string, Tool>(
       createBrowserTools({
