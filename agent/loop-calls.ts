@@ -35,6 +35,7 @@ async function runOneCall(session: Session, call: ToolCallBlock): Promise<ToolRe
     session.toolContext,
     session.options.toolOutputLimitBytes,
   );
+  session.detector.noteResult(run.output);
   await session.options.hooks?.afterToolCall?.(call, run.output, state(session));
   emit(session, {
     type: 'tool.ended',

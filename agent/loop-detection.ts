@@ -1,4 +1,5 @@
 import type { ToolCallBlock } from './messages.js';
+import type { ToolOutput } from './tool.js';
 
 /** Limits of the loop detector. */
 export interface LoopDetectionOptions {
@@ -46,6 +47,14 @@ export class LoopDetector {
   constructor(options: LoopDetectionOptions = {}) {
     this.repeatLimit = options.repeatLimit ?? 3;
     this.editLimit = options.editLimit ?? 12;
+  }
+
+  /**
+   * Learns from a call's result: a tool that reports `details.pageChanged: true` (the browser tools, when the
+   * page differs from the last view) changed the world, so the same call next is not a repeat ("click + three times").
+   */
+  noteResult(output: ToolOutput): void {
+    if (output.details?.pageChanged === true) this.repeats = 0;
   }
 
   /** Records the call and says whether it may run. */

@@ -60,6 +60,8 @@ export interface AgentLimits {
   maxStopReturns?: number;
   /** Share of steps or time after which the model is reminded to wrap up. Default 0.8. */
   reminderAt?: number;
+  /** What the reminder asks for after "Wrap up now: ". Default "commit your work and append a progress note." */
+  wrapUp?: string;
 }
 
 /** Retries of transient and overloaded provider failures (core/retry.ts). */

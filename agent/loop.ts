@@ -210,20 +210,17 @@ function abortEnding(session: Session): Ending {
 function reminders(session: Session): string[] {
   const { limits } = session.options;
   const at = limits.reminderAt ?? 0.8;
+  const wrapUp = limits.wrapUp ?? 'commit your work and append a progress note.';
   const notes: string[] = [];
   if (!session.remindedSteps && session.steps >= Math.floor(limits.maxSteps * at) && session.steps > 0) {
     session.remindedSteps = true;
-    notes.push(
-      `You have used ${session.steps} of ${limits.maxSteps} steps. Wrap up now: commit your work and append a progress note.`,
-    );
+    notes.push(`You have used ${session.steps} of ${limits.maxSteps} steps. Wrap up now: ${wrapUp}`);
   }
   const elapsed = session.now() - session.startedAt;
   if (!session.remindedTime && elapsed >= limits.maxWallMs * at) {
     session.remindedTime = true;
     const minutesLeft = Math.max(0, Math.round((limits.maxWallMs - elapsed) / 60_000));
-    notes.push(
-      `About ${minutesLeft} minute(s) of this session remain. Wrap up now: commit your work and append a progress note.`,
-    );
+    notes.push(`About ${minutesLeft} minute(s) of this session remain. Wrap up now: ${wrapUp}`);
   }
   for (const message of notes) emit(session, { type: 'budget.reminder', step: session.steps, message });
   return notes;

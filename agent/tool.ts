@@ -7,6 +7,8 @@ export interface ToolContext {
   workspace: string;
   /** Workspace-relative paths (files or directories, e.g. `.git`, `feature_list.json`) this caller may not write. */
   protectedPaths: readonly string[];
+  /** Workspace-relative paths (files or directories) this caller may not read either, each with the reason told. */
+  unreadablePaths?: readonly { path: string; reason: string }[];
   /** Aborted when the session ends or is cancelled; long-running tools must stop. */
   signal: AbortSignal;
   /** Free-form services a tool family needs (e.g. the browser page); typed by that family. */

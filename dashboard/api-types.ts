@@ -132,6 +132,8 @@ export interface VerdictHistoryEntry {
   issues: string[];
   reason: string | null;
   evidence: EvidenceView[];
+  /** Passes of this evaluation the harness refused as ungrounded, with what was missing. */
+  ungrounded: { attempt: number; problems: string[] }[];
 }
 
 /** A feature with its steps. */

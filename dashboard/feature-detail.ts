@@ -33,6 +33,7 @@ function historyEntry(runId: string, record: VerdictRecord): VerdictHistoryEntry
     steps: record.steps,
     issues: record.issues,
     reason: record.reason ?? null,
+    ungrounded: record.ungrounded ?? [],
     evidence: record.evidence
       .map((file) => toEvidence(runId, file))
       .filter((e): e is EvidenceView => e !== null),
@@ -68,6 +69,7 @@ async function verdictHistory(
       issues: [],
       reason: null,
       evidence: [],
+      ungrounded: [],
     });
   }
   return entries.reverse();

@@ -128,7 +128,49 @@ export function validateInitialFeatureList(raw: unknown, rules: InitialListRules
   problems.push(...passingEntries(onDisk));
   if (problems.length > 0) return fail(problems.slice(0, 30));
   const { list, assigned } = assignIds(onDisk);
+  const dependencyProblems = dependencyIssues(list);
+  if (dependencyProblems.length > 0) return fail(dependencyProblems.slice(0, 30));
   return { ok: true, list, idsAssigned: assigned };
+}
+
+/** `depends_on` must name other features of the list, without cycles. */
+export function dependencyIssues(list: FeatureList): string[] {
+  const byId = new Map(list.map((feature) => [feature.id, feature]));
+  const problems: string[] = [];
+  list.forEach((feature, index) => {
+    for (const id of feature.depends_on ?? []) {
+      if (id === feature.id) problems.push(`[${index}].depends_on: ${id} is the feature itself`);
+      else if (!byId.has(id)) problems.push(`[${index}].depends_on: ${id} is not a feature id of this list`);
+    }
+  });
+  const cycle = firstCycle(byId);
+  if (cycle) problems.push(`depends_on: a cycle ${cycle.join(' → ')}; remove one of these dependencies`);
+  return problems;
+}
+
+/** The first dependency cycle found (depth-first, each feature visited once), as ids from start back to start. */
+function firstCycle(byId: Map<string, FeatureList[number]>): string[] | undefined {
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === 'done') return undefined;
+    if (state.get(id) === 'open') return [...stack.slice(stack.indexOf(id)), id];
+    state.set(id, 'open');
+    stack.push(id);
+    for (const next of byId.get(id)?.depends_on ?? []) {
+      if (next === id || !byId.has(next)) continue; // reported above
+      const found = visit(next);
+      if (found) return found;
+    }
+    stack.pop();
+    state.set(id, 'done');
+    return undefined;
+  };
+  for (const id of byId.keys()) {
+    const found = visit(id);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /** One problem line per entry of a raw list marked as passing: a new list must start all failing. */

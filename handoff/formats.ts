@@ -14,6 +14,8 @@ export const Feature = z.looseObject({
   description: z.string().min(1),
   steps: z.array(z.string().min(1)).min(1, 'each feature needs at least one step'),
   passes: z.boolean(),
+  /** Optional (not in the quickstart format): ids of features that must pass before this one is worked on. */
+  depends_on: z.array(FeatureId).optional(),
 });
 export type Feature = z.infer<typeof Feature>;
 
@@ -42,6 +44,13 @@ export const SubmittedVerdict = z.object({
 });
 export type SubmittedVerdict = z.infer<typeof SubmittedVerdict>;
 
+/** Why the harness refused a submitted pass (roles/grounding.ts): attempt 1, 2… within one evaluation. */
+export const GroundingFailure = z.object({
+  attempt: z.number().int().positive(),
+  problems: z.array(z.string()).min(1),
+});
+export type GroundingFailure = z.infer<typeof GroundingFailure>;
+
 /** One line of `.nightshift/verdicts.jsonl`: every evaluation, as applied by the harness. */
 export const VerdictRecord = z.object({
   featureId: FeatureId,
@@ -56,6 +65,8 @@ export const VerdictRecord = z.object({
   at: z.string(),
   /** Evidence files (screenshots, trace) relative to the data dir. */
   evidence: z.array(z.string()),
+  /** Passes of this evaluation the harness found ungrounded (sent back, or recorded as blocked). */
+  ungrounded: z.array(GroundingFailure).optional(),
 });
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
@@ -65,6 +76,7 @@ export const WORKSPACE_FILES = {
   progress: 'progress.md',
   quickstartProgress: 'claude-progress.txt',
   initScript: 'init.sh',
+  gitignore: '.gitignore',
   harnessDir: '.nightshift',
   feedbackDir: '.nightshift/feedback',
   verdicts: '.nightshift/verdicts.jsonl',

@@ -15,6 +15,7 @@ import {
 } from './git-env.js';
 import { enforceGitDir, type GitGuard, recordGitDir } from './git-guard.js';
 import { recoverStaleLocks } from './git-lock.js';
+import { ensureDefaultIgnores } from './gitignore.js';
 import { withRepoLock } from './mutex.js';
 import { lstatOrNull } from './safe-fs.js';
 
@@ -254,6 +255,8 @@ export async function checkpoint(repo: WorkspaceRepo, info: CheckpointInfo): Pro
 export async function checkpointUnlocked(repo: WorkspaceRepo, info: CheckpointInfo): Promise<string | null> {
   const message = checkpointMessage(info);
   const pathspec = info.paths ? ['--', ...info.paths] : [];
+  // `add -A` must never take dependencies, build output or app data: the defaults join the workspace's ignores.
+  if (!repo.bare && !info.paths) await ensureDefaultIgnores(repo.dir);
   await runGit(repo, ['add', '-A', ...pathspec]);
   const staged = await runGit(repo, ['diff', '--cached', '--name-only', ...pathspec]);
   if (staged.trim() === '') return null;

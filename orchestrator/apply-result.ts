@@ -2,6 +2,7 @@ import { RUN_FATAL_FAILURES } from '../agent/messages.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
 import type { Budgets } from './config.js';
+import { blockDependents } from './dependencies.js';
 import type { RunEvent } from './events.js';
 import {
   type FeatureState,
@@ -84,6 +85,7 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && result.role === 'evaluator') verdicts.push(...withMissingVerdicts(input, byId));
   let regressionChecked = false;
   for (const verdict of verdicts) {
+    events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
     const feature = byId.get(verdict.featureId);
     if (!feature || feature.lastVerdictSeq > seq) continue;
     if (feature.passes) regressionChecked = true;
@@ -96,6 +98,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
       events,
     });
     changed.add(feature.id);
+  }
+  for (const event of blockDependents(features, { runId: input.run.id, at: now, seq })) {
+    events.push(event);
+    if (event.type === 'feature.blocked') changed.add(event.featureId);
   }
   const run: RunRecord = { ...input.run, counters, updatedAt: now };
   if (
@@ -288,4 +294,19 @@ function finishedSession(
       mode: verdict.mode,
     })),
   };
+}
+
+/** One `verdict.ungrounded` event per pass of this verdict's evaluation that the harness refused. */
+function ungroundedEvents(verdict: VerdictRecord, runId: string, seq: number, now: string): RunEvent[] {
+  const failures = verdict.ungrounded ?? [];
+  return failures.map((failure, index) => ({
+    type: 'verdict.ungrounded' as const,
+    runId,
+    at: now,
+    seq,
+    featureId: verdict.featureId,
+    attempt: failure.attempt,
+    problems: failure.problems,
+    final: verdict.verdict === 'blocked' && index === failures.length - 1,
+  }));
 }

@@ -64,6 +64,16 @@ export const RunEvent = z.discriminatedUnion('type', [
     passes: z.boolean(),
     attempts: z.number().int(),
   }),
+  /** A pass the harness found ungrounded (roles/grounding.ts): sent back, or (final) recorded as blocked. */
+  z.object({
+    type: z.literal('verdict.ungrounded'),
+    ...base,
+    seq: z.number().int(),
+    featureId: z.string(),
+    attempt: z.number().int(),
+    problems: z.array(z.string()),
+    final: z.boolean(),
+  }),
   z.object({
     type: z.literal('feature.blocked'),
     ...base,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkStopConditions } from './budgets.js';
+import { blockedDependency, dependenciesMet } from './dependencies.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -32,7 +33,8 @@ export type NextAction = z.infer<typeof NextAction>;
  * 6. the follow-up of the last counted session (generator done → evaluate; checkpointed → generate again, until
  *    `maxGeneratorSessionsPerAttempt` in a row → evaluate; `blocked` verdict → evaluate again);
  * 7. a regression sweep when `regressEvery` new passes accumulated, or before finishing (batches of `regressBatchSize`);
- * 8. the first failing, non-blocked feature in list order → generate.
+ * 8. the first failing, non-blocked feature in list order whose `depends_on` all pass → generate. A feature
+ *    whose dependency is blocked is never started (it counts as blocked; apply-result records why).
  * Every loop is bounded: failed evaluations block a feature after `maxAttemptsPerFeature`, `blocked` verdicts after
  * `maxBlockedEvaluations`, and `maxSessions` caps everything, including sessions that did not count.
  */
@@ -43,7 +45,11 @@ export function nextAction(state: RunState, now: Date): NextAction {
     return { kind: 'wait', reason: `run is ${run.status}${why}` };
   }
   const budgets = run.config.budgets;
-  const pending = features.filter((feature) => !feature.passes && !feature.blocked);
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  // A feature waiting on a blocked one is not started (apply-result blocks it too, naming the dependency).
+  const pending = features.filter(
+    (feature) => !feature.passes && !feature.blocked && !blockedDependency(feature, byId),
+  );
   const candidates = sweepCandidates(state);
   if (features.length > 0 && pending.length === 0 && candidates.length === 0) return { kind: 'finish' };
 
@@ -81,7 +87,8 @@ export function nextAction(state: RunState, now: Date): NextAction {
       featureIds: candidates.slice(0, run.config.regressBatchSize).map((feature) => feature.id),
     };
   }
-  const next = pending[0] as FeatureState;
+  // List order, but a feature whose dependencies do not pass yet waits for them.
+  const next = pending.find((feature) => dependenciesMet(feature, byId)) ?? (pending[0] as FeatureState);
   return workOn(next, budgets.maxGeneratorSessionsPerAttempt);
 }
 

@@ -5,6 +5,7 @@ import { type Feature, FeatureList } from '../handoff/formats.js';
 import { SessionResult } from '../roles/session-result.js';
 import { applySessionResult } from './apply-result.js';
 import { RunConfig, type RunConfigInput } from './config.js';
+import { isWaitingOn } from './dependencies.js';
 import {
   DEFAULT_EVENT_LOG_MAX_LENGTH,
   type EventListener,
@@ -262,8 +263,14 @@ export class RunStore {
     return updated as FeatureState;
   }
 
-  /** Unblocks a feature and resets its attempts (the dashboard's "retry"); appends `feature.retried`. */
+  /**
+   * Unblocks a feature and resets its attempts (the dashboard's "retry"); appends `feature.retried`. Features
+   * blocked only because they wait on it (`depends_on`) are retried with it.
+   */
   async retryFeature(runId: string, featureId: string): Promise<FeatureState> {
+    for (const waiting of await this.listFeatures(runId)) {
+      if (isWaitingOn(waiting, featureId)) await this.retryFeature(runId, waiting.id);
+    }
     const feature = await this.updateFeature(runId, featureId, {
       blocked: false,
       blockedReason: null,

@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentResult } from '../agent/loop.js';
 import { createBrowserTools } from '../agent/tools/browser.js';
+import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { sessionAppLogPath, sessionEvidenceDir } from '../core/paths.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
@@ -23,6 +24,16 @@ export const EVALUATOR_PROTECTED_PATHS = [
   WORKSPACE_FILES.harnessDir,
   '.git',
 ];
+
+/** The generator's own claims: the evaluator judges the running app, not what the generator says it did. */
+export const EVALUATOR_UNREADABLE_PATHS = [
+  WORKSPACE_FILES.progress,
+  WORKSPACE_FILES.quickstartProgress,
+  WORKSPACE_FILES.feedbackDir,
+].map((file) => ({
+  path: file,
+  reason: "it holds the generator's own claims; judge the feature only by what the running app shows you.",
+}));
 
 /** Loop outcomes after which a missing verdict means the check did not run to the end (recorded `blocked`). */
 const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
@@ -91,7 +102,13 @@ export async function prepareEvaluator(
   const evaluation = acquired.context;
   // From here the context reaches the app and nothing else (every other request is refused and listed).
   evaluation.allowOrigin(app.url);
-  const collector = new VerdictCollector(input.featureIds);
+  const observations = new ObservationLog(clock);
+  const collector = new VerdictCollector(input.featureIds, {
+    features,
+    observations: () => observations.entries(),
+    onUngrounded: (featureId, failure, final) =>
+      input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
+  });
   let evidence: string[] = [];
   let released = false;
   const release = async () => {
@@ -113,10 +130,12 @@ export async function prepareEvaluator(
         evidenceDir,
         consoleMessages: () => evaluation.consoleMessages,
         allowedOrigins: [app.url],
+        observations,
       }),
       createSubmitVerdictTool(collector),
     ],
     protectedPaths: EVALUATOR_PROTECTED_PATHS,
+    unreadablePaths: EVALUATOR_UNREADABLE_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
       beforeStop: () => {
@@ -136,15 +155,13 @@ export async function prepareEvaluator(
         ? `the evaluator ended (${result.outcome}) without submitting a verdict`
         : undefined;
       const verdicts = input.featureIds
-        .filter((id) => collector.get(id) || blockedReason)
-        .map((id) =>
-          toVerdictRecord(
-            id,
-            collector.get(id),
-            context(evidence),
-            collector.get(id) ? undefined : blockedReason,
-          ),
-        );
+        .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
+        .map((id) => {
+          const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
+          const record = toVerdictRecord(id, collector.get(id), context(evidence), why);
+          const ungrounded = collector.groundingFailures(id);
+          return ungrounded.length ? { ...record, ungrounded } : record;
+        });
       const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
       return { outcome, ...(result.reason ? { reason: result.reason } : {}), verdicts };
     },

@@ -21,6 +21,8 @@ export interface RolePlan {
   tools: Tool[];
   /** Workspace-relative paths the file tools may not write. */
   protectedPaths: string[];
+  /** Workspace paths the model may not even read, with the reason it is told (e.g. the evaluator and progress.md). */
+  unreadablePaths?: { path: string; reason: string }[];
   hooks: LoopHooks;
   /** Role-specific closing: validation, WIP commit, verdicts. Runs before the integrity checks. */
   finish(result: AgentResult): Promise<RoleFinish>;
@@ -36,6 +38,8 @@ export interface RolePlan {
 export interface RoleContextPolicy {
   /** Told once at 80 % of the window: what to do with the room left (checkpoint, submit verdicts). */
   nearFullNote: string;
+  /** What the step and time reminders ask for (after "Wrap up now: "); default: commit and a progress note. */
+  wrapUp?: string;
   /** Tools whose old results go stale and may be elided (default: the browser tools among the role's). */
   elidableTools?: readonly string[];
 }

@@ -37,6 +37,7 @@ const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
   initializer: {
     nearFullNote:
       'The context window is nearly full. Make sure feature_list.json, init.sh and progress.md are written and committed, then stop.',
+    wrapUp: 'make sure feature_list.json, init.sh and progress.md are written, commit them, and stop.',
   },
   generator: {
     nearFullNote: 'The context window is nearly full. Checkpoint now: commit, append a progress note, stop.',
@@ -44,6 +45,8 @@ const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
   evaluator: {
     nearFullNote:
       'The context window is nearly full. Submit your verdicts now (submit_verdict) with what you have observed so far — a step you could not check is not ok — then stop.',
+    wrapUp:
+      'submit a verdict for every feature still open (submit_verdict). A step you did not perform and see is not ok: submit fail if the product was wrong, blocked if the app or browser kept you from checking. Never pass on what you did not see.',
   },
 };
 
@@ -145,8 +148,16 @@ async function runPlan(
       system: plan.system,
       firstMessage: plan.firstMessage,
       tools: plan.tools,
-      toolContext: { workspace: repo.dir, protectedPaths: plan.protectedPaths },
-      limits: { maxSteps: input.limits.maxSteps, maxWallMs: input.limits.maxMinutes * 60_000 },
+      toolContext: {
+        workspace: repo.dir,
+        protectedPaths: plan.protectedPaths,
+        ...(plan.unreadablePaths ? { unreadablePaths: plan.unreadablePaths } : {}),
+      },
+      limits: {
+        maxSteps: input.limits.maxSteps,
+        maxWallMs: input.limits.maxMinutes * 60_000,
+        ...(context.wrapUp ? { wrapUp: context.wrapUp } : {}),
+      },
       hooks: withBudgetHook(input, plan, context),
       contextBudget: {
         elidableTools:

@@ -1,13 +1,32 @@
 import { defineTool, ToolError } from '../agent/tool.js';
-import { SubmittedVerdict } from '../handoff/formats.js';
+import type { ObservationEntry } from '../agent/tools/browser-log.js';
+import { type Feature, type GroundingFailure, SubmittedVerdict } from '../handoff/formats.js';
+import { groundPass } from './grounding.js';
 
-/** Collects the evaluator's verdicts: at most one per feature under evaluation. */
+/** What the collector grounds passes against: the features under evaluation and the session's observations. */
+export interface GroundingSource {
+  features: readonly Pick<Feature, 'id' | 'steps'>[];
+  observations: () => readonly ObservationEntry[];
+  /** Told of every ungrounded pass as it happens (`final`: it was recorded as blocked). */
+  onUngrounded?: (featureId: string, failure: GroundingFailure, final: boolean) => void;
+}
+
+/** Ungrounded passes sent back to the model before the next one is recorded as blocked. */
+export const UNGROUNDED_SEND_BACKS = 1;
+
+/**
+ * Collects the evaluator's verdicts: at most one per feature under evaluation. A pass is grounded first
+ * (roles/grounding.ts): an ungrounded pass is sent back once with what is missing; the next one is recorded
+ * as `blocked` with the problems as its reason — never as a pass.
+ */
 export class VerdictCollector {
   private readonly verdicts = new Map<string, SubmittedVerdict>();
+  private readonly failures = new Map<string, GroundingFailure[]>();
 
   constructor(
     /** The ids under evaluation, in order. */
     readonly featureIds: readonly string[],
+    private readonly grounding: GroundingSource,
   ) {}
 
   /** Records a verdict or explains why it is refused. */
@@ -20,19 +39,35 @@ export class VerdictCollector {
     if (this.verdicts.has(verdict.feature_id)) {
       throw new ToolError(`A verdict for ${verdict.feature_id} was already submitted; one per feature.`);
     }
-    if (
-      verdict.verdict === 'pass' &&
-      (verdict.steps.length === 0 || verdict.steps.some((step) => !step.ok))
-    ) {
-      throw new ToolError(
-        'A pass needs every step performed and observed: list each step with ok: true and its evidence, or submit fail.',
-      );
-    }
+    if (verdict.verdict === 'pass') this.ground(verdict);
     this.verdicts.set(verdict.feature_id, verdict);
     const missing = this.missing();
+    const recorded = this.blockedReason(verdict.feature_id) ? 'blocked (ungrounded pass)' : verdict.verdict;
     return missing.length
-      ? `Recorded ${verdict.verdict} for ${verdict.feature_id}. Still to check: ${missing.join(', ')}.`
-      : `Recorded ${verdict.verdict} for ${verdict.feature_id}. All verdicts are in; stop now.`;
+      ? `Recorded ${recorded} for ${verdict.feature_id}. Still to check: ${missing.join(', ')}.`
+      : `Recorded ${recorded} for ${verdict.feature_id}. All verdicts are in; stop now.`;
+  }
+
+  /** Throws (sends the pass back) while send-backs remain; afterwards the pass is kept but recorded blocked. */
+  private ground(verdict: SubmittedVerdict): void {
+    const feature = this.grounding.features.find((candidate) => candidate.id === verdict.feature_id);
+    const result = feature
+      ? groundPass(feature, verdict, this.grounding.observations())
+      : { grounded: false as const, problems: [`${verdict.feature_id} is not in feature_list.json.`] };
+    if (result.grounded) return;
+    const earlier = this.failures.get(verdict.feature_id) ?? [];
+    const failure: GroundingFailure = { attempt: earlier.length + 1, problems: result.problems };
+    this.failures.set(verdict.feature_id, [...earlier, failure]);
+    const final = earlier.length >= UNGROUNDED_SEND_BACKS;
+    this.grounding.onUngrounded?.(verdict.feature_id, failure, final);
+    if (final) return;
+    throw new ToolError(
+      [
+        `This pass for ${verdict.feature_id} is not grounded in what your browser session showed:`,
+        ...result.problems.map((problem) => `- ${problem}`),
+        'Go back to the browser, perform the steps, and submit again with one entry per feature step whose evidence quotes (in double quotes) what the page showed after acting — or submit fail or blocked. Another ungrounded pass is recorded as blocked.',
+      ].join('\n'),
+    );
   }
 
   /** Features without a verdict yet. */
@@ -44,6 +79,25 @@ export class VerdictCollector {
   get(featureId: string): SubmittedVerdict | undefined {
     return this.verdicts.get(featureId);
   }
+
+  /** The grounding failures of a feature's passes in this session, oldest first. */
+  groundingFailures(featureId: string): GroundingFailure[] {
+    return this.failures.get(featureId) ?? [];
+  }
+
+  /**
+   * Why a feature's verdict must be recorded `blocked` despite what was submitted: its pass was ungrounded
+   * past the send-back, or it was sent back and no verdict followed.
+   */
+  blockedReason(featureId: string): string | undefined {
+    const failures = this.failures.get(featureId) ?? [];
+    const last = failures.at(-1);
+    if (!last) return undefined;
+    const submitted = this.verdicts.get(featureId);
+    if (submitted && (submitted.verdict !== 'pass' || failures.length <= UNGROUNDED_SEND_BACKS))
+      return undefined;
+    return `ungrounded pass: ${last.problems.join(' ')}`;
+  }
 }
 
 /** The `submit_verdict` tool of DESIGN.md, writing into a collector (the harness applies verdicts later). */
@@ -51,7 +105,7 @@ export function createSubmitVerdictTool(collector: VerdictCollector) {
   return defineTool({
     name: 'submit_verdict',
     description:
-      'Submit your verdict for one feature after performing its steps: pass (every step performed and observed), fail (the product is wrong), or blocked (the check could not run). Once per feature.',
+      'Submit your verdict for one feature after performing its steps: pass (every step performed and observed, each with quoted evidence), fail (the product is wrong), or blocked (the check could not run). Once per feature.',
     parameters: SubmittedVerdict,
     async execute(args) {
       return collector.submit(args);

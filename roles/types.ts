@@ -38,7 +38,9 @@ export interface BrowserSource {
 export type HarnessNotice =
   | { type: 'integrity.violation'; violation: IntegrityViolation }
   | { type: 'checkpoint'; sha: string; wip: boolean }
-  | { type: 'app.blocked'; reason: string };
+  | { type: 'app.blocked'; reason: string }
+  /** A submitted pass the harness found ungrounded; `final`: recorded as blocked (else sent back). */
+  | { type: 'verdict.ungrounded'; featureId: string; attempt: number; problems: string[]; final: boolean };
 
 /** Everything one role session needs, passed explicitly (no globals). */
 export interface RoleSessionInput {

@@ -107,6 +107,11 @@ export function resolveInWorkspace(ctx: ToolContext, input: string, options: Res
     );
   }
   const relative = path.relative(root, real) || '.';
+  for (const { path: hidden, reason } of ctx.unreadablePaths ?? []) {
+    if (protectedEntryFor(root, real, [hidden]) !== undefined) {
+      throw new ToolError(`${relative} may not be read in this session: ${reason}`);
+    }
+  }
   if (options.forWrite) {
     const entry = protectedEntryFor(root, real, ctx.protectedPaths);
     if (entry !== undefined) {

@@ -18,6 +18,21 @@ describe('LoopDetector', () => {
     expect(third).toMatchObject({ kind: 'deny', detectedKind: 'repeated_call' });
   });
 
+  it('does not refuse a repeated call whose previous run changed the page ("click + three times")', () => {
+    const detector = new LoopDetector();
+    const plus = call('browser_click', { ref: 'e7' });
+    for (let i = 0; i < 5; i += 1) {
+      expect(detector.observe(plus).kind).toBe('ok');
+      detector.noteResult({ content: 'Clicked e7.', details: { pageChanged: true } });
+    }
+    // Once the page stops changing, repeats count again: the third unchanged one in a row is refused.
+    expect(detector.observe(plus).kind).toBe('ok');
+    detector.noteResult({ content: 'Clicked e7.', details: { pageChanged: false } });
+    expect(detector.observe(plus).kind).toBe('ok');
+    detector.noteResult({ content: 'Clicked e7.', details: { pageChanged: false } });
+    expect(detector.observe(plus)).toMatchObject({ kind: 'deny', detectedKind: 'repeated_call' });
+  });
+
   it('resets the count when a different call comes between', () => {
     const detector = new LoopDetector();
     detector.observe(call('bash', { command: 'ls' }));

@@ -32,7 +32,9 @@ function expectListed(page: PageDriver, texts: string[], absent: string[] = []):
   }
   const parts: string[] = [];
   if (texts.length) parts.push(`The list shows ${quoted(texts)}`);
-  if (absent.length) parts.push(`${texts.length ? 'but not' : 'The list does not show'} ${quoted(absent)}`);
+  // Quotes are for text on the page (the harness looks for them in what the browser showed); absent text is not quoted.
+  if (absent.length)
+    parts.push(`${texts.length ? 'but not' : 'The list does not show'} ${absent.join(' or ')}`);
   return `${parts.join(' ')} (${items.length} item(s) in all).`;
 }
 
@@ -110,7 +112,7 @@ const persist: BrowserCheck = (page, steps, tag) => {
   steps.run(0, () => openAndAdd(page, [text]));
   steps.run(1, () => {
     page.open();
-    return `Reloaded ${page.url}.`;
+    return `Reloaded "${page.url}".`;
   });
   steps.run(2, () => `After the reload: ${expectListed(page, [text])}`);
 };
@@ -128,7 +130,7 @@ const complete: BrowserCheck = (page, steps, tag) => {
   });
   steps.run(3, () => {
     page.open();
-    return `Reloaded ${page.url}.`;
+    return `Reloaded "${page.url}".`;
   });
   steps.run(4, () => {
     expect(checkbox(page, text).checked, `After the reload the checkbox "Toggle ${text}" is not checked.`);
@@ -158,7 +160,7 @@ const remove: BrowserCheck = (page, steps, tag) => {
   steps.run(2, () => expectListed(page, [kept], [doomed]));
   steps.run(3, () => {
     page.open();
-    return `Reloaded ${page.url}.`;
+    return `Reloaded "${page.url}".`;
   });
   steps.run(4, () => `After the reload: ${expectListed(page, [kept], [doomed])}`);
 };
@@ -249,7 +251,7 @@ const edit: BrowserCheck = (page, steps, tag) => {
   steps.run(4, () => expectListed(page, [after], [before]));
   steps.run(5, () => {
     page.open();
-    return `Reloaded ${page.url}.`;
+    return `Reloaded "${page.url}".`;
   });
   steps.run(6, () => `After the reload: ${expectListed(page, [after], [before])}`);
 };
@@ -265,7 +267,7 @@ const clearCompleted: BrowserCheck = (page, steps, tag) => {
   steps.run(2, () => expectListed(page, [active], [done]));
   steps.run(3, () => {
     page.open();
-    return `Reloaded ${page.url}.`;
+    return `Reloaded "${page.url}".`;
   });
   steps.run(4, () => `After the reload: ${expectListed(page, [active], [done])}`);
 };

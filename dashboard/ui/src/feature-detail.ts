@@ -126,6 +126,14 @@ function verdictEntry(entry: VerdictHistoryEntry): HTMLElement {
       el('span', { class: 'muted small' }, dateTime(entry.at)),
     ),
     entry.reason ? el('p', { class: 'muted small' }, entry.reason) : null,
+    ...entry.ungrounded.map((failure) =>
+      el(
+        'div',
+        { class: 'ungrounded small' },
+        `Ungrounded pass (attempt ${failure.attempt}), refused by the harness:`,
+        el('ul', null, ...failure.problems.map((problem) => el('li', null, problem))),
+      ),
+    ),
     entry.steps.length
       ? el(
           'ul',

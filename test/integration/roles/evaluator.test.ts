@@ -68,8 +68,8 @@ const countingEvaluator: Policy = (conversation) => {
               feature_id: 'F-001',
               verdict: ok ? 'pass' : 'fail',
               steps: [
-                { step: 'Add "Alpha" and "Beta"', ok: true, evidence: 'both listed' },
-                { step: 'Complete "Alpha"', ok: true, evidence: 'checkbox checked' },
+                { step: 'Add "Alpha" and "Beta"', ok: true, evidence: 'both listed: "Alpha", "Beta"' },
+                { step: 'Complete "Alpha"', ok: true, evidence: 'checkbox "Alpha" [checked]' },
                 { step: 'The page says "1 item left"', ok, evidence: `the page says "${count}"` },
               ],
               issues: ok ? [] : [`remaining count shows "${count}" after completing one of two todos`],
@@ -109,7 +109,7 @@ async function todoWorkspace(init = buggyInit) {
   });
 }
 
-describe('evaluator', () => {
+describe('evaluator', { timeout: 180_000 }, () => {
   it('catches a planted bug, the next generator fixes it from the feedback, and the evaluator then passes it', async () => {
     const { workspace, dataDir } = await todoWorkspace();
     server.setPolicy(countingEvaluator);

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { validateInitialFeatureList } from '../../../handoff/feature-list.js';
+import { applySessionResult } from '../../../orchestrator/apply-result.js';
+import { nextAction } from '../../../orchestrator/planner.js';
+import { emptySession } from '../../../orchestrator/run-state.js';
+import { feature, featureState, makeState, result, T0, verdict } from './fixtures.js';
+
+describe('features with depends_on', () => {
+  it('does not start a feature whose dependency is blocked, and finishes when nothing else is open', () => {
+    const state = makeState([
+      featureState(1, { blocked: true, blockedReason: 'failed 3 evaluations' }),
+      featureState(2, { depends_on: ['F-001'] }),
+      featureState(3, { depends_on: ['F-002'] }),
+    ]);
+    expect(nextAction(state, T0)).toEqual({ kind: 'finish' });
+    const withOther = makeState([...state.features, featureState(4)]);
+    expect(nextAction(withOther, T0)).toEqual({ kind: 'generate', featureId: 'F-004' });
+  });
+
+  it('works on a dependency listed later before the feature that needs it', () => {
+    const state = makeState([featureState(1, { depends_on: ['F-002'] }), featureState(2)]);
+    expect(nextAction(state, T0)).toEqual({ kind: 'generate', featureId: 'F-002' });
+    const done = makeState([featureState(1, { depends_on: ['F-002'] }), featureState(2, { passes: true })]);
+    expect(nextAction(done, T0)).toEqual({ kind: 'generate', featureId: 'F-001' });
+  });
+
+  it('blocks the features waiting on a feature when it is blocked, saying which dependency holds them', () => {
+    const state = makeState(
+      [
+        featureState(1),
+        featureState(2, { depends_on: ['F-001'] }),
+        featureState(3, { depends_on: ['F-002'] }),
+      ],
+      { config: { budgets: { maxAttemptsPerFeature: 1 } } },
+    );
+    const out = applySessionResult({
+      ...state,
+      session: {
+        ...emptySession(5, 'r-test-5', 'evaluator', T0.toISOString()),
+        featureIds: ['F-001'],
+        workerId: 'w',
+      },
+      result: result('evaluator', ['F-001'], { verdicts: [verdict('F-001', 'fail', 5)] }),
+      now: T0.toISOString(),
+    });
+    expect(out.features.map((f) => [f.id, f.blocked, f.blockedReason])).toEqual([
+      ['F-001', true, 'failed 1 evaluations; last issues: button does nothing'],
+      [
+        'F-002',
+        true,
+        'waits on F-001, which is blocked: failed 1 evaluations; last issues: button does nothing',
+      ],
+      ['F-003', true, expect.stringMatching(/^waits on F-002, which is blocked: waits on F-001/)],
+    ]);
+    const blocked = out.events.filter((event) => event.type === 'feature.blocked');
+    expect(blocked.map((event) => event.type === 'feature.blocked' && event.featureId)).toEqual([
+      'F-001',
+      'F-002',
+      'F-003',
+    ]);
+    expect(out.changed.map((f) => f.id).sort()).toEqual(['F-001', 'F-002', 'F-003']);
+  });
+
+  it('accepts depends_on in feature_list.json and names unknown ids, self references and cycles', () => {
+    const ok = validateInitialFeatureList(
+      [feature(1), { ...feature(2), depends_on: ['F-001'] }].map(({ id, ...rest }) => rest),
+    );
+    expect(ok.ok && ok.list[1]?.depends_on).toEqual(['F-001']);
+    const bad = validateInitialFeatureList([
+      { ...feature(1), depends_on: ['F-009'] },
+      { ...feature(2), depends_on: ['F-002', 'F-003'] },
+      { ...feature(3), depends_on: ['F-002'] },
+    ]);
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.error.split('\n')).toEqual([
+      'feature_list.json: [0].depends_on: F-009 is not a feature id of this list',
+      'feature_list.json: [1].depends_on: F-002 is the feature itself',
+      'feature_list.json: depends_on: a cycle F-002 → F-003 → F-002; remove one of these dependencies',
+    ]);
+  });
+});
