@@ -89,7 +89,7 @@ async function killRounds(rig: ChaosRig, kills: number): Promise<number[]> {
     await rig.moment(index % 2 === 0 ? 'generator' : 'evaluator', since);
     const kill = await rig.killBusy();
     if (!kill.killed) continue;
-    recoveries.push(await rig.recovery(kill.at));
+    recoveries.push(await rig.recovery(kill.at, true));
     since = Date.now();
   }
   return recoveries;

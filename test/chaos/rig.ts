@@ -220,10 +220,25 @@ export class ChaosRig {
     };
   }
 
-  /** Waits for the run's next model request after `at`; the ms it took. */
-  async recovery(at: number, timeoutMs = 300_000): Promise<number> {
-    await this.until('the run moved again', () => this.nextRequestAfter(at) !== undefined, timeoutMs);
-    return (this.nextRequestAfter(at) as number) - at;
+  /**
+   * Waits for the run's next model request after `at`; the ms it took. After a kill, a request the dead worker
+   * sent just before it may still arrive: then only requests after the next `session.started` count.
+   */
+  async recovery(at: number, afterKill: boolean, timeoutMs = 300_000): Promise<number> {
+    let from = at;
+    await this.until(
+      'the run moved again',
+      async () => {
+        if (afterKill) {
+          const started = (await this.phases(at)).sessionStartedMs;
+          if (started === undefined) return false;
+          from = at + started;
+        }
+        return this.nextRequestAfter(from) !== undefined;
+      },
+      timeoutMs,
+    );
+    return (this.nextRequestAfter(from) as number) - at;
   }
 
   /** Waits for the run to end; its final status. */

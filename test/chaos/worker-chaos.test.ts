@@ -182,8 +182,9 @@ describe('a whole run under chaos', () => {
         const { restarted, ...disruption } = carried;
         disruptions.push(disruption);
         // The next step waits until the run moved again, so its moment is a new one.
-        disruption.recoveryMs = await rig.recovery(disruption.at);
-        if (disruption.kind === 'kill') disruption.phases = await rig.phases(disruption.at, restarted);
+        const killed = disruption.kind === 'kill' && disruption.killed === true;
+        disruption.recoveryMs = await rig.recovery(disruption.at, killed);
+        if (killed) disruption.phases = await rig.phases(disruption.at, restarted);
         since = Date.now();
         const seconds = Math.round((since - started) / 1000);
         process.stderr.write(
