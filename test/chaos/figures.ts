@@ -40,6 +40,21 @@ export function recoveryFigure(ms: readonly number[]): {
   return { n: figure.n, median: figure.median, worst: figure.max };
 }
 
+/**
+ * The queue's share of a kill's recovery: until the job is back in the wait list, counted from the kill when
+ * another worker was running, and from the restarted worker's start when it was alone (how long node takes to
+ * start a worker is the machine's, not the failover settings').
+ */
+export function failoverMs(entry: Disruption): number | undefined {
+  const phases = entry.phases;
+  if (phases?.backInWaitMs === undefined) return undefined;
+  const from = entry.mode === SOLO && phases.workerUpMs !== undefined ? phases.workerUpMs : 0;
+  return Math.max(0, phases.backInWaitMs - from);
+}
+
+/** The kill mode with one worker, restarted after each kill. */
+export const SOLO = 'one worker, restarted';
+
 const seconds = (ms: number | undefined) => (ms === undefined ? 'n/a' : (ms / 1000).toFixed(1));
 const phaseCells = (phases: RecoveryPhases) =>
   [phases.workerUpMs, phases.backInWaitMs, phases.sessionStartedMs].map(seconds).join(' | ');
@@ -49,6 +64,8 @@ export function summarize(disruptions: readonly Disruption[], facts: RunFacts) {
   const kills = disruptions.filter((entry) => entry.kind === 'kill' && entry.killed);
   const recoveries = (list: readonly Disruption[]) =>
     recoveryFigure(list.flatMap((entry) => (entry.recoveryMs === undefined ? [] : [entry.recoveryMs])));
+  const failovers = (list: readonly Disruption[]) =>
+    recoveryFigure(list.flatMap((entry) => failoverMs(entry) ?? []));
   const modes = [...new Set(kills.map((entry) => entry.mode ?? ''))];
   const rows = disruptions.map(
     (entry, index) =>
@@ -67,6 +84,12 @@ export function summarize(disruptions: readonly Disruption[], facts: RunFacts) {
       all: recoveries(kills),
       ...Object.fromEntries(
         modes.map((mode) => [mode, recoveries(kills.filter((entry) => entry.mode === mode))]),
+      ),
+    },
+    queueFailover: {
+      all: failovers(kills),
+      ...Object.fromEntries(
+        modes.map((mode) => [mode, failovers(kills.filter((entry) => entry.mode === mode))]),
       ),
     },
     disruptions: disruptions.map(({ at: _at, ...entry }) => entry),

@@ -93,6 +93,8 @@ export interface WorkerProcess {
   stderr: () => string;
   /** When it said it started (its BullMQ workers run; the first stalled check is under way). */
   readyAt?: number;
+  /** Set by {@link killWorker}: an exit without it is a crash. */
+  killed?: boolean;
 }
 
 /** Starts `nightshift worker` with `env`. */
@@ -118,6 +120,7 @@ export async function killWorker(worker: WorkerProcess): Promise<void> {
   const pid = worker.child.pid;
   if (pid === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
   const exited = new Promise((resolve) => worker.child.once('exit', resolve));
+  worker.killed = true;
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {

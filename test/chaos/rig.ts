@@ -109,6 +109,16 @@ export class ChaosRig {
     return worker;
   }
 
+  /** Workers that exited without being killed (a crash), with their stderr tails. */
+  crashed(): string[] {
+    return this.workers
+      .filter((worker) => !worker.killed && !this.live().includes(worker))
+      .map(
+        (worker) =>
+          `worker ${worker.child.pid} exited ${worker.child.exitCode ?? worker.child.signalCode}: ${worker.stderr().slice(-1_000)}`,
+      );
+  }
+
   /** Live workers (not killed, not exited). */
   live(): WorkerProcess[] {
     return this.workers.filter(

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureList } from '../../handoff/formats.js';
-import { type Disruption, summarize, writeFigures } from './figures.js';
+import { type Disruption, failoverMs, recoveryFigure, SOLO, summarize, writeFigures } from './figures.js';
 import { overlappingSessions, SmallDisk, sleep, type WorkerProcess } from './helpers.js';
 import { ChaosRig, type Moment } from './rig.js';
 
@@ -76,7 +76,7 @@ async function carryOut(
   since: number,
   duo: boolean,
 ): Promise<(Disruption & { restarted?: WorkerProcess }) | undefined> {
-  const mode = duo ? 'second worker running' : 'one worker, restarted';
+  const mode = duo ? 'second worker running' : SOLO;
   switch (step.kind) {
     case 'kill': {
       await rig.moment(step.at, since);
@@ -150,7 +150,7 @@ async function diskFull(since: number): Promise<Disruption> {
     .finally(() => disk.empty());
   const session = run ? await rig.store.getSession(rig.runId, run.seq) : undefined;
   return {
-    what: `disk full (${Math.round(bytes / 1e6)} MB filler, ${free} bytes left) until the session ended: ${session?.outcome ?? 'no result'}`,
+    what: `disk full (${Math.round(bytes / 1e6)} MB filler, ${free} bytes left) for ${Math.round((Date.now() - at) / 1000)} s: the session ${session?.finishedAt ? `ended ${session.outcome}` : 'went on (the disk was freed after 60 s)'}`,
     kind: 'disk',
     role: session?.role ?? 'generator',
     at,
@@ -219,7 +219,16 @@ describe('a whole run under chaos', () => {
     for (const role of ['initializer', 'generator', 'evaluator'])
       expect(kills.map((entry) => entry.role)).toContain(role);
     expect(disruptions.filter((entry) => entry.kind === 'redis')).toHaveLength(2);
-    for (const kill of kills) expect(kill.recoveryMs, kill.what).toBeLessThan(30_000);
+    // Recovery bounds loose enough for a loaded machine, tight enough to fail with BullMQ's defaults (a job
+    // lock of 30 s, a stalled check every 30 s): the queue's share under 30 s each, under 20 s at the median.
+    const queueShares = kills.map((kill) => failoverMs(kill));
+    expect(
+      queueShares.every((ms) => ms !== undefined && ms < 30_000),
+      JSON.stringify(queueShares),
+    ).toBe(true);
+    expect(recoveryFigure(queueShares as number[]).median).toBeLessThan(20);
+    for (const kill of kills) expect(kill.recoveryMs, kill.what).toBeLessThan(120_000);
+    expect(rig.crashed()).toEqual([]);
     // Nothing lost: every head the remote had is in the final history, and so is every recorded session's work.
     const tip = rig.remote.head() as string;
     for (const sha of heads) expect(rig.remote.contains(sha, tip), `${sha} left the history`).toBe(true);
