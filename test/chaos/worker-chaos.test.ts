@@ -125,9 +125,12 @@ async function carryOut(
     }
     case 'disk':
       return diskFull(since);
-    case 'second-worker':
-      rig.startWorker();
+    case 'second-worker': {
+      // Up before the next kill, or that kill would find it still starting (alone in all but name).
+      const second = rig.startWorker();
+      await rig.until('the second worker up', () => second.readyAt !== undefined, 180_000);
       return undefined;
+    }
   }
 }
 
