@@ -105,7 +105,8 @@ async function measureVariant(settings: FailoverConfig, kills: number, log: (lin
     await rig.register(SPEC);
     const restarted = await killRounds(rig, kills);
     log(`one worker, restarted: ${restarted.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
-    rig.startWorker();
+    const second = rig.startWorker();
+    await rig.until('the second worker up', () => second.readyAt !== undefined, 180_000);
     const secondWorker = await killRounds(rig, kills);
     log(`second worker running: ${secondWorker.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
     return RecoveryVariant.parse({
