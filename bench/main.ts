@@ -8,6 +8,7 @@ import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
+import { measureRecovery } from './recovery.js';
 import { renderReport } from './report.js';
 import { BenchResults, type Repetitions } from './results.js';
 import { measureScale, type ScaleResult } from './scale.js';
@@ -32,6 +33,7 @@ function repetitions(quick: boolean): Repetitions {
     dashboardApiRepetitions: quick ? 5 : 21,
     dashboardPageLoads: quick ? 2 : 5,
     appStarts: quick ? 5 : 12,
+    recoveryKillsPerMode: quick ? 2 : 3,
   };
 }
 
@@ -44,7 +46,7 @@ function progress(message: string, started: number): void {
 }
 
 /** The sections `--only` can name, in the order they run. */
-export const SECTIONS = ['demo', 'evaluator', 'app-start', 'scale', 'dashboard'] as const;
+export const SECTIONS = ['demo', 'evaluator', 'app-start', 'scale', 'dashboard', 'recovery'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** How each section's load samples are labelled (so a partial rerun replaces only its own). */
@@ -54,6 +56,7 @@ const SECTION_LABEL: Record<Section, string> = {
   'app-start': 'app start',
   scale: 'scale:',
   dashboard: 'dashboard:',
+  recovery: 'recovery:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -101,6 +104,14 @@ async function dashboardAtScale(reps: Repetitions, mark: Mark) {
   });
 }
 
+async function recoveryAfterKills(reps: Repetitions, mark: Mark, started: number) {
+  mark('recovery', 'recovery: worker killed, nightshift failover vs BullMQ defaults');
+  return measureRecovery({
+    killsPerMode: reps.recoveryKillsPerMode ?? 3,
+    log: (line) => progress(`recovery: ${line}`, started),
+  });
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -137,6 +148,10 @@ async function measure(
     : keep('app-start', previous?.appStart);
   const scale = await run('scale', () => scaleRuns(reps, mark), previous?.scale);
   const dashboard = await run('dashboard', () => dashboardAtScale(reps, mark), previous?.dashboard);
+  // Older results have no recovery section either.
+  const recovery = only.has('recovery')
+    ? await recoveryAfterKills(reps, mark, started)
+    : keep('recovery', previous?.recovery);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -151,6 +166,7 @@ async function measure(
     appStart: appStartFigures,
     scale,
     dashboard,
+    recovery,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }

@@ -35,6 +35,11 @@ every millisecond and every token below is the harness's own. The report below i
   its reaped child processes (git, bash, app, Chromium) from \`/proc/self/stat\`. RSS is sampled every 100 ms.
 - **Dashboard** seeds a run with 1,000 features and 2,000 sessions through the real \`RunStore\`, times the JSON
   API with \`fetch\` and loads the run page in Chromium until the grid, chart and timeline are rendered.
+- **Recovery** kills (SIGKILL) the worker process running a session of the todo run on a bare remote, at a
+  generator's or an evaluator's first requests, alternately, and times the run's next model request: first with
+  one worker (restarted at once), then with a second one already running; nightshift's failover settings and
+  BullMQ's defaults, each on its own \`redis-server\`, whose \`INFO commandstats\` also counts one idle worker's
+  commands per second. See [reliability.md](reliability.md).
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
@@ -222,6 +227,37 @@ function appStartSection(results: BenchResults): string {
   );
 }
 
+function recoverySection(results: BenchResults): string {
+  const r = results.recovery;
+  if (!r) return '';
+  const seconds = (f: { n: number; median: number | null; worst: number | null }) =>
+    f.n === 0 ? '—' : `${f.median} s / ${f.worst} s (n=${f.n})`;
+  const row = (label: string, v: typeof r.nightshift): [string, ...string[]] => [
+    label,
+    `${v.settings.lockDurationMs / 1000} s / ${v.settings.lockRenewMs / 1000} s / ${v.settings.stalledIntervalMs / 1000} s`,
+    seconds(v.restarted),
+    seconds(v.secondWorker),
+    `${v.idleCommandsPerSecond} (${Object.entries(v.idleTopCommands)
+      .map(([name, rate]) => `${name} ${rate}`)
+      .join(', ')})`,
+  ];
+  return tableSection(
+    'Recovery after a worker is killed',
+    [
+      'settings',
+      'lock / renewal / stalled check',
+      'median / worst: one worker, restarted',
+      'median / worst: a second worker running',
+      'Redis commands/s, one idle worker',
+    ],
+    [
+      row('nightshift (`worker.failover` defaults)', r.nightshift),
+      row('BullMQ 6 defaults', r.bullmqDefaults),
+    ],
+    `Recovery = SIGKILL of the worker running a session → the run's next model request; ${r.killsPerMode} kills per mode and variant. The trade-off (traffic, false stalls on a stalled event loop) is in [reliability.md](reliability.md).`,
+  );
+}
+
 function scaleRow(s: ScaleResult): string[] {
   return s.perWorker.map(
     (w, index) =>
@@ -278,5 +314,6 @@ export function renderReport(results: BenchResults): string {
     appStartSection(results),
     scaleSection(results),
     dashboardSection(results),
+    recoverySection(results),
   ].join('\n');
 }

@@ -4,6 +4,7 @@ import { AppStartResult } from './app-start.js';
 import { DashboardResult } from './dashboard.js';
 import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
+import { RecoveryResult } from './recovery.js';
 import { ScaleResult } from './scale.js';
 import { LoadSample } from './stats.js';
 
@@ -28,6 +29,8 @@ export const Repetitions = z.object({
   dashboardPageLoads: z.number().int(),
   /** Starts of the demo app per variant (box, box without network, no box). */
   appStarts: z.number().int().optional(),
+  /** Worker kills per mode (one worker restarted; a second one running) and per variant. */
+  recoveryKillsPerMode: z.number().int().optional(),
 });
 export type Repetitions = z.infer<typeof Repetitions>;
 
@@ -51,6 +54,8 @@ export const BenchResults = z.object({
   appStart: AppStartResult.optional(),
   scale: z.object({ single: z.array(ScaleResult), shared: ScaleResult }),
   dashboard: DashboardResult,
+  /** Recovery after a worker kill (absent in results recorded before it). */
+  recovery: RecoveryResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

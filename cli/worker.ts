@@ -29,13 +29,14 @@ export async function startCliWorker(
     createProvider: providerFactory(config, env),
     controlHandlers: { scheduledStart: handleScheduledStart },
     secrets: secretValues(env),
-    ...stalledIntervalFromEnv(env),
+    failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
   });
 }
 
 /**
- * `NIGHTSHIFT_STALLED_INTERVAL_MS`: how often the worker looks for jobs of dead workers (default 30 s).
- * Shorter means a killed worker's session restarts sooner, at the cost of more Redis round-trips.
+ * `NIGHTSHIFT_STALLED_INTERVAL_MS`: how often the worker looks for jobs of dead workers (overrides
+ * `worker.failover.stalledIntervalMs`, default 4 s). Shorter means a killed worker's session restarts sooner,
+ * at the cost of more Redis round-trips.
  */
 export function stalledIntervalFromEnv(env: NodeJS.ProcessEnv): { stalledIntervalMs?: number } {
   const raw = env.NIGHTSHIFT_STALLED_INTERVAL_MS;
@@ -45,7 +46,9 @@ export function stalledIntervalFromEnv(env: NodeJS.ProcessEnv): { stalledInterva
     throw new InputError(
       'ENV_INVALID',
       `NIGHTSHIFT_STALLED_INTERVAL_MS must be a whole number of milliseconds ≥ 100, not "${raw}".`,
-      { hint: 'e.g. NIGHTSHIFT_STALLED_INTERVAL_MS=5000, or unset it for the default (30000).' },
+      {
+        hint: "e.g. NIGHTSHIFT_STALLED_INTERVAL_MS=2000, or unset it for the config file's value (default 4000).",
+      },
     );
   }
   return { stalledIntervalMs: parsed };

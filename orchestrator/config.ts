@@ -3,6 +3,7 @@ import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
 import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
 import { InputError } from '../core/errors.js';
+import { FailoverConfig } from './failover.js';
 
 /** The model every role uses unless configured otherwise. */
 export const DEFAULT_MODEL = 'anthropic:claude-sonnet-4-5';
@@ -248,6 +249,8 @@ export const NightshiftConfig = z.strictObject({
       concurrency: z.number().int().positive().default(1),
       /** How long running sessions get to checkpoint on SIGTERM before they are aborted. */
       shutdownGraceSeconds: z.number().positive().default(60),
+      /** Job and run lock timing: how soon a killed worker's session moves to another worker. */
+      failover: FailoverConfig.prefault({}),
     })
     .prefault({}),
   dashboard: z

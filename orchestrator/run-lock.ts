@@ -4,10 +4,10 @@ import { runKeys } from './keys.js';
 
 const log = moduleLogger('orchestrator/run-lock');
 
-/** Lock lifetime without renewal: a dead holder blocks its run at most this long. */
-export const RUN_LOCK_TTL_MS = 30_000;
+/** Lock lifetime without renewal: a dead holder blocks its run at most this long (workers pass the job lock's). */
+export const RUN_LOCK_TTL_MS = 10_000;
 /** How often a live holder renews. */
-export const RUN_LOCK_RENEW_MS = 10_000;
+export const RUN_LOCK_RENEW_MS = 2_500;
 
 const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) else return 0 end`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
@@ -24,7 +24,9 @@ export interface HeldRunLock {
 export interface AcquireRunLockOptions {
   /** How long to keep trying while another holder has it (a dead holder's lock expires after the TTL). */
   waitMs?: number;
+  /** Lifetime without renewal (default {@link RUN_LOCK_TTL_MS}). */
   ttlMs?: number;
+  /** Renewal period (default {@link RUN_LOCK_RENEW_MS}). */
   renewMs?: number;
   /** Poll interval while waiting. */
   pollMs?: number;

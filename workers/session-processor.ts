@@ -12,7 +12,7 @@ import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
-import { acquireRunLock, RUN_LOCK_TTL_MS } from '../orchestrator/run-lock.js';
+import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-lock.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
@@ -38,6 +38,8 @@ export interface SessionWorkerDeps {
   rateLimitQueue(ms: number): Promise<void>;
   /** Secret values to keep out of transcripts and events. */
   secrets: readonly string[];
+  /** Run lock timing, on the job lock's clock (orchestrator/failover.ts). */
+  runLock: Required<Pick<AcquireRunLockOptions, 'ttlMs' | 'renewMs' | 'waitMs'>>;
 }
 
 /** What a session job returned (BullMQ keeps it as the job's return value). */
@@ -59,9 +61,7 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     orchestrator.prefix,
     data.runId,
     `${jobId}/${deps.workerId}`,
-    {
-      waitMs: RUN_LOCK_TTL_MS + 5_000,
-    },
+    deps.runLock,
   );
   if (!lock) return skip(data, 'another session of this run holds its lock');
   try {

@@ -3,6 +3,12 @@ import os from 'node:os';
 import { type ConnectionOptions, Worker } from 'bullmq';
 import type { ModelProvider } from '../agent/messages.js';
 import { moduleLogger } from '../core/log.js';
+import {
+  bullWorkerOptions,
+  FAILOVER_DEFAULTS,
+  type FailoverConfig,
+  runLockTiming,
+} from '../orchestrator/failover.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { bullPrefix, CONTROL_QUEUE, RECONCILE_EVERY_MS, SESSION_QUEUE } from '../orchestrator/queues.js';
 import { type BrowserPool, createBrowserPool } from './browser-pool.js';
@@ -29,8 +35,8 @@ export interface WorkerOptions {
   /** Scheduled starts and other control jobs handled by other modules. */
   controlHandlers?: ControlHandlers;
   secrets?: readonly string[];
-  /** Stalled-job check interval (default 30 s: a killed worker's session restarts within about a minute). */
-  stalledIntervalMs?: number;
+  /** Job and run lock timing (default {@link FAILOVER_DEFAULTS}: a killed worker's session restarts in about 10 s). */
+  failover?: FailoverConfig;
 }
 
 /** A running worker process. */
@@ -59,12 +65,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // Evaluations save their trace after the result is recorded (off the handoff); shutdown waits for them.
   const deferred = createDeferredWork();
   const sessionBrowser = closingInBackground(browser, deferred);
+  const failover = options.failover ?? FAILOVER_DEFAULTS;
+  // Each Worker checks for stalled jobs as it starts (BullMQ runs the check at once, then every interval).
   const common = {
     connection: options.connection,
     prefix: bullPrefix(orchestrator.prefix),
-    stalledInterval: options.stalledIntervalMs ?? 30_000,
-    lockDuration: 30_000,
-    maxStalledCount: 3,
+    ...bullWorkerOptions(failover),
   };
   const sessions: Worker = new Worker(
     SESSION_QUEUE,
@@ -78,6 +84,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           createProvider: options.createProvider,
           shutdown: shutdown.signal,
           rateLimitQueue: (ms) => sessions.rateLimit(ms),
+          runLock: runLockTiming(failover),
           secrets: options.secrets ?? [],
         },
         job,
@@ -103,7 +110,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     { every: RECONCILE_EVERY_MS },
     { name: 'reconcile', data: { kind: 'reconcile' }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
   );
-  log.info({ workerId, concurrency: options.concurrency ?? 1 }, 'worker started');
+  log.info({ workerId, concurrency: options.concurrency ?? 1, failover }, 'worker started');
   let closing: Promise<void> | undefined;
   return {
     workerId,

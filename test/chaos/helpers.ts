@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { roleOf } from '../../testkit/policies/demo.js';
 import type { Policy } from '../../testkit/types.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -55,7 +56,10 @@ export class OwnRedis {
     while (Date.now() < deadline) {
       try {
         if (
-          execFileSync('redis-cli', ['-p', String(this.port), 'ping'], { encoding: 'utf8' }).includes('PONG')
+          execFileSync('redis-cli', ['-p', String(this.port), 'ping'], {
+            encoding: 'utf8',
+            stdio: 'pipe',
+          }).includes('PONG')
         )
           return;
       } catch {
@@ -87,6 +91,10 @@ export class OwnRedis {
 export interface WorkerProcess {
   child: ChildProcess;
   stderr: () => string;
+  /** When it said it started (its BullMQ workers run; the first stalled check is under way). */
+  readyAt?: number;
+  /** Set by {@link killWorker}: an exit without it is a crash. */
+  killed?: boolean;
 }
 
 /** Starts `nightshift worker` with `env`. */
@@ -98,10 +106,13 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv, cwd: string): WorkerP
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
+  const worker: WorkerProcess = { child, stderr: () => stderr };
   child.stderr?.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-20_000);
+    if (worker.readyAt === undefined && /nightshift worker \S+ started/.test(stderr))
+      worker.readyAt = Date.now();
   });
-  return { child, stderr: () => stderr };
+  return worker;
 }
 
 /** SIGKILL a worker's whole process group (the worker and anything it left in its group). */
@@ -109,6 +120,7 @@ export async function killWorker(worker: WorkerProcess): Promise<void> {
   const pid = worker.child.pid;
   if (pid === undefined || worker.child.exitCode !== null || worker.child.signalCode !== null) return;
   const exited = new Promise((resolve) => worker.child.once('exit', resolve));
+  worker.killed = true;
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
@@ -143,11 +155,7 @@ export interface RequestMark {
 export function recordingPolicy(policy: Policy, marks: RequestMark[]): Policy {
   return (conversation) => {
     const first = JSON.stringify(conversation.messages[0] ?? '');
-    const role = /initializer/i.test(conversation.system.slice(0, 400))
-      ? 'initializer'
-      : /evaluat/i.test(conversation.system.slice(0, 400))
-        ? 'evaluator'
-        : 'generator';
+    const role = roleOf(conversation) ?? 'unknown';
     marks.push({
       session: createHash('sha1').update(first).digest('hex').slice(0, 10),
       role,
@@ -179,4 +187,175 @@ export function overlappingSessions(marks: readonly RequestMark[]): string[] {
 /** Resolves after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * A bare git remote whose pre-receive hook the suite steers through files in `control`: `reject` holds how
+ * many pushes to refuse next (each refusal appends a line to `rejected`); while `hold` exists a push writes
+ * `pushing` and waits (up to 10 s) inside the hook, so the suite can kill the pusher mid-push.
+ */
+export class ChaosRemote {
+  readonly control: string;
+  constructor(
+    readonly dir: string,
+    readonly branch = 'main',
+  ) {
+    this.control = `${dir}-control`;
+  }
+
+  create(): void {
+    execFileSync('git', ['init', '-q', '--bare', '-b', this.branch, this.dir]);
+    fs.mkdirSync(this.control, { recursive: true });
+    const hook = path.join(this.dir, 'hooks', 'pre-receive');
+    fs.writeFileSync(
+      hook,
+      [
+        '#!/bin/sh',
+        `c='${this.control}'`,
+        'if [ -f "$c/reject" ]; then',
+        '  n=$(cat "$c/reject")',
+        '  if [ "$n" -gt 0 ]; then',
+        '    echo $((n - 1)) > "$c/reject"; echo refused >> "$c/rejected"',
+        '    echo "chaos: this remote refuses the push ($n left)" >&2; exit 1',
+        '  fi',
+        'fi',
+        'if [ -f "$c/hold" ]; then',
+        '  echo $$ > "$c/pushing"; i=0',
+        '  while [ -f "$c/hold" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done',
+        'fi',
+        'exit 0',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+  }
+
+  /** Refuse the next `count` pushes. */
+  refuse(count: number): void {
+    fs.writeFileSync(path.join(this.control, 'reject'), String(count));
+  }
+
+  /** Pushes refused so far. */
+  refused(): number {
+    const file = path.join(this.control, 'rejected');
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim().split('\n').length : 0;
+  }
+
+  /** Makes the next pushes wait in the hook; resolves once one is in progress. */
+  hold(): void {
+    fs.rmSync(path.join(this.control, 'pushing'), { force: true });
+    fs.writeFileSync(path.join(this.control, 'hold'), '');
+  }
+
+  pushing(): boolean {
+    return fs.existsSync(path.join(this.control, 'pushing'));
+  }
+
+  release(): void {
+    fs.rmSync(path.join(this.control, 'hold'), { force: true });
+  }
+
+  /** The branch's head on the remote, if it exists. */
+  head(): string | undefined {
+    try {
+      return execFileSync(
+        'git',
+        ['-C', this.dir, 'rev-parse', '--verify', '-q', `refs/heads/${this.branch}`],
+        {
+          encoding: 'utf8',
+          stdio: 'pipe',
+        },
+      ).trim();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Whether `sha` is in the branch's history. */
+  contains(sha: string, tip: string): boolean {
+    try {
+      execFileSync('git', ['-C', this.dir, 'merge-base', '--is-ancestor', sha, tip], { stdio: 'pipe' });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A file of the branch's tip. */
+  show(file: string): string {
+    return execFileSync('git', ['-C', this.dir, 'show', `${this.branch}:${file}`], { encoding: 'utf8' });
+  }
+}
+
+/** A small tmpfs the suite can fill to ENOSPC and empty again; `mount` needs root (CI and this machine are). */
+export class SmallDisk {
+  private readonly filler: string;
+  constructor(
+    readonly dir: string,
+    readonly sizeMb: number,
+  ) {
+    this.filler = path.join(dir, 'chaos-filler');
+  }
+
+  /** Mounts it; returns why it could not (no root, no mount namespace rights) instead of throwing. */
+  mount(): string | undefined {
+    fs.mkdirSync(this.dir, { recursive: true });
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${this.sizeMb}m,mode=0755`, 'chaosdisk', this.dir], {
+        stdio: 'pipe',
+      });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message.split('\n')[0];
+    }
+  }
+
+  /** Fills what is left with one file (writes until ENOSPC); returns the bytes written. */
+  fill(): number {
+    const fd = fs.openSync(this.filler, 'a');
+    const chunk = Buffer.alloc(256 * 1024);
+    let written = 0;
+    try {
+      for (;;) written += fs.writeSync(fd, chunk);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+    } finally {
+      fs.closeSync(fd);
+    }
+    return written;
+  }
+
+  /** Frees the space again. */
+  empty(): void {
+    fs.rmSync(this.filler, { force: true });
+  }
+
+  /** Free bytes. */
+  free(): number {
+    const stats = fs.statfsSync(this.dir);
+    return stats.bavail * stats.bsize;
+  }
+
+  unmount(): void {
+    try {
+      execFileSync('umount', ['-l', this.dir], { stdio: 'pipe' });
+    } catch {
+      // Not mounted.
+    }
+  }
+}
+
+/** Pids of processes whose command line names `dir` or whose working directory is inside it. */
+export function processesNaming(dir: string, word: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (cmdline.includes(dir) && cmdline.includes(word)) pids.push(Number(entry));
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return pids;
 }

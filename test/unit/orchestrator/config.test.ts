@@ -11,6 +11,7 @@ import {
   plannerModelId,
   RunConfig,
 } from '../../../orchestrator/config.js';
+import { BULLMQ_FAILOVER_DEFAULTS, FAILOVER_DEFAULTS } from '../../../orchestrator/failover.js';
 import { T0 } from './fixtures.js';
 
 function thrown(fn: () => unknown): InputError {
@@ -172,6 +173,23 @@ describe('loadConfig', () => {
     expect(error.message).toContain('worker: Unrecognized key: "concurency"');
     expect(error.message).toContain('dashboard.port: Too big');
     expect(error.message).toContain('openaiCompatible.local.baseURL');
+  });
+
+  it("reads worker.failover (defaults: seconds, not BullMQ's half-minute) and refuses a renewal too late to help", () => {
+    expect(loadConfig({ cwd: dir, env: {} }).config.worker.failover).toEqual(FAILOVER_DEFAULTS);
+    expect(FAILOVER_DEFAULTS).toEqual({
+      lockDurationMs: 10_000,
+      lockRenewMs: 2_500,
+      stalledIntervalMs: 4_000,
+      maxStalledCount: 3,
+    });
+    write({ worker: { failover: BULLMQ_FAILOVER_DEFAULTS } });
+    expect(loadConfig({ cwd: dir, env: {} }).config.worker.failover).toEqual(BULLMQ_FAILOVER_DEFAULTS);
+    write({ worker: { failover: { lockDurationMs: 10_000, lockRenewMs: 6_000 } } });
+    const error = thrown(() => loadConfig({ cwd: dir, env: {} }));
+    expect(error.message).toContain(
+      'worker.failover.lockRenewMs: lockRenewMs must be at most half of lockDurationMs',
+    );
   });
 
   it('names the environment variable behind a bad value', () => {
