@@ -15,7 +15,9 @@ export function clickTool(state: BrowserToolState): Tool {
     execute: ({ ref }) =>
       state.run(`Clicking ${ref}`, async (page) => {
         const element = await resolveRef(page, ref);
-        await actAndSettle(page, () => element.click({ timeout: ACTION_TIMEOUT_MS }));
+        await state.act({ kind: 'click', target: element }, () =>
+          actAndSettle(page, () => element.click({ timeout: ACTION_TIMEOUT_MS })),
+        );
         return state.report(`Clicked ${ref}.`);
       }),
   });
@@ -35,10 +37,12 @@ export function typeTool(state: BrowserToolState): Tool {
     execute: ({ ref, text, submit }) =>
       state.run(`Typing into ${ref}`, async (page) => {
         const element = await resolveRef(page, ref);
-        await actAndSettle(page, async () => {
-          await element.fill(text, { timeout: ACTION_TIMEOUT_MS });
-          if (submit) await element.press('Enter', { timeout: ACTION_TIMEOUT_MS });
-        });
+        await state.act({ kind: 'type', target: element, text, submit: submit === true }, () =>
+          actAndSettle(page, async () => {
+            await element.fill(text, { timeout: ACTION_TIMEOUT_MS });
+            if (submit) await element.press('Enter', { timeout: ACTION_TIMEOUT_MS });
+          }),
+        );
         return state.report(
           `Typed ${JSON.stringify(text)} into ${ref}${submit ? ' and pressed Enter' : ''}.`,
         );
@@ -57,7 +61,7 @@ export function pressKeyTool(state: BrowserToolState): Tool {
     }),
     execute: ({ key }) =>
       state.run(`Pressing ${key}`, async (page) => {
-        await actAndSettle(page, () => page.keyboard.press(key));
+        await state.act({ kind: 'press', key }, () => actAndSettle(page, () => page.keyboard.press(key)));
         return state.report(`Pressed ${key}.`);
       }),
   });
@@ -77,9 +81,11 @@ export function selectOptionTool(state: BrowserToolState): Tool {
       state.run(`Selecting in ${ref}`, async (page) => {
         const element = await resolveRef(page, ref);
         let selected: string[] = [];
-        await actAndSettle(page, async () => {
-          selected = await element.selectOption(values, { timeout: ACTION_TIMEOUT_MS });
-        });
+        await state.act({ kind: 'select', target: element, values }, () =>
+          actAndSettle(page, async () => {
+            selected = await element.selectOption(values, { timeout: ACTION_TIMEOUT_MS });
+          }),
+        );
         return state.report(`Selected ${JSON.stringify(selected)} in ${ref}.`);
       }),
   });

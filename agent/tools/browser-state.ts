@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import type { ToolOutput } from '../tool.js';
 import { describePage, normalizeOrigins, toToolError } from './browser-page.js';
 
@@ -12,7 +12,20 @@ export interface BrowserToolSession {
   consoleMessages: () => readonly string[];
   /** Origins (or URLs; their origin is taken) the model may navigate to, e.g. the app's `http://127.0.0.1:4100`. */
   allowedOrigins: string[];
+  /**
+   * Told of each action before it runs (the target still on the page), e.g. to record a replayable check.
+   * Returns what to call once the action succeeded; a failed action is never confirmed.
+   */
+  recordAction?: (action: BrowserActionNote) => Promise<(() => void) | undefined>;
 }
+
+/** A browser action as a tool performs it; `target` is the live element the model's ref points to. */
+export type BrowserActionNote =
+  | { kind: 'navigate'; url: string }
+  | { kind: 'click'; target: Locator }
+  | { kind: 'type'; target: Locator; text: string; submit: boolean }
+  | { kind: 'press'; key: string }
+  | { kind: 'select'; target: Locator; values: string[] };
 
 /** Console lines of these kinds are shown in action results as soon as they appear. */
 const ALERT_PREFIXES = ['[error]', '[pageerror]', '[crash]'];
@@ -31,6 +44,8 @@ export interface BrowserToolState {
   report(result: string): Promise<string>;
   /** Console messages the model has not been shown yet, marking them shown. */
   takeUnseenConsole(): readonly string[];
+  /** Performs an action, telling the session's recorder (if any) before and after it succeeded. */
+  act(note: BrowserActionNote, body: () => Promise<void>): Promise<void>;
 }
 
 /** Creates the shared state for one set of browser tools. */
@@ -60,6 +75,12 @@ export function createBrowserToolState(session: BrowserToolSession): BrowserTool
       }
       lines.push(await describePage(session.page));
       return lines.join('\n');
+    },
+    async act(note, body) {
+      // A recorder that fails must not fail the model's action: the check is then just not recorded.
+      const confirm = await session.recordAction?.(note).catch(() => undefined);
+      await body();
+      confirm?.();
     },
     takeUnseenConsole() {
       // The session's list is capped (oldest dropped first); once it is full, new lines go unannounced

@@ -18,7 +18,7 @@ import {
 import { type BrowserToolSession, type BrowserToolState, createBrowserToolState } from './browser-state.js';
 import { truncateMiddle } from './truncate.js';
 
-export type { BrowserToolSession } from './browser-state.js';
+export type { BrowserActionNote, BrowserToolSession } from './browser-state.js';
 
 /** Names of the browser tools, in the order `createBrowserTools` returns them. */
 export const BROWSER_TOOL_NAMES = [
@@ -62,13 +62,15 @@ function navigateTool(state: BrowserToolState): Tool {
       state.run(`Navigating to ${url}`, async (page) => {
         const target = checkNavigationTarget(url, state.allowedOrigins, page.url());
         let status: number | undefined;
-        await actAndSettle(page, async () => {
-          const response = await page.goto(target.href, {
-            waitUntil: 'load',
-            timeout: NAVIGATION_TIMEOUT_MS,
-          });
-          status = response?.status();
-        });
+        await state.act({ kind: 'navigate', url: target.href }, () =>
+          actAndSettle(page, async () => {
+            const response = await page.goto(target.href, {
+              waitUntil: 'load',
+              timeout: NAVIGATION_TIMEOUT_MS,
+            });
+            status = response?.status();
+          }),
+        );
         const http = status === undefined ? '' : ` (HTTP ${status})`;
         return state.report(`Navigated to ${target.href}${http}.`);
       }),
