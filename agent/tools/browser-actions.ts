@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool, type Tool } from '../tool.js';
+import { describeTarget } from './browser-log.js';
 import { ACTION_TIMEOUT_MS, actAndSettle, resolveRef } from './browser-page.js';
-import type { BrowserToolState } from './browser-state.js';
+import type { BrowserCall, BrowserToolState } from './browser-state.js';
 
 const refParameter = z.string().min(1).describe('Element ref from the latest snapshot, e.g. "e5"');
 
@@ -13,13 +14,16 @@ export function clickTool(state: BrowserToolState): Tool {
       'Click the element with this ref (from the latest snapshot). Returns the page snapshot afterwards.',
     parameters: z.object({ ref: refParameter }),
     execute: ({ ref }) =>
-      state.run(`Clicking ${ref}`, async (page) => {
-        const element = await resolveRef(page, ref);
-        await state.act({ kind: 'click', target: element }, () =>
-          actAndSettle(page, () => element.click({ timeout: ACTION_TIMEOUT_MS })),
-        );
-        return state.report(`Clicked ${ref}.`);
-      }),
+      state.run(
+        `Clicking ${ref}`,
+        async (page) => {
+          const element = await resolveRef(page, ref);
+          const target = await describeTarget(element, ref, state.observations.lastSnapshot());
+          await actAndSettle(page, () => element.click({ timeout: ACTION_TIMEOUT_MS }));
+          return state.report(`Clicked ${ref}.`, { ...action('browser_click', { ref }), target });
+        },
+        action('browser_click', { ref }),
+      ),
   });
 }
 
@@ -34,19 +38,24 @@ export function typeTool(state: BrowserToolState): Tool {
       text: z.string().describe('Text to enter'),
       submit: z.boolean().optional().describe('Press Enter after typing'),
     }),
-    execute: ({ ref, text, submit }) =>
-      state.run(`Typing into ${ref}`, async (page) => {
-        const element = await resolveRef(page, ref);
-        await state.act({ kind: 'type', target: element, text, submit: submit === true }, () =>
-          actAndSettle(page, async () => {
+    execute: (args) =>
+      state.run(
+        `Typing into ${args.ref}`,
+        async (page) => {
+          const { ref, text, submit } = args;
+          const element = await resolveRef(page, ref);
+          const target = await describeTarget(element, ref, state.observations.lastSnapshot());
+          await actAndSettle(page, async () => {
             await element.fill(text, { timeout: ACTION_TIMEOUT_MS });
             if (submit) await element.press('Enter', { timeout: ACTION_TIMEOUT_MS });
-          }),
-        );
-        return state.report(
-          `Typed ${JSON.stringify(text)} into ${ref}${submit ? ' and pressed Enter' : ''}.`,
-        );
-      }),
+          });
+          return state.report(
+            `Typed ${JSON.stringify(text)} into ${ref}${submit ? ' and pressed Enter' : ''}.`,
+            { ...action('browser_type', args), target },
+          );
+        },
+        action('browser_type', args),
+      ),
   });
 }
 
@@ -60,10 +69,14 @@ export function pressKeyTool(state: BrowserToolState): Tool {
       key: z.string().min(1).describe('Key name or combination, e.g. "Enter" or "Shift+Tab"'),
     }),
     execute: ({ key }) =>
-      state.run(`Pressing ${key}`, async (page) => {
-        await state.act({ kind: 'press', key }, () => actAndSettle(page, () => page.keyboard.press(key)));
-        return state.report(`Pressed ${key}.`);
-      }),
+      state.run(
+        `Pressing ${key}`,
+        async (page) => {
+          await actAndSettle(page, () => page.keyboard.press(key));
+          return state.report(`Pressed ${key}.`, action('browser_press_key', { key }));
+        },
+        action('browser_press_key', { key }),
+      ),
   });
 }
 
@@ -78,15 +91,26 @@ export function selectOptionTool(state: BrowserToolState): Tool {
       values: z.array(z.string()).min(1).describe('Values or labels to select (several for a multi-select)'),
     }),
     execute: ({ ref, values }) =>
-      state.run(`Selecting in ${ref}`, async (page) => {
-        const element = await resolveRef(page, ref);
-        let selected: string[] = [];
-        await state.act({ kind: 'select', target: element, values }, () =>
-          actAndSettle(page, async () => {
+      state.run(
+        `Selecting in ${ref}`,
+        async (page) => {
+          const element = await resolveRef(page, ref);
+          const target = await describeTarget(element, ref, state.observations.lastSnapshot());
+          let selected: string[] = [];
+          await actAndSettle(page, async () => {
             selected = await element.selectOption(values, { timeout: ACTION_TIMEOUT_MS });
-          }),
-        );
-        return state.report(`Selected ${JSON.stringify(selected)} in ${ref}.`);
-      }),
+          });
+          return state.report(`Selected ${JSON.stringify(selected)} in ${ref}.`, {
+            ...action('browser_select_option', { ref, values }),
+            target,
+          });
+        },
+        action('browser_select_option', { ref, values }),
+      ),
   });
+}
+
+/** An action call for the observation log. */
+export function action(tool: string, args: Record<string, unknown>): BrowserCall {
+  return { tool, kind: 'action', args };
 }

@@ -1,5 +1,6 @@
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { ToolOutput } from '../tool.js';
+import { type ObservationKind, ObservationLog, type ObservedTarget } from './browser-log.js';
 import { describePage, normalizeOrigins, toToolError } from './browser-page.js';
 
 /** What the browser tools work on: one page of one evaluation and where its evidence goes. */
@@ -12,20 +13,9 @@ export interface BrowserToolSession {
   consoleMessages: () => readonly string[];
   /** Origins (or URLs; their origin is taken) the model may navigate to, e.g. the app's `http://127.0.0.1:4100`. */
   allowedOrigins: string[];
-  /**
-   * Told of each action before it runs (the target still on the page), e.g. to record a replayable check.
-   * Returns what to call once the action succeeded; a failed action is never confirmed.
-   */
-  recordAction?: (action: BrowserActionNote) => Promise<(() => void) | undefined>;
+  /** Where every call and what it showed is recorded; pass one to read it afterwards (a private one otherwise). */
+  observations?: ObservationLog;
 }
-
-/** A browser action as a tool performs it; `target` is the live element the model's ref points to. */
-export type BrowserActionNote =
-  | { kind: 'navigate'; url: string }
-  | { kind: 'click'; target: Locator }
-  | { kind: 'type'; target: Locator; text: string; submit: boolean }
-  | { kind: 'press'; key: string }
-  | { kind: 'select'; target: Locator; values: string[] };
 
 /** Console lines of these kinds are shown in action results as soon as they appear. */
 const ALERT_PREFIXES = ['[error]', '[pageerror]', '[crash]'];
@@ -33,35 +23,64 @@ const ALERT_PREFIXES = ['[error]', '[pageerror]', '[crash]'];
 /** At most this many new console errors are quoted in one action result. */
 const MAX_ALERTS_PER_RESULT = 5;
 
+/** One tool call as the observation log records it. */
+export interface BrowserCall {
+  tool: string;
+  kind: ObservationKind;
+  args: Record<string, unknown>;
+  target?: ObservedTarget;
+  navigation?: { url: string; status?: number };
+}
+
 /** Shared plumbing of the browser tools: error conversion, the after-action report, console bookkeeping. */
 export interface BrowserToolState {
   readonly session: BrowserToolSession;
   /** Allowed origins in normalized form (`scheme://host:port`). */
   readonly allowedOrigins: string[];
-  /** Runs a tool body; any failure becomes a ToolError whose message starts with `what`. */
-  run(what: string, body: (page: Page) => Promise<ToolOutput | string>): Promise<ToolOutput | string>;
-  /** A one-line result, any new console errors, then URL, title and a fresh snapshot. */
-  report(result: string): Promise<string>;
+  /** The session's observation log. */
+  readonly observations: ObservationLog;
+  /** The page the tools act on now. */
+  page(): Page;
+  /**
+   * Runs a tool body; any failure becomes a ToolError whose message starts with `what`, and is recorded in the
+   * observation log when `call` is given.
+   */
+  run(
+    what: string,
+    body: (page: Page) => Promise<ToolOutput | string>,
+    call?: BrowserCall,
+  ): Promise<ToolOutput | string>;
+  /**
+   * A one-line result, any new console errors, then URL, title and a fresh snapshot; the call and the snapshot
+   * are recorded in the observation log. `details.pageChanged` says whether the page differs from the last view.
+   */
+  report(result: string, call: BrowserCall): Promise<ToolOutput>;
   /** Console messages the model has not been shown yet, marking them shown. */
   takeUnseenConsole(): readonly string[];
-  /** Performs an action, telling the session's recorder (if any) before and after it succeeded. */
-  act(note: BrowserActionNote, body: () => Promise<void>): Promise<void>;
 }
 
 /** Creates the shared state for one set of browser tools. */
 export function createBrowserToolState(session: BrowserToolSession): BrowserToolState {
   let shown = 0;
+  const observations = session.observations ?? new ObservationLog();
+  observations.watch(session.page);
   const state: BrowserToolState = {
     session,
     allowedOrigins: normalizeOrigins(session.allowedOrigins),
-    async run(what, body) {
+    observations,
+    page: () => session.page,
+    async run(what, body, call) {
+      const page = state.page();
       try {
-        return await body(session.page);
+        return await body(page);
       } catch (error) {
-        throw toToolError(error, what);
+        const failure = toToolError(error, what);
+        if (call) observations.record({ ...call, ok: false, error: failure.message, url: page.url() });
+        throw failure;
       }
     },
-    async report(result) {
+    async report(result, call) {
+      const page = state.page();
       const alerts = state
         .takeUnseenConsole()
         .filter((line) => ALERT_PREFIXES.some((p) => line.startsWith(p)));
@@ -69,18 +88,17 @@ export function createBrowserToolState(session: BrowserToolSession): BrowserTool
       if (alerts.length) {
         lines.push(`New console errors (${alerts.length}):`, ...alerts.slice(-MAX_ALERTS_PER_RESULT));
       }
-      const outside = !state.allowedOrigins.includes(safeOrigin(session.page.url()));
-      if (outside && session.page.url() !== 'about:blank') {
+      const outside = !state.allowedOrigins.includes(safeOrigin(page.url()));
+      if (outside && page.url() !== 'about:blank') {
         lines.push('Note: the page is now outside the app under test.');
       }
-      lines.push(await describePage(session.page));
-      return lines.join('\n');
-    },
-    async act(note, body) {
-      // A recorder that fails must not fail the model's action: the check is then just not recorded.
-      const confirm = await session.recordAction?.(note).catch(() => undefined);
-      await body();
-      confirm?.();
+      const view = await describePage(page);
+      lines.push(view);
+      const entry = observations.record({ ...call, ok: true, url: page.url(), snapshot: view });
+      return {
+        content: lines.join('\n'),
+        details: { observation: entry.seq, pageChanged: entry.pageChanged },
+      };
     },
     takeUnseenConsole() {
       // The session's list is capped (oldest dropped first); once it is full, new lines go unannounced

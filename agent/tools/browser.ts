@@ -6,19 +6,24 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool, ToolError } from '../tool.js';
-import { clickTool, pressKeyTool, selectOptionTool, typeTool } from './browser-actions.js';
+import { action, clickTool, pressKeyTool, selectOptionTool, typeTool } from './browser-actions.js';
 import {
   ACTION_TIMEOUT_MS,
   actAndSettle,
   checkNavigationTarget,
-  describePage,
   MAX_WAIT_MS,
   NAVIGATION_TIMEOUT_MS,
 } from './browser-page.js';
-import { type BrowserToolSession, type BrowserToolState, createBrowserToolState } from './browser-state.js';
+import {
+  type BrowserCall,
+  type BrowserToolSession,
+  type BrowserToolState,
+  createBrowserToolState,
+} from './browser-state.js';
 import { truncateMiddle } from './truncate.js';
 
-export type { BrowserActionNote, BrowserToolSession } from './browser-state.js';
+export * from './browser-log.js';
+export type { BrowserToolSession } from './browser-state.js';
 
 /** Names of the browser tools, in the order `createBrowserTools` returns them. */
 export const BROWSER_TOOL_NAMES = [
@@ -32,6 +37,11 @@ export const BROWSER_TOOL_NAMES = [
   'browser_take_screenshot',
   'browser_console_messages',
 ] as const;
+
+/** A look at the page (no action) for the observation log. */
+function observation(tool: string, args: Record<string, unknown>): BrowserCall {
+  return { tool, kind: 'observation', args };
+}
 
 /** Bytes of console output returned by `browser_console_messages`. */
 const CONSOLE_MAX_BYTES = 16_000;
@@ -59,21 +69,26 @@ function navigateTool(state: BrowserToolState): Tool {
       'Open a URL of the app under test (absolute, or a path like "/settings"). Other sites and file:// are refused. Returns the page snapshot.',
     parameters: z.object({ url: z.string().min(1).describe('URL or path on the app under test') }),
     execute: ({ url }) =>
-      state.run(`Navigating to ${url}`, async (page) => {
-        const target = checkNavigationTarget(url, state.allowedOrigins, page.url());
-        let status: number | undefined;
-        await state.act({ kind: 'navigate', url: target.href }, () =>
-          actAndSettle(page, async () => {
+      state.run(
+        `Navigating to ${url}`,
+        async (page) => {
+          const target = checkNavigationTarget(url, state.allowedOrigins, page.url());
+          let status: number | undefined;
+          await actAndSettle(page, async () => {
             const response = await page.goto(target.href, {
               waitUntil: 'load',
               timeout: NAVIGATION_TIMEOUT_MS,
             });
             status = response?.status();
-          }),
-        );
-        const http = status === undefined ? '' : ` (HTTP ${status})`;
-        return state.report(`Navigated to ${target.href}${http}.`);
-      }),
+          });
+          const http = status === undefined ? '' : ` (HTTP ${status})`;
+          return state.report(`Navigated to ${target.href}${http}.`, {
+            ...action('browser_navigate', { url }),
+            navigation: { url: page.url(), ...(status === undefined ? {} : { status }) },
+          });
+        },
+        action('browser_navigate', { url }),
+      ),
   });
 }
 
@@ -83,7 +98,11 @@ function snapshotTool(state: BrowserToolState): Tool {
     description:
       'The current page as an accessibility snapshot; elements carry refs like [ref=e5] for the other browser tools.',
     parameters: z.object({}),
-    execute: () => state.run('Taking a snapshot', (page) => describePage(page)),
+    execute: () =>
+      state.run('Taking a snapshot', async () => {
+        const output = await state.report('', observation('browser_snapshot', {}));
+        return { ...output, content: output.content.replace(/^\n/, '') };
+      }),
   });
 }
 
@@ -107,8 +126,9 @@ function waitForTool(state: BrowserToolState): Tool {
           message: 'Give text, text_gone or time_ms.',
         },
       ),
-    execute: ({ text, text_gone, time_ms }) =>
+    execute: (args) =>
       state.run('Waiting', async (page) => {
+        const { text, text_gone, time_ms } = args;
         const limit = Math.min(time_ms ?? MAX_WAIT_MS, MAX_WAIT_MS);
         const waited: string[] = [];
         if (text !== undefined) {
@@ -131,7 +151,7 @@ function waitForTool(state: BrowserToolState): Tool {
           await page.waitForTimeout(limit);
           waited.push(`waited ${limit} ms`);
         }
-        return state.report(`Done: ${waited.join('; ')}.`);
+        return state.report(`Done: ${waited.join('; ')}.`, observation('browser_wait_for', args));
       }),
   });
 }
