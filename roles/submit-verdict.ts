@@ -10,8 +10,8 @@ export class VerdictCollector {
     readonly featureIds: readonly string[],
   ) {}
 
-  /** Records a verdict or explains why it is refused. */
-  submit(verdict: SubmittedVerdict): string {
+  /** Throws a ToolError the model can act on when the verdict cannot be recorded. */
+  validate(verdict: SubmittedVerdict): void {
     if (!this.featureIds.includes(verdict.feature_id)) {
       throw new ToolError(
         `${verdict.feature_id} is not under evaluation in this session; expected one of ${this.featureIds.join(', ')}.`,
@@ -28,6 +28,11 @@ export class VerdictCollector {
         'A pass needs every step performed and observed: list each step with ok: true and its evidence, or submit fail.',
       );
     }
+  }
+
+  /** Records a verdict or explains why it is refused. */
+  submit(verdict: SubmittedVerdict): string {
+    this.validate(verdict);
     this.verdicts.set(verdict.feature_id, verdict);
     const missing = this.missing();
     return missing.length
@@ -46,15 +51,27 @@ export class VerdictCollector {
   }
 }
 
-/** The `submit_verdict` tool of DESIGN.md, writing into a collector (the harness applies verdicts later). */
-export function createSubmitVerdictTool(collector: VerdictCollector) {
+/** Looks at a valid verdict before it is recorded: accepts it (possibly changed) or refuses it with a message. */
+export type VerdictReview = (
+  verdict: SubmittedVerdict,
+) => Promise<{ accept: SubmittedVerdict } | { refuse: string }>;
+
+/**
+ * The `submit_verdict` tool of DESIGN.md, writing into a collector (the harness applies verdicts later);
+ * `review` (the recorded-check gate) may send a verdict back to the model or change it.
+ */
+export function createSubmitVerdictTool(collector: VerdictCollector, review?: VerdictReview) {
   return defineTool({
     name: 'submit_verdict',
     description:
       'Submit your verdict for one feature after performing its steps: pass (every step performed and observed), fail (the product is wrong), or blocked (the check could not run). Once per feature.',
     parameters: SubmittedVerdict,
     async execute(args) {
-      return collector.submit(args);
+      if (!review) return collector.submit(args);
+      collector.validate(args);
+      const decision = await review(args);
+      if ('refuse' in decision) throw new ToolError(decision.refuse);
+      return collector.submit(decision.accept);
     },
   });
 }
