@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { actAndSettle } from '../agent/tools/browser-page.js';
+import { actAndSettle, NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
 import {
   type CheckAction,
   type CheckExpectation,
@@ -119,7 +119,10 @@ async function perform(page: Page, action: CheckAction, baseUrl: string): Promis
   switch (action.kind) {
     case 'goto':
       await actAndSettle(page, async () => {
-        await page.goto(new URL(action.path, baseUrl).href, { waitUntil: 'load', timeout });
+        await page.goto(new URL(action.path, baseUrl).href, {
+          waitUntil: 'load',
+          timeout: NAVIGATION_TIMEOUT_MS,
+        });
       });
       return page;
     case 'click':
@@ -170,7 +173,7 @@ async function click(
     return page;
   }
   const [popup] = await Promise.all([page.waitForEvent('popup', { timeout }), element.click({ timeout })]);
-  await popup.waitForLoadState('load', { timeout });
+  await popup.waitForLoadState('load', { timeout: NAVIGATION_TIMEOUT_MS });
   return popup;
 }
 

@@ -13,6 +13,7 @@ import { checkReplaysDir } from '../core/paths.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { startFreshApp } from './fresh-app.js';
+import type { AppStartInput } from './sandbox.js';
 import type { RoleSessionInput } from './types.js';
 
 const log = moduleLogger('roles/check-sweep');
@@ -66,11 +67,16 @@ export async function replayFirst(
   }
 }
 
-async function replayOnOneApp(
-  input: RoleSessionInput,
+/**
+ * Replays checks against one fresh app; a red one again on an app of its own before it counts. Keeps each
+ * result as the feature's last replay (`by`).
+ */
+export async function replayOnOneApp(
+  input: AppStartInput,
   repo: WorkspaceRepo,
   browser: Browser,
   checks: RecordedCheck[],
+  by: 'sweep' | 'cli' = 'sweep',
 ): Promise<Map<string, ReplayResult>> {
   const results = new Map<string, ReplayResult>();
   const screenshotDir = path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots');
@@ -98,7 +104,7 @@ async function replayOnOneApp(
   }
   const at = new Date((input.clock ?? Date.now)()).toISOString();
   for (const result of results.values()) {
-    await saveReplay(input.dataDir, input.runId, result, { by: 'sweep', at }).catch((error) =>
+    await saveReplay(input.dataDir, input.runId, result, { by, at }).catch((error) =>
       log.warn({ err: error }, 'could not keep the replay result'),
     );
   }

@@ -4,8 +4,7 @@ import { runDataDir, sessionAppLogPath } from '../core/paths.js';
 import { freshAppCopy } from '../handoff/app-copy.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
-import { boxOptions } from './sandbox.js';
-import type { RoleSessionInput } from './types.js';
+import { type AppStartInput, boxOptions } from './sandbox.js';
 
 /** A started app and what stops it and removes its copy; or why it did not start. */
 export type FreshAppResult = { ok: true; app: RunningApp } | { ok: false; reason: string };
@@ -16,7 +15,7 @@ export type FreshAppResult = { ok: true; app: RunningApp } | { ok: false; reason
  * The app log of the session gets the output. `stop` stops the app and removes the copy.
  */
 export async function startFreshApp(
-  input: RoleSessionInput,
+  input: AppStartInput,
   repo: WorkspaceRepo,
   label: string,
 ): Promise<FreshAppResult> {

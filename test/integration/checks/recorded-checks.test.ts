@@ -77,8 +77,10 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
   };
 
   it('a pass leaves a committed check with stable locators that replayed green on a fresh app', async () => {
-    const { verdict, modelRequests } = await evaluate('evaluate');
-    expect(verdict?.verdict).toBe('pass');
+    const { verdict, modelRequests, result } = await evaluate('evaluate');
+    expect(verdict?.verdict, `${result.reason} ${JSON.stringify(await readReplays(dataDir, 'r-test'))}`).toBe(
+      'pass',
+    );
     expect(modelRequests).toBeGreaterThan(0);
     const file = await readCheckFile(workspace, 'F-001');
     expect(file?.current).toMatchObject({ featureId: 'F-001', version: 1, origin: { reason: 'evaluate' } });
@@ -86,14 +88,23 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
     const json = JSON.stringify(file);
     expect(json).not.toMatch(/\be\d+\b|aria-ref|getByRef/);
     expect(file?.current.actions).toContainEqual(
-      expect.objectContaining({ kind: 'fill', target: "getByRole('textbox', { name: 'New todo', exact: true })" }),
+      expect.objectContaining({
+        kind: 'fill',
+        target: "getByRole('textbox', { name: 'New todo', exact: true })",
+      }),
     );
     expect(file?.current.expectations).toContainEqual({ kind: 'text', text: 'Add', visible: true });
     // Committed by the harness with the verdict: nothing left over in the tree.
-    const tracked = await runGit(openRepo(workspace), ['ls-files', checkFilePath('F-001'), specPath('F-001')]);
+    const tracked = await runGit(openRepo(workspace), [
+      'ls-files',
+      checkFilePath('F-001'),
+      specPath('F-001'),
+    ]);
     expect(tracked.trim().split('\n')).toEqual([checkFilePath('F-001'), specPath('F-001')]);
     expect((await runGit(openRepo(workspace), ['status', '--porcelain'])).trim()).toBe('');
-    expect(await readReplays(dataDir, 'r-test')).toMatchObject({ 'F-001': { ok: true, by: 'gate', version: 1 } });
+    expect(await readReplays(dataDir, 'r-test')).toMatchObject({
+      'F-001': { ok: true, by: 'gate', version: 1 },
+    });
   });
 
   it('a regression check replays the check green with zero model requests', async () => {
@@ -105,11 +116,18 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
   });
 
   it('a generator that breaks the feature is caught by the replay and confirmed by the evaluator, naming the failed expectation', async () => {
-    await commitChange('api/todos.js', 'createTodo(title)', 'createTodo(title.slice(0, 5))', 'F-001 shorter titles');
+    await commitChange(
+      'api/todos.js',
+      'createTodo(title)',
+      'createTodo(title.slice(0, 5))',
+      'F-001 shorter titles',
+    );
     const { verdict, modelRequests } = await evaluate('regression');
     expect(modelRequests).toBeGreaterThan(0); // the red check went to the evaluator
     expect(verdict?.verdict).toBe('fail');
-    expect(verdict?.issues[0]).toMatch(/^The recorded check v1 failed at expectation \d+: text ".+" is visible/);
+    expect(verdict?.issues[0]).toMatch(
+      /^The recorded check v1 failed at expectation \d+: text ".+" is visible/,
+    );
     expect((await readFeatureList(workspace)).find((f) => f.id === 'F-001')?.passes).toBe(false);
     expect(await readFile(path.join(workspace, '.nightshift/feedback/F-001.md'), 'utf8')).toContain(
       'recorded check v1 failed',
