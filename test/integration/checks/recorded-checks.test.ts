@@ -107,6 +107,18 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
     expect(await readReplays(dataDir, 'r-test')).toMatchObject({
       'F-001': { ok: true, by: 'gate', version: 1 },
     });
+    // The dashboard's view of it (GET /api/runs/:id/checks).
+    const run = { id: 'r-test', workspace: { kind: 'local', path: workspace } } as RunRecord;
+    const view = await checksView(run, dataDir);
+    expect(view.checks.find((item) => item.featureId === 'F-001')).toMatchObject({
+      check: { version: 1, reason: 'evaluate', flaky: null, previousVersions: [] },
+      lastReplay: { ok: true, by: 'gate' },
+    });
+    expect(view.checks.find((item) => item.featureId === 'F-002')).toEqual({
+      featureId: 'F-002',
+      check: null,
+      lastReplay: null,
+    });
   });
 
   it('a regression check replays the check green with zero model requests', async () => {
