@@ -58,17 +58,13 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
         );
         let results: Map<string, ReplayResult>;
         try {
-          const holder = await pool.acquireContext({ evidenceDir: context.dataDir, trace: false });
-          const browser = holder.page.context().browser();
-          if (!browser) throw new Error('the browser context has no browser');
           const input = {
             runId: run.id,
             session: 0,
             dataDir: context.dataDir,
             sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
           };
-          results = await replayOnOneApp(input, openRepo(workspace), browser, selected, 'cli');
-          await holder.close();
+          results = await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
         } finally {
           await pool.close();
         }

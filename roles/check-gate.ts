@@ -122,7 +122,7 @@ export function freshReplay(deps: {
   startApp: () => Promise<
     { ok: true; app: { url: string; stop(): Promise<void> } } | { ok: false; reason: string }
   >;
-  newContext: () => Promise<{ page: Page; close(): Promise<unknown> }>;
+  newContext: () => Promise<{ page: Page; allowOrigin(origin: string): void; close(): Promise<unknown> }>;
   screenshotDir: string;
 }): FreshReplay {
   return async (check) => {
@@ -137,6 +137,7 @@ export function freshReplay(deps: {
       };
     }
     const context = await deps.newContext();
+    context.allowOrigin(started.app.url);
     try {
       return await replayInContext(context.page.context(), check, {
         baseUrl: started.app.url,

@@ -4,9 +4,8 @@
  * zero tokens; only features whose check is red (or missing) go on to the LLM evaluator, told what failed.
  */
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
 import { describeExpectation, type RecordedCheck } from '../checks/format.js';
-import { type ReplayResult, replayCheck } from '../checks/replay.js';
+import { type ReplayResult, replayInContext } from '../checks/replay.js';
 import { readCheckFile, saveReplay } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { checkReplaysDir } from '../core/paths.js';
@@ -14,7 +13,7 @@ import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { startFreshApp } from './fresh-app.js';
 import type { AppStartInput } from './sandbox.js';
-import type { RoleSessionInput } from './types.js';
+import type { BrowserSource, RoleSessionInput } from './types.js';
 
 const log = moduleLogger('roles/check-sweep');
 
@@ -45,14 +44,7 @@ export async function replayFirst(
     for (const feature of features) if (checks.has(feature.id)) toEvaluate.push({ feature });
     return { passed: [], toEvaluate };
   }
-  const holder = await input.browser.acquireContext({
-    evidenceDir: checkReplaysDir(input.dataDir, input.runId),
-    trace: false,
-  });
-  const browser = holder.page.context().browser();
-  try {
-    if (!browser) throw new Error('the browser context has no browser');
-    const results = await replayOnOneApp(input, repo, browser, [...checks.values()]);
+  const results = await replayOnOneApp(input, repo, input.browser, [...checks.values()]);
     const passed: VerdictRecord[] = [];
     for (const feature of features) {
       const check = checks.get(feature.id);
@@ -62,8 +54,6 @@ export async function replayFirst(
       else toEvaluate.push({ feature, failure: failureText(check, result) });
     }
     return { passed, toEvaluate };
-  } finally {
-    await holder.close().catch(() => undefined);
   }
 }
 
@@ -74,7 +64,7 @@ export async function replayFirst(
 export async function replayOnOneApp(
   input: AppStartInput,
   repo: WorkspaceRepo,
-  browser: Browser,
+  browser: BrowserSource,
   checks: RecordedCheck[],
   by: 'sweep' | 'cli' = 'sweep',
 ): Promise<Map<string, ReplayResult>> {
@@ -90,7 +80,7 @@ export async function replayOnOneApp(
       for (const check of list) {
         results.set(
           check.featureId,
-          await replayCheck(browser, check, { baseUrl: started.app.url, screenshotDir }),
+          await replayGated(browser, check, { baseUrl: started.app.url, screenshotDir }, input.dataDir, input.runId),
         );
       }
     } finally {
@@ -109,6 +99,23 @@ export async function replayOnOneApp(
     );
   }
   return results;
+}
+
+/** A replay in a fresh context of the pool, behind its gate: the context reaches the replay app's origin only. */
+async function replayGated(
+  browser: BrowserSource,
+  check: RecordedCheck,
+  options: { baseUrl: string; screenshotDir: string },
+  dataDir: string,
+  runId: string,
+): Promise<ReplayResult> {
+  const context = await browser.acquireContext({ evidenceDir: checkReplaysDir(dataDir, runId), trace: false });
+  context.allowOrigin(options.baseUrl);
+  try {
+    return await replayInContext(context.page.context(), check, options);
+  } finally {
+    await context.close().catch(() => undefined);
+  }
 }
 
 function appDidNotStart(check: RecordedCheck, reason: string): ReplayResult {

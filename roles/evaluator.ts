@@ -14,6 +14,7 @@ import { startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
+import { browserBlockedEvents } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';
@@ -78,7 +79,7 @@ export async function prepareEvaluator(
   // port differs each time; the browser tools resolve relative URLs against the allowed origin themselves).
   const [started, acquired] = await Promise.all([
     startFreshApp(input, repo, 'evaluation'),
-    browser.acquireContext({ evidenceDir, trace: true }).then(
+    browser.acquireContext({ evidenceDir, trace: true, onBlocked: browserBlockedEvents(input) }).then(
       (context) => ({ ok: true as const, context }),
       (error: unknown) => ({ ok: false as const, error: error as Error }),
     ),
@@ -94,6 +95,8 @@ export async function prepareEvaluator(
     return blockAll(`the browser could not be started: ${acquired.error.message}`);
   }
   const evaluation = acquired.context;
+  // From here the context reaches the app and nothing else (every other request is refused and listed).
+  evaluation.allowOrigin(app.url);
   const collector = new VerdictCollector(openIds);
   const observations = new ObservationLog(clock);
   let replays = 0;
@@ -109,7 +112,11 @@ export async function prepareEvaluator(
     replay: freshReplay({
       startApp: () => startFreshApp(input, repo, `replay-${++replays}`),
       newContext: () =>
-        browser.acquireContext({ evidenceDir: checkReplaysDir(input.dataDir, input.runId), trace: false }),
+        browser.acquireContext({
+          evidenceDir: checkReplaysDir(input.dataDir, input.runId),
+          trace: false,
+          onBlocked: browserBlockedEvents(input),
+        }),
       screenshotDir: path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots'),
     }),
   });
