@@ -45,16 +45,15 @@ export async function replayFirst(
     return { passed: [], toEvaluate };
   }
   const results = await replayOnOneApp(input, repo, input.browser, [...checks.values()]);
-    const passed: VerdictRecord[] = [];
-    for (const feature of features) {
-      const check = checks.get(feature.id);
-      const result = results.get(feature.id);
-      if (!check || !result) continue;
-      if (result.ok) passed.push(replayVerdict(input, check, result));
-      else toEvaluate.push({ feature, failure: failureText(check, result) });
-    }
-    return { passed, toEvaluate };
+  const passed: VerdictRecord[] = [];
+  for (const feature of features) {
+    const check = checks.get(feature.id);
+    const result = results.get(feature.id);
+    if (!check || !result) continue;
+    if (result.ok) passed.push(replayVerdict(input, check, result));
+    else toEvaluate.push({ feature, failure: failureText(check, result) });
   }
+  return { passed, toEvaluate };
 }
 
 /**
@@ -80,7 +79,13 @@ export async function replayOnOneApp(
       for (const check of list) {
         results.set(
           check.featureId,
-          await replayGated(browser, check, { baseUrl: started.app.url, screenshotDir }, input.dataDir, input.runId),
+          await replayGated(
+            browser,
+            check,
+            { baseUrl: started.app.url, screenshotDir },
+            input.dataDir,
+            input.runId,
+          ),
         );
       }
     } finally {
@@ -109,7 +114,10 @@ async function replayGated(
   dataDir: string,
   runId: string,
 ): Promise<ReplayResult> {
-  const context = await browser.acquireContext({ evidenceDir: checkReplaysDir(dataDir, runId), trace: false });
+  const context = await browser.acquireContext({
+    evidenceDir: checkReplaysDir(dataDir, runId),
+    trace: false,
+  });
   context.allowOrigin(options.baseUrl);
   try {
     return await replayInContext(context.page.context(), check, options);
