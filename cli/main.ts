@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { NightshiftError } from '../core/errors.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
 import { registerAdminCommands } from './admin.js';
+import { registerChecksCommand } from './checks.js';
 import {
   type CliDeps,
   orchestratorOptions,
@@ -34,6 +35,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerWorkerCommand(program, deps);
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
+  registerChecksCommand(program, deps);
   registerScheduleCommand(program, {
     withOrchestrator: (fn) =>
       withOrchestrator(orchestratorOptions(resolveDeps(deps)), (context) => fn(context.orchestrator)),

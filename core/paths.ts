@@ -69,3 +69,8 @@ export function gitRecordPath(home: string, runId: string, workspace: string): s
   const name = createHash('sha256').update(real).digest('hex').slice(0, 16);
   return path.join(runDataDir(home, runId), 'git-known-good', `${name}.json`);
 }
+
+/** The last replay of each feature's recorded check and failure screenshots (`<data>/runs/<run>/checks/`). */
+export function checkReplaysDir(home: string, runId: string): string {
+  return path.join(runDataDir(home, runId), 'checks');
+}

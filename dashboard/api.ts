@@ -8,6 +8,7 @@ import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orches
 import { RunTransitionError } from '../orchestrator/transitions.js';
 import { runActivity } from './activity.js';
 import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
+import { checksView } from './checks-view.js';
 import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
 import { RetryRefusedError, retryRefusal } from './retry.js';
@@ -141,6 +142,9 @@ export function apiRoutes(deps: ApiDeps): Hono {
     if (!detail) throw new FeatureNotFoundError(run.id, featureId);
     return c.json(detail);
   });
+  app.get('/runs/:id/checks', async (c) =>
+    c.json(await checksView(await store.getRun(runId(c)), deps.dataDir)),
+  );
   app.get('/runs/:id/progress', async (c) => c.json(await progress.get(await store.getRun(runId(c)))));
   app.get('/runs/:id/sessions', async (c) => {
     const id = runId(c);

@@ -1,18 +1,20 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AgentResult } from '../agent/loop.js';
 import { createBrowserTools } from '../agent/tools/browser.js';
 import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
-import { sessionAppLogPath, sessionEvidenceDir } from '../core/paths.js';
-import { type RunningApp, startApp } from '../handoff/app-runner.js';
+import { checkReplaysDir, sessionEvidenceDir } from '../core/paths.js';
+import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
-import { type Feature, WORKSPACE_FILES } from '../handoff/formats.js';
+import { type Feature, type VerdictRecord, WORKSPACE_FILES } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
+import { CheckGate, freshReplay } from './check-gate.js';
+import { replayFirst } from './check-sweep.js';
+import { startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions, browserBlockedEvents } from './sandbox.js';
+import { browserBlockedEvents } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';
@@ -72,19 +74,22 @@ export async function prepareEvaluator(
   if (features.length !== input.featureIds.length)
     return blockAll('a feature under evaluation is not in feature_list.json');
   if (!input.browser) return blockAll('no browser is available to this worker');
-  const appLog = sessionAppLogPath(input.dataDir, input.runId, input.session);
-  await mkdir(path.dirname(appLog), { recursive: true });
+  const browser = input.browser;
+  // A regression check replays recorded checks first: only features whose check is red (or missing) reach the model.
+  const first = mode === 'regression' ? await replayFirst(input, repo, features) : undefined;
+  const replayed: VerdictRecord[] = first?.passed ?? [];
+  const failures = new Map(
+    first?.toEvaluate.flatMap(({ feature, failure }) => (failure ? [[feature.id, failure]] : [])),
+  );
+  const open = first ? first.toEvaluate.map((item) => item.feature) : features;
+  if (open.length === 0) return { outcome: 'completed', verdicts: replayed };
+  const openIds = open.map((feature) => feature.id);
   // The app and the browser context start side by side: both take a second or two, and neither needs the other.
   // No base URL is given to the context, so the pool's pre-opened spare context fits every evaluation (the app's
   // port differs each time; the browser tools resolve relative URLs against the allowed origin themselves).
   const [started, acquired] = await Promise.all([
-    startApp({
-      workspace: repo.dir,
-      logFile: appLog,
-      ...boxOptions(input, 'app'),
-      ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
-    }),
-    input.browser.acquireContext({ evidenceDir, trace: true, onBlocked: browserBlockedEvents(input) }).then(
+    startFreshApp(input, repo, 'evaluation'),
+    browser.acquireContext({ evidenceDir, trace: true, onBlocked: browserBlockedEvents(input) }).then(
       (context) => ({ ok: true as const, context }),
       (error: unknown) => ({ ok: false as const, error: error as Error }),
     ),
@@ -103,11 +108,32 @@ export async function prepareEvaluator(
   // From here the context reaches the app and nothing else (every other request is refused and listed).
   evaluation.allowOrigin(app.url);
   const observations = new ObservationLog(clock);
-  const collector = new VerdictCollector(input.featureIds, {
-    features,
+  const collector = new VerdictCollector(openIds, {
+    features: open,
     observations: () => observations.entries(),
     onUngrounded: (featureId, failure, final) =>
       input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
+  });
+  let replays = 0;
+  const gate = new CheckGate({
+    ...input,
+    clock,
+    workspace: repo.dir,
+    features,
+    reason: mode === 'regression' ? 'rerecord' : 'evaluate',
+    page: evaluation.page,
+    appUrl: app.url,
+    observations,
+    replay: freshReplay({
+      startApp: () => startFreshApp(input, repo, `replay-${++replays}`),
+      newContext: () =>
+        browser.acquireContext({
+          evidenceDir: checkReplaysDir(input.dataDir, input.runId),
+          trace: false,
+          onBlocked: browserBlockedEvents(input),
+        }),
+      screenshotDir: path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots'),
+    }),
   });
   let evidence: string[] = [];
   let released = false;
@@ -122,7 +148,7 @@ export async function prepareEvaluator(
   };
   return {
     system: rolePrompt('evaluator'),
-    firstMessage: evaluatorMessage({ appUrl: app.url, features, mode }),
+    firstMessage: evaluatorMessage({ appUrl: app.url, features: open, mode, failures }),
     tools: [
       ...createFileTools({ readOnly: true }),
       ...createBrowserTools({
@@ -132,7 +158,7 @@ export async function prepareEvaluator(
         allowedOrigins: [app.url],
         observations,
       }),
-      createSubmitVerdictTool(collector),
+      createSubmitVerdictTool(collector, (verdict) => gate.review(verdict)),
     ],
     protectedPaths: EVALUATOR_PROTECTED_PATHS,
     unreadablePaths: EVALUATOR_UNREADABLE_PATHS,
@@ -154,18 +180,32 @@ export async function prepareEvaluator(
       const blockedReason = BLOCKING_OUTCOMES.has(result.outcome)
         ? `the evaluator ended (${result.outcome}) without submitting a verdict`
         : undefined;
-      const verdicts = input.featureIds
+      const verdicts = openIds
         .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
         .map((id) => {
           const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
-          const record = toVerdictRecord(id, collector.get(id), context(evidence), why);
+          const record = namingFailedCheck(
+            toVerdictRecord(id, collector.get(id), context(evidence), why),
+            failures.get(id),
+          );
           const ungrounded = collector.groundingFailures(id);
           return ungrounded.length ? { ...record, ungrounded } : record;
         });
+      await gate.write();
       const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
-      return { outcome, ...(result.reason ? { reason: result.reason } : {}), verdicts };
+      return {
+        outcome,
+        ...(result.reason ? { reason: result.reason } : {}),
+        verdicts: [...replayed, ...verdicts],
+      };
     },
   };
+}
+
+/** A failed regression verdict names the recorded check's failed step first, for the generator's feedback. */
+function namingFailedCheck(record: VerdictRecord, failure: string | undefined): VerdictRecord {
+  if (!failure || record.verdict !== 'fail') return record;
+  return { ...record, issues: [`The ${failure}.`, ...record.issues] };
 }
 
 async function featuresUnderEvaluation(repo: WorkspaceRepo, ids: readonly string[]): Promise<Feature[]> {

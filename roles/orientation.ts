@@ -76,13 +76,26 @@ export function evaluatorMessage(input: {
   appUrl: string;
   features: readonly Feature[];
   mode: 'evaluate' | 'regression';
+  /** Features whose recorded check failed its replay, and how (regression checks). */
+  failures?: ReadonlyMap<string, string>;
 }): string {
   const intro =
     input.mode === 'regression'
       ? `Regression check: these features passed before; verify each one still works. Submit one verdict per feature.`
       : `Check this feature. Submit one verdict.`;
-  const features = input.features.map((feature) =>
-    [`## ${feature.id}: ${feature.description}`, 'Steps:', numberedSteps(feature.steps)].join('\n'),
-  );
+  const features = input.features.map((feature) => {
+    const failure = input.failures?.get(feature.id);
+    const replay = failure
+      ? [
+          `Its ${failure}. Decide whether the feature is broken (fail, naming what is wrong) or still works with a changed page (pass: the check is recorded again from what you do).`,
+        ]
+      : [];
+    return [
+      `## ${feature.id}: ${feature.description}`,
+      ...replay,
+      'Steps:',
+      numberedSteps(feature.steps),
+    ].join('\n');
+  });
   return [`# Evaluate the app at ${input.appUrl}`, intro, ...features].join('\n\n');
 }

@@ -29,8 +29,11 @@ export class VerdictCollector {
     private readonly grounding: GroundingSource,
   ) {}
 
-  /** Records a verdict or explains why it is refused. */
-  submit(verdict: SubmittedVerdict): string {
+  /**
+   * Throws a ToolError the model can act on when the verdict cannot be recorded (an ungrounded pass is sent
+   * back this way once); returns false for a pass that is ungrounded past the send-back (recorded as blocked).
+   */
+  validate(verdict: SubmittedVerdict): boolean {
     if (!this.featureIds.includes(verdict.feature_id)) {
       throw new ToolError(
         `${verdict.feature_id} is not under evaluation in this session; expected one of ${this.featureIds.join(', ')}.`,
@@ -39,7 +42,17 @@ export class VerdictCollector {
     if (this.verdicts.has(verdict.feature_id)) {
       throw new ToolError(`A verdict for ${verdict.feature_id} was already submitted; one per feature.`);
     }
-    if (verdict.verdict === 'pass') this.ground(verdict);
+    return verdict.verdict === 'pass' ? this.ground(verdict) : true;
+  }
+
+  /** Records a verdict or explains why it is refused. */
+  submit(verdict: SubmittedVerdict): string {
+    this.validate(verdict);
+    return this.record(verdict);
+  }
+
+  /** Records a verdict that `validate` accepted. */
+  record(verdict: SubmittedVerdict): string {
     this.verdicts.set(verdict.feature_id, verdict);
     const missing = this.missing();
     const recorded = this.blockedReason(verdict.feature_id) ? 'blocked (ungrounded pass)' : verdict.verdict;
@@ -49,18 +62,18 @@ export class VerdictCollector {
   }
 
   /** Throws (sends the pass back) while send-backs remain; afterwards the pass is kept but recorded blocked. */
-  private ground(verdict: SubmittedVerdict): void {
+  private ground(verdict: SubmittedVerdict): boolean {
     const feature = this.grounding.features.find((candidate) => candidate.id === verdict.feature_id);
     const result = feature
       ? groundPass(feature, verdict, this.grounding.observations())
       : { grounded: false as const, problems: [`${verdict.feature_id} is not in feature_list.json.`] };
-    if (result.grounded) return;
+    if (result.grounded) return true;
     const earlier = this.failures.get(verdict.feature_id) ?? [];
     const failure: GroundingFailure = { attempt: earlier.length + 1, problems: result.problems };
     this.failures.set(verdict.feature_id, [...earlier, failure]);
     const final = earlier.length >= UNGROUNDED_SEND_BACKS;
     this.grounding.onUngrounded?.(verdict.feature_id, failure, final);
-    if (final) return;
+    if (final) return false;
     throw new ToolError(
       [
         `This pass for ${verdict.feature_id} is not grounded in what your browser session showed:`,
@@ -100,15 +113,27 @@ export class VerdictCollector {
   }
 }
 
-/** The `submit_verdict` tool of DESIGN.md, writing into a collector (the harness applies verdicts later). */
-export function createSubmitVerdictTool(collector: VerdictCollector) {
+/** Looks at a valid verdict before it is recorded: accepts it (possibly changed) or refuses it with a message. */
+export type VerdictReview = (
+  verdict: SubmittedVerdict,
+) => Promise<{ accept: SubmittedVerdict } | { refuse: string }>;
+
+/**
+ * The `submit_verdict` tool of DESIGN.md, writing into a collector (the harness applies verdicts later);
+ * `review` (the recorded-check gate) may send a verdict back to the model or change it.
+ */
+export function createSubmitVerdictTool(collector: VerdictCollector, review?: VerdictReview) {
   return defineTool({
     name: 'submit_verdict',
     description:
       'Submit your verdict for one feature after performing its steps: pass (every step performed and observed, each with quoted evidence), fail (the product is wrong), or blocked (the check could not run). Once per feature.',
     parameters: SubmittedVerdict,
     async execute(args) {
-      return collector.submit(args);
+      // A pass recorded as blocked (ungrounded) is not worth a recorded check.
+      if (!collector.validate(args) || !review) return collector.record(args);
+      const decision = await review(args);
+      if ('refuse' in decision) throw new ToolError(decision.refuse);
+      return collector.record(decision.accept);
     },
   });
 }

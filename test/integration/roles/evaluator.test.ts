@@ -155,7 +155,7 @@ describe('evaluator', { timeout: 180_000 }, () => {
     expect(second.verdicts[0]?.evidence.some((file) => file.endsWith('trace.zip'))).toBe(true);
     expect(browser.launches).toBe(1);
     removeWorkspace(workspace);
-  });
+  }, 180_000); // the pass is recorded and replayed on a freshly started app before it counts (issue 15)
 
   it('records blocked, never pass, when the evaluator stops without submitting a verdict', async () => {
     const { workspace, dataDir } = await todoWorkspace();

@@ -1,0 +1,130 @@
+/**
+ * A recorded check as a Playwright test file (`e2e/<id>.spec.ts`) a person can read and run with
+ * `npx playwright test` once `nightshift checks export` has written the config. Every string in the file
+ * comes through `quote` and every locator through the grammar's printer: no recorded text becomes code.
+ */
+import type { CheckAction, CheckExpectation, RecordedCheck } from './format.js';
+import { parseLocatorCode, printLocatorCode, quote } from './locator-code.js';
+
+/** Folder of the generated specs in the workspace. */
+export const SPEC_DIR = 'e2e';
+
+/** Workspace-relative path of a feature's spec. */
+export function specPath(featureId: string): string {
+  return `${SPEC_DIR}/${featureId}.spec.ts`;
+}
+
+/** The spec file's text for this check; `title` is the feature's description (one line is kept). */
+export function generateSpec(check: RecordedCheck, title: string): string {
+  const popup = check.actions.some((action) => action.kind === 'click' && action.popup);
+  const body: string[] = [];
+  check.actions.forEach((action, index) => {
+    body.push(...actionLines(action, index));
+  });
+  for (const expectation of check.expectations) body.push(expectationLine(expectation));
+  const name = `${check.featureId}: ${oneLine(title)}`;
+  return [
+    `// Recorded by nightshift from the evaluator's pass of ${check.featureId} (run ${oneLine(check.origin.runId)}, session ${check.origin.session}), check version ${check.version}.`,
+    '// The harness replays .nightshift/checks/ itself; this file is the same check for `npx playwright test`',
+    '// (run `nightshift checks export` once for playwright.config.ts). Regenerated when the check is re-recorded.',
+    "import { expect, type Page, test } from '@playwright/test';",
+    '',
+    '/** Lets the requests an action started finish (a reload right after a save would otherwise lose it). */',
+    'async function settled(page: Page): Promise<void> {',
+    "  await page.waitForLoadState('networkidle').catch(() => undefined);",
+    '}',
+    '',
+    `test(${quote(name)}, async ({ page${popup ? ': firstPage' : ''} }) => {`,
+    ...(popup ? ['  let page = firstPage;'] : []),
+    ...body.map((line) => `  ${line}`),
+    '});',
+    '',
+  ].join('\n');
+}
+
+function actionLines(action: CheckAction, index: number): string[] {
+  const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
+  switch (action.kind) {
+    case 'goto':
+      return [...(index > 0 ? ['await settled(page);'] : []), `await page.goto(${quote(action.path)});`];
+    case 'click': {
+      const lines: string[] = [];
+      if (action.dialog) lines.push(`page.once('dialog', (dialog) => dialog.${action.dialog}());`);
+      if (action.popup) {
+        lines.push(`const popup${index} = page.waitForEvent('popup');`);
+        lines.push(`await ${on(action.target)}.click();`);
+        lines.push(`page = await popup${index};`);
+      } else lines.push(`await ${on(action.target)}.click();`);
+      return lines;
+    }
+    case 'fill':
+      return [`await ${on(action.target)}.fill(${quote(action.text)});`];
+    case 'type':
+      return [`await ${on(action.target)}.pressSequentially(${quote(action.text)});`];
+    case 'press':
+      return [
+        action.target
+          ? `await ${on(action.target)}.press(${quote(action.key)});`
+          : `await page.keyboard.press(${quote(action.key)});`,
+      ];
+    case 'select':
+      return [`await ${on(action.target)}.selectOption([${action.values.map(quote).join(', ')}]);`];
+    case 'hover':
+      return [`await ${on(action.target)}.hover();`];
+    case 'check':
+      return [`await ${on(action.target)}.setChecked(${action.checked});`];
+    case 'back':
+      return ['await page.goBack();'];
+  }
+}
+
+function expectationLine(expectation: CheckExpectation): string {
+  const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
+  switch (expectation.kind) {
+    case 'text': {
+      const text = `page.getByText(${quote(expectation.text)}).filter({ visible: true })`;
+      return expectation.visible
+        ? `await expect(${text}.first()).toBeVisible();`
+        : `await expect(${text}).toHaveCount(0);`;
+    }
+    case 'url':
+      return `await expect(page).toHaveURL((url) => url.pathname + url.search + url.hash === ${quote(expectation.path)});`;
+    case 'title':
+      return `await expect(page).toHaveTitle(${quote(expectation.title)});`;
+    case 'value':
+      return `await expect(${on(expectation.target)}).toHaveValue(${quote(expectation.value)});`;
+    case 'checked':
+      return `await expect(${on(expectation.target)}).${expectation.checked ? 'toBeChecked()' : 'not.toBeChecked()'};`;
+    case 'count':
+      return `await expect(${on(expectation.target)}).toHaveCount(${expectation.count});`;
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().slice(0, 200);
+}
+
+/** `playwright.config.ts` for the exported suite: the app started by `init.sh` on a port, Chromium. */
+export function playwrightConfig(port = 3000): string {
+  return [
+    '// Written by `nightshift checks export`: runs the recorded checks in e2e/ against the app started by init.sh.',
+    "import { defineConfig } from '@playwright/test';",
+    '',
+    `const port = Number(process.env.PORT ?? ${port});`,
+    '',
+    'export default defineConfig({',
+    `  testDir: './${SPEC_DIR}',`,
+    '  use: {',
+    "    baseURL: 'http://127.0.0.1:' + port + '/',",
+    '    // A system Chromium instead of a downloaded one: CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
+    '    ...(process.env.CHROMIUM_PATH ? { launchOptions: { executablePath: process.env.CHROMIUM_PATH } } : {}),',
+    '  },',
+    '  webServer: {',
+    "    command: 'PORT=' + port + ' bash init.sh',",
+    "    url: 'http://127.0.0.1:' + port + '/',",
+    '    reuseExistingServer: !process.env.CI,',
+    '  },',
+    '});',
+    '',
+  ].join('\n');
+}

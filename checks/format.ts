@@ -1,0 +1,109 @@
+/**
+ * The recorded check of a feature: what the evaluator did in the browser (with stable locators) and what it
+ * saw afterwards. One zod schema for the file `.nightshift/checks/<id>.json`, the replay and the codegen.
+ */
+import { z } from 'zod';
+import { FeatureId } from '../handoff/formats.js';
+import { canonicalLocatorCode, LocatorCodeError } from './locator-code.js';
+
+/** Locator code in the safe grammar of `locator-code.ts`, stored canonically. */
+export const LocatorCode = z.string().transform((code, ctx) => {
+  try {
+    return canonicalLocatorCode(code);
+  } catch (error) {
+    ctx.addIssue({
+      code: 'custom',
+      message: error instanceof LocatorCodeError ? error.message : String(error),
+    });
+    return z.NEVER;
+  }
+});
+
+/** What to do with a dialog (alert, confirm, prompt) the action opens. */
+export const DialogChoice = z.enum(['accept', 'dismiss']);
+
+/** One browser action of a check, in order. */
+export const CheckAction = z.discriminatedUnion('kind', [
+  /** A path (or URL) on the app: replays resolve it against the app's base URL. */
+  z.object({ kind: z.literal('goto'), path: z.string().min(1) }),
+  z.object({
+    kind: z.literal('click'),
+    target: LocatorCode,
+    dialog: DialogChoice.optional(),
+    /** The click opened a popup; the check goes on in it. */
+    popup: z.boolean().optional(),
+  }),
+  /** Replaces the field's value. */
+  z.object({ kind: z.literal('fill'), target: LocatorCode, text: z.string() }),
+  /** Types key by key (for fields that react to keystrokes). */
+  z.object({ kind: z.literal('type'), target: LocatorCode, text: z.string() }),
+  /** A key on the target, or on the focused element without one. */
+  z.object({ kind: z.literal('press'), key: z.string().min(1), target: LocatorCode.optional() }),
+  z.object({ kind: z.literal('select'), target: LocatorCode, values: z.array(z.string()).min(1) }),
+  z.object({ kind: z.literal('hover'), target: LocatorCode }),
+  z.object({ kind: z.literal('check'), target: LocatorCode, checked: z.boolean() }),
+  z.object({ kind: z.literal('back') }),
+]);
+export type CheckAction = z.infer<typeof CheckAction>;
+
+/** One expectation, checked after the actions. */
+export const CheckExpectation = z.discriminatedUnion('kind', [
+  /** Text on the page (whitespace-tolerant); `visible: false` asserts it is gone. */
+  z.object({ kind: z.literal('text'), text: z.string().min(1), visible: z.boolean().default(true) }),
+  /** The page's path (and query), compared without the origin. */
+  z.object({ kind: z.literal('url'), path: z.string().min(1) }),
+  z.object({ kind: z.literal('title'), title: z.string() }),
+  z.object({ kind: z.literal('value'), target: LocatorCode, value: z.string() }),
+  z.object({ kind: z.literal('checked'), target: LocatorCode, checked: z.boolean() }),
+  z.object({ kind: z.literal('count'), target: LocatorCode, count: z.number().int().nonnegative() }),
+]);
+export type CheckExpectation = z.infer<typeof CheckExpectation>;
+
+/** Where a check version came from. */
+export const CheckOrigin = z.object({
+  runId: z.string(),
+  session: z.number().int().nonnegative(),
+  /** `evaluate`: a first pass; `rerecord`: an LLM evaluator passed the feature after its old check went red. */
+  reason: z.enum(['evaluate', 'rerecord', 'manual']),
+});
+
+/** One version of a feature's recorded check. */
+export const RecordedCheck = z.object({
+  featureId: FeatureId,
+  version: z.number().int().positive(),
+  recordedAt: z.string(),
+  origin: CheckOrigin,
+  actions: z.array(CheckAction).min(1, 'a check performs at least one action'),
+  expectations: z.array(CheckExpectation).min(1, 'a check states at least one expectation'),
+});
+export type RecordedCheck = z.infer<typeof RecordedCheck>;
+/** A check as written before the schema fills defaults (what callers build). */
+export type RecordedCheckInput = z.input<typeof RecordedCheck>;
+
+/** `.nightshift/checks/<id>.json`: the current version, the ones it replaced (oldest first), flakiness. */
+export const CheckFile = z.object({
+  featureId: FeatureId,
+  current: RecordedCheck,
+  history: z.array(RecordedCheck),
+  /** Set when the check failed its replay right after it was recorded (the expectation that failed). */
+  flaky: z.object({ at: z.string(), failure: z.string() }).nullable(),
+});
+export type CheckFile = z.infer<typeof CheckFile>;
+
+/** One line describing an expectation, for tables, feedback and test titles. */
+export function describeExpectation(expectation: CheckExpectation): string {
+  switch (expectation.kind) {
+    case 'text':
+      return `text ${JSON.stringify(expectation.text)} ${expectation.visible ? 'is visible' : 'is not visible'}`;
+    case 'url':
+      return `the URL path is ${expectation.path}`;
+    case 'title':
+      return `the title is ${JSON.stringify(expectation.title)}`;
+    case 'value':
+      return `${expectation.target} has the value ${JSON.stringify(expectation.value)}`;
+    case 'checked':
+      return `${expectation.target} is ${expectation.checked ? 'checked' : 'not checked'}`;
+    case 'count':
+      return `${expectation.target} matches ${expectation.count} element(s)`;
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Turns what an evaluator did in the browser (the observation log of agent/tools/browser-log.ts) into check
+ * actions with stable locators, and the evidence of its pass into expectations the harness confirms on the
+ * page itself. Targets are the locator code Playwright's `normalize()` gave at action time (role and name,
+ * label, text, test id), kept only when the strict grammar of `locator-code.ts` accepts it: never a ref.
+ */
+import type { Page } from 'playwright-core';
+import type { ObservationEntry } from '../agent/tools/browser-log.js';
+import type { CheckAction, CheckExpectation } from './format.js';
+import { canonicalLocatorCode, printLocatorCode } from './locator-code.js';
+import { pathOf } from './replay.js';
+
+/** Longest quoted evidence text turned into an expectation. */
+const MAX_EXPECTED_TEXT = 200;
+/** How long a probe of the page may take, in ms. */
+const PROBE_TIMEOUT_MS = 1_000;
+
+/** One feature's recording: the actions of a stretch of the log and why it cannot be replayed, if so. */
+export interface RecordedSegment {
+  actions: CheckAction[];
+  /** Texts typed in the segment (a typed text that is gone is a grounded "not visible"). */
+  typed: string[];
+  /** Why the segment cannot be replayed (an element without a stable locator), when it cannot. */
+  unrecordable?: string;
+}
+
+/**
+ * The successful actions of the log entries after `afterSeq`, as check actions. A segment that does not start
+ * by opening a page starts with a `goto` to the page its first action happened on.
+ */
+export function recordSegment(
+  entries: readonly ObservationEntry[],
+  afterSeq: number,
+  baseUrl: string,
+): RecordedSegment {
+  const segment: RecordedSegment = { actions: [], typed: [] };
+  const before = [...entries].reverse().find((entry) => entry.seq <= afterSeq && entry.ok);
+  for (const entry of entries) {
+    if (entry.seq <= afterSeq || entry.kind !== 'action' || !entry.ok) continue;
+    const actions = toActions(entry, baseUrl);
+    if (typeof actions === 'string') segment.unrecordable ??= actions;
+    else segment.actions.push(...actions);
+    if (entry.tool === 'browser_type' && typeof entry.args.text === 'string')
+      segment.typed.push(entry.args.text);
+  }
+  if (segment.actions[0]?.kind !== 'goto') {
+    const start = before?.url && before.url !== 'about:blank' ? before.url : baseUrl;
+    segment.actions.unshift({ kind: 'goto', path: pathOf(start, baseUrl) });
+  }
+  return segment;
+}
+
+/** The check actions of one logged action, or why it cannot be replayed. */
+function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | string {
+  const args = entry.args;
+  switch (entry.tool) {
+    case 'browser_navigate':
+      return [{ kind: 'goto', path: pathOf(entry.navigation?.url ?? String(args.url), baseUrl) }];
+    case 'browser_navigate_back':
+      return [{ kind: 'back' }];
+    case 'browser_press_key':
+      return [{ kind: 'press', key: String(args.key) }];
+  }
+  const target = stableTarget(entry);
+  if (!target) {
+    const name = entry.target?.name ? ` "${entry.target.name}"` : '';
+    return `the ${entry.target?.role ?? 'element'}${name} of ${entry.tool} has no stable locator (role and name, label, text or test id)`;
+  }
+  switch (entry.tool) {
+    case 'browser_click': {
+      const dialog = entry.dialogs[0];
+      const choice = dialog ? (dialog.answer === 'accepted' ? 'accept' : 'dismiss') : undefined;
+      return [{ kind: 'click', target, ...(choice ? { dialog: choice } : {}) }];
+    }
+    case 'browser_type':
+      return [
+        { kind: 'fill', target, text: String(args.text ?? '') },
+        ...(args.submit === true ? [{ kind: 'press' as const, key: 'Enter', target }] : []),
+      ];
+    case 'browser_select_option':
+      return [{ kind: 'select', target, values: (args.values as unknown[]).map(String) }];
+    case 'browser_hover':
+      return [{ kind: 'hover', target }];
+    default:
+      return `${entry.tool} is not an action a check can replay`;
+  }
+}
+
+/** The entry's target as canonical locator code, when Playwright gave one our grammar accepts. */
+function stableTarget(entry: ObservationEntry): string | undefined {
+  const code = entry.target?.locator;
+  if (!code) return undefined;
+  try {
+    return canonicalLocatorCode(code);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Expectations from the quoted texts of the evidence (`the list shows "Buy milk"`), each kept only when the
+ * page confirms it now: a checkbox of that name in its current state, a visible text, or a text the segment
+ * typed that is gone. What the page does not confirm is not expected.
+ */
+export async function confirmedExpectations(
+  page: Page,
+  evidence: readonly string[],
+  typed: readonly string[],
+): Promise<CheckExpectation[]> {
+  const result: CheckExpectation[] = [];
+  for (const text of quotedTexts(evidence)) {
+    const expectation = await confirm(page, text, typed).catch(() => undefined);
+    if (expectation) result.push(expectation);
+  }
+  return result;
+}
+
+async function confirm(
+  page: Page,
+  text: string,
+  typed: readonly string[],
+): Promise<CheckExpectation | undefined> {
+  const box = page.getByRole('checkbox', { name: text, exact: true });
+  if ((await box.count()) === 1) {
+    const checked = await box.isChecked({ timeout: PROBE_TIMEOUT_MS });
+    const target = printLocatorCode([{ kind: 'role', role: 'checkbox', name: text, exact: true }]);
+    return { kind: 'checked', target, checked };
+  }
+  const visible = await page.getByText(text).filter({ visible: true }).count();
+  if (visible > 0) return { kind: 'text', text, visible: true };
+  if (typed.includes(text)) return { kind: 'text', text, visible: false };
+  return undefined;
+}
+
+/** Distinct texts quoted in the evidence ("…", “…”), in order of appearance. */
+export function quotedTexts(evidence: readonly string[]): string[] {
+  const seen = new Set<string>();
+  for (const line of evidence) {
+    for (const match of line.matchAll(/"([^"\n]+)"|“([^”\n]+)”/g)) {
+      const text = (match[1] ?? match[2] ?? '').trim();
+      if (text.length > 0 && text.length <= MAX_EXPECTED_TEXT) seen.add(text);
+    }
+  }
+  return [...seen];
+}

@@ -1,0 +1,132 @@
+/**
+ * Where recorded checks live: the check itself in the workspace (`.nightshift/checks/<id>.json`, committed
+ * with the verdict, the spec beside it in `e2e/`), the last replay of each in the data dir (replays are
+ * frequent and belong to the run, not to the app's history).
+ */
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import { checkReplaysDir } from '../core/paths.js';
+import { FormatError } from '../handoff/errors.js';
+import { WORKSPACE_FILES } from '../handoff/formats.js';
+import { readWorkspaceText, writeWorkspaceFile } from '../handoff/safe-fs.js';
+import { issueLines, parseJsonText } from '../handoff/schema-io.js';
+import { generateSpec, specPath } from './codegen.js';
+import { CheckFile, type RecordedCheck } from './format.js';
+import type { ReplayResult } from './replay.js';
+
+/** Folder of the check files in the workspace. */
+export const CHECKS_DIR = `${WORKSPACE_FILES.harnessDir}/checks`;
+/** Largest check file read. */
+const MAX_CHECK_BYTES = 1024 * 1024;
+
+/** Workspace-relative path of a feature's check file. */
+export function checkFilePath(featureId: string): string {
+  return `${CHECKS_DIR}/${featureId}.json`;
+}
+
+/** The feature's check file, or null when it has none; throws {@link FormatError} when it is invalid. */
+export async function readCheckFile(workspace: string, featureId: string): Promise<CheckFile | null> {
+  const file = checkFilePath(featureId);
+  const text = await readWorkspaceText(workspace, file, { maxBytes: MAX_CHECK_BYTES });
+  if (text === null) return null;
+  const parsed = CheckFile.safeParse(parseJsonText(text, file));
+  if (!parsed.success) throw new FormatError(file, issueLines(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * Writes a new current version of the feature's check (the previous one moves to the history) and its spec.
+ * Returns the workspace-relative paths written.
+ */
+export async function writeCheck(
+  workspace: string,
+  check: RecordedCheck,
+  options: { title: string; flaky: CheckFile['flaky'] },
+): Promise<string[]> {
+  const existing = await readCheckFile(workspace, check.featureId);
+  const history = existing ? [...existing.history, existing.current] : [];
+  const file: CheckFile = CheckFile.parse({
+    featureId: check.featureId,
+    current: check,
+    history,
+    flaky: options.flaky,
+  });
+  const jsonPath = checkFilePath(check.featureId);
+  await writeWorkspaceFile(workspace, jsonPath, `${JSON.stringify(file, null, 2)}\n`);
+  const spec = specPath(check.featureId);
+  await writeWorkspaceFile(workspace, spec, generateSpec(check, options.title));
+  return [jsonPath, spec];
+}
+
+/** The version the next recording of a feature gets. */
+export async function nextCheckVersion(workspace: string, featureId: string): Promise<number> {
+  const existing = await readCheckFile(workspace, featureId).catch(() => null);
+  return existing ? Math.max(existing.current.version, ...existing.history.map((c) => c.version)) + 1 : 1;
+}
+
+/** The last replay of a feature's check, as kept in the data dir. */
+export const ReplayRecord = z.object({
+  featureId: z.string(),
+  version: z.number().int().positive(),
+  ok: z.boolean(),
+  at: z.string(),
+  durationMs: z.number().nonnegative(),
+  /** Who replayed: the pass gate (right after recording), a sweep, or `nightshift checks run`. */
+  by: z.enum(['gate', 'sweep', 'cli']),
+  failure: z
+    .object({
+      stage: z.enum(['action', 'expectation']),
+      index: z.number(),
+      description: z.string(),
+      message: z.string(),
+    })
+    .optional(),
+  /** Failure screenshot, relative to the data dir. */
+  screenshot: z.string().optional(),
+});
+export type ReplayRecord = z.infer<typeof ReplayRecord>;
+
+const ReplayIndex = z.record(z.string(), ReplayRecord);
+
+/** Keeps a replay result as the feature's last replay. */
+export async function saveReplay(
+  home: string,
+  runId: string,
+  result: ReplayResult,
+  meta: { by: ReplayRecord['by']; at: string },
+): Promise<ReplayRecord> {
+  const record: ReplayRecord = ReplayRecord.parse({
+    featureId: result.featureId,
+    version: result.version,
+    ok: result.ok,
+    at: meta.at,
+    durationMs: result.durationMs,
+    by: meta.by,
+    ...(result.failure ? { failure: result.failure } : {}),
+    ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
+  });
+  const index = await readReplays(home, runId);
+  index[record.featureId] = record;
+  const dir = checkReplaysDir(home, runId);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, 'last-replays.json');
+  await writeFile(`${file}.tmp`, JSON.stringify(index, null, 2));
+  await rename(`${file}.tmp`, file);
+  return record;
+}
+
+/** The last replay of every feature of the run (empty when none ran; an unreadable file counts as none). */
+export async function readReplays(home: string, runId: string): Promise<Record<string, ReplayRecord>> {
+  const file = path.join(checkReplaysDir(home, runId), 'last-replays.json');
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  const parsed = ReplayIndex.safeParse(raw);
+  return parsed.success ? parsed.data : {};
+}

@@ -1,0 +1,189 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { playwrightConfig } from '../checks/codegen.js';
+import type { RecordedCheck } from '../checks/format.js';
+import type { ReplayResult } from '../checks/replay.js';
+import { readCheckFile } from '../checks/store.js';
+import { InputError } from '../core/errors.js';
+import { readFeatureList } from '../handoff/feature-list.js';
+import { checkpoint, openRepo } from '../handoff/git.js';
+import { sandboxForRole } from '../orchestrator/config.js';
+import type { RunRecord } from '../orchestrator/run-state.js';
+import { replayOnOneApp } from '../roles/check-sweep.js';
+import { createBrowserPool } from '../workers/browser-pool.js';
+import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
+
+/** The version of `@playwright/test` the exported suite is written for (the harness's playwright-core). */
+export const PLAYWRIGHT_TEST_VERSION = '1.65.1';
+
+interface ChecksOptions {
+  json?: boolean;
+  config?: string;
+  feature?: string;
+}
+
+/** One row of `checks run`. */
+export interface CheckRunRow {
+  featureId: string;
+  version: number;
+  ok: boolean;
+  durationMs: number;
+  failure?: string;
+  screenshot?: string;
+}
+
+/** Registers `checks run [RUN] [--feature ID] [--json]` and `checks export [RUN]`. */
+export function registerChecksCommand(program: Command, deps: CliDeps = {}): void {
+  const resolved = resolveDeps(deps);
+  const checks = program
+    .command('checks')
+    .description('recorded checks: replay them (run) or export them (export)');
+  checks
+    .command('run')
+    .description(
+      'replay the recorded checks of a run against a freshly started app (no model): exit 0 all green, 1 any red',
+    )
+    .argument('[run]', 'run id (default: the newest run)')
+    .option('--feature <id>', 'only this feature')
+    .option('--json', 'print the results as one JSON document')
+    .option('--config <file>', 'config file')
+    .action((runId: string | undefined, options: ChecksOptions) =>
+      withOrchestrator(orchestratorOptions(resolved, options.config), async (context) => {
+        const run = await findRun(context.orchestrator.store, runId);
+        const workspace = localWorkspace(run);
+        const selected = await selectChecks(workspace, options.feature);
+        const pool = createBrowserPool(
+          context.config.chromiumPath ? { executablePath: context.config.chromiumPath } : {},
+        );
+        let results: Map<string, ReplayResult>;
+        try {
+          const input = {
+            runId: run.id,
+            session: 0,
+            dataDir: context.dataDir,
+            sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
+          };
+          results = await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
+        } finally {
+          await pool.close();
+        }
+        const rows = selected.map((check) => toRow(check, results.get(check.featureId)));
+        const red = rows.filter((row) => !row.ok).length;
+        if (options.json) {
+          resolved.stdout.write(
+            `${JSON.stringify({ runId: run.id, green: rows.length - red, red, results: rows }, null, 2)}\n`,
+          );
+        } else resolved.stdout.write(`${formatCheckTable(rows)}\n`);
+        resolved.setExitCode(red > 0 ? 1 : 0);
+      }),
+    );
+  checks
+    .command('export')
+    .description(
+      'write playwright.config.ts beside the recorded specs (e2e/) so `npx playwright test` runs them',
+    )
+    .argument('[run]', 'run id (default: the newest run)')
+    .option('--config <file>', 'config file')
+    .action((runId: string | undefined, options: ChecksOptions) =>
+      withOrchestrator(orchestratorOptions(resolved, options.config), async (context) => {
+        const run = await findRun(context.orchestrator.store, runId);
+        const workspace = localWorkspace(run);
+        await mkdir(path.join(workspace, 'e2e'), { recursive: true });
+        await writeFile(path.join(workspace, 'playwright.config.ts'), playwrightConfig());
+        // Committed, or the next session's clean start would remove it.
+        await checkpoint(openRepo(workspace), {
+          role: 'harness',
+          runId: run.id,
+          session: run.seq,
+          summary: 'checks export: playwright.config.ts',
+          paths: ['playwright.config.ts'],
+        });
+        resolved.stdout.write(
+          [
+            `Wrote ${path.join(workspace, 'playwright.config.ts')} (committed). To run the recorded checks:`,
+            `  cd ${workspace}`,
+            `  npm install --save-dev @playwright/test@${PLAYWRIGHT_TEST_VERSION}   # the devDependency the suite needs`,
+            '  npx playwright test            # or CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
+            '',
+          ].join('\n'),
+        );
+      }),
+    );
+}
+
+async function findRun(
+  store: { getRun(id: string): Promise<RunRecord>; listRuns(o: { limit: number }): Promise<RunRecord[]> },
+  runId?: string,
+) {
+  if (runId) return store.getRun(runId);
+  const [newest] = await store.listRuns({ limit: 1 });
+  if (!newest)
+    throw new InputError('NO_RUNS', 'There are no runs yet.', {
+      hint: 'Start one with `nightshift run SPEC`.',
+    });
+  return newest;
+}
+
+function localWorkspace(run: RunRecord): string {
+  if (run.workspace.kind === 'local') return run.workspace.path;
+  throw new InputError(
+    'CHECKS_REMOTE_WORKSPACE',
+    `Run ${run.id} works in a remote repository; its checks live there.`,
+    {
+      hint: 'Clone the run branch and run `npx playwright test` in it after `nightshift checks export`, or use a local run.',
+    },
+  );
+}
+
+/** The current checks of the run's features (or of one), in feature-list order. */
+async function selectChecks(workspace: string, featureId?: string): Promise<RecordedCheck[]> {
+  const features = await readFeatureList(workspace);
+  if (featureId && !features.some((feature) => feature.id === featureId)) {
+    throw new InputError('UNKNOWN_FEATURE', `--feature ${featureId}: no such feature in feature_list.json.`, {
+      hint: `Use one of ${features.map((f) => f.id).join(', ')}.`,
+    });
+  }
+  const checks: RecordedCheck[] = [];
+  for (const feature of features) {
+    if (featureId && feature.id !== featureId) continue;
+    const file = await readCheckFile(workspace, feature.id);
+    if (file) checks.push(file.current);
+  }
+  if (featureId && checks.length === 0) {
+    throw new InputError('NO_CHECK', `--feature ${featureId}: the feature has no recorded check yet.`, {
+      hint: 'A check is recorded when the evaluator passes the feature.',
+    });
+  }
+  return checks;
+}
+
+function toRow(check: RecordedCheck, result: ReplayResult | undefined): CheckRunRow {
+  const failure = result?.failure;
+  return {
+    featureId: check.featureId,
+    version: check.version,
+    ok: result?.ok === true,
+    durationMs: Math.round(result?.durationMs ?? 0),
+    ...(failure
+      ? { failure: `${failure.stage} ${failure.index + 1}: ${failure.description} (${failure.message})` }
+      : {}),
+    ...(result?.screenshot ? { screenshot: result.screenshot } : {}),
+  };
+}
+
+/** The results as a text table, one feature a line, and a summary line. */
+export function formatCheckTable(rows: readonly CheckRunRow[]): string {
+  if (rows.length === 0)
+    return 'No recorded checks yet: a check is recorded when the evaluator passes a feature.';
+  const lines = rows.map(
+    (row) =>
+      `${row.featureId.padEnd(8)} v${String(row.version).padEnd(3)} ${row.ok ? 'green' : 'RED  '} ${`${row.durationMs} ms`.padStart(8)}${row.failure ? `  ${row.failure}` : ''}`,
+  );
+  const red = rows.filter((row) => !row.ok).length;
+  return [
+    'FEATURE  CHECK RESULT     TIME  FAILURE',
+    ...lines,
+    `${rows.length - red} green, ${red} red (no model requests)`,
+  ].join('\n');
+}

@@ -1,0 +1,151 @@
+/**
+ * The pass gate of recorded checks: when the evaluator submits a pass, the harness records its browser actions
+ * and grounded expectations as a check and replays it in a fresh browser context against a freshly started app
+ * before the pass is accepted. A red replay sends the pass back to the evaluator once (the check is then marked
+ * flaky); red again, the verdict becomes `blocked`: a pass nobody can reproduce does not count.
+ */
+import type { Page } from 'playwright-core';
+import type { ObservationLog } from '../agent/tools/browser-log.js';
+import {
+  type CheckFile,
+  type RecordedCheck,
+  RecordedCheck as RecordedCheckSchema,
+} from '../checks/format.js';
+import { confirmedExpectations, recordSegment } from '../checks/recorder.js';
+import { type ReplayResult, replayInContext } from '../checks/replay.js';
+import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
+import { moduleLogger } from '../core/log.js';
+import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
+
+const log = moduleLogger('roles/check-gate');
+
+/** Replays a check in a fresh context against a freshly started app (the evaluator wires the app and browser). */
+export type FreshReplay = (check: RecordedCheck) => Promise<ReplayResult>;
+
+/** What the gate needs from the evaluation. */
+export interface CheckGateInput {
+  runId: string;
+  session: number;
+  dataDir: string;
+  workspace: string;
+  features: readonly Feature[];
+  /** `rerecord` when the features' old checks went red in a sweep. */
+  reason: 'evaluate' | 'rerecord';
+  /** The evaluator's page (expectations are confirmed on it) and the app URL it used. */
+  page: Page;
+  appUrl: string;
+  observations: ObservationLog;
+  replay: FreshReplay;
+  clock: () => number;
+}
+
+/** The gate's answer: the verdict to record (maybe turned `blocked`), or a refusal sent back to the model. */
+export type GateDecision = { accept: SubmittedVerdict } | { refuse: string };
+
+/** Records and replays checks of passes during one evaluator session; `write` puts them in the workspace. */
+export class CheckGate {
+  private lastSeq = 0;
+  private readonly ready = new Map<string, { check: RecordedCheck; flaky: CheckFile['flaky'] }>();
+  private readonly firstFailure = new Map<string, string>();
+  /** Passes accepted without a check, and why (nothing replayable was recorded). */
+  readonly unrecorded = new Map<string, string>();
+
+  constructor(private readonly input: CheckGateInput) {}
+
+  /** Decides on a submitted verdict (call after the collector's own validation). */
+  async review(verdict: SubmittedVerdict): Promise<GateDecision> {
+    const entries = this.input.observations.entries();
+    const segment = recordSegment(entries, this.lastSeq, this.input.appUrl);
+    this.lastSeq = entries.at(-1)?.seq ?? this.lastSeq;
+    if (verdict.verdict !== 'pass') return { accept: verdict };
+    const id = verdict.feature_id;
+    const evidence = verdict.steps.filter((step) => step.ok).map((step) => step.evidence);
+    const expectations = await confirmedExpectations(this.input.page, evidence, segment.typed);
+    const why =
+      segment.unrecordable ??
+      (expectations.length === 0 ? 'no quoted evidence was confirmed on the page' : undefined);
+    if (why) {
+      this.unrecorded.set(id, why);
+      log.info({ featureId: id, why }, 'pass without a recorded check');
+      return { accept: verdict };
+    }
+    const check = RecordedCheckSchema.parse({
+      featureId: id,
+      version: await nextCheckVersion(this.input.workspace, id),
+      recordedAt: new Date(this.input.clock()).toISOString(),
+      origin: { runId: this.input.runId, session: this.input.session, reason: this.input.reason },
+      actions: segment.actions,
+      expectations,
+    });
+    const result = await this.input.replay(check);
+    await saveReplay(this.input.dataDir, this.input.runId, result, {
+      by: 'gate',
+      at: new Date(this.input.clock()).toISOString(),
+    }).catch((error) => log.warn({ err: error }, 'could not keep the replay result'));
+    return this.decide(verdict, check, result);
+  }
+
+  private decide(verdict: SubmittedVerdict, check: RecordedCheck, result: ReplayResult): GateDecision {
+    const id = verdict.feature_id;
+    const failure = result.failure ? `${result.failure.description}: ${result.failure.message}` : undefined;
+    const earlier = this.firstFailure.get(id);
+    if (!failure) {
+      const flaky = earlier ? { at: new Date(this.input.clock()).toISOString(), failure: earlier } : null;
+      this.ready.set(id, { check, flaky });
+      return { accept: verdict };
+    }
+    if (!earlier) {
+      this.firstFailure.set(id, failure);
+      return {
+        refuse:
+          `Your pass of ${id} was recorded as a check, but replaying it in a fresh browser against a freshly started app failed at ${result.failure?.stage} ${(result.failure?.index ?? 0) + 1}: ${failure}. ` +
+          'Check the feature again from the start (it must work on a freshly started app) and submit your verdict again.',
+      };
+    }
+    const issue = `The pass could not be reproduced: its recorded check failed twice on a freshly started app (${failure}).`;
+    return { accept: { ...verdict, verdict: 'blocked', issues: [...verdict.issues, issue] } };
+  }
+
+  /** Writes the accepted checks and their specs into the workspace (committed with the verdicts). */
+  async write(): Promise<string[]> {
+    const written: string[] = [];
+    for (const [id, { check, flaky }] of this.ready) {
+      const title = this.input.features.find((feature) => feature.id === id)?.description ?? id;
+      written.push(...(await writeCheck(this.input.workspace, check, { title, flaky })));
+    }
+    return written;
+  }
+}
+
+/** A {@link FreshReplay} over an app starter and a browser context source. */
+export function freshReplay(deps: {
+  startApp: () => Promise<
+    { ok: true; app: { url: string; stop(): Promise<void> } } | { ok: false; reason: string }
+  >;
+  newContext: () => Promise<{ page: Page; allowOrigin(origin: string): void; close(): Promise<unknown> }>;
+  screenshotDir: string;
+}): FreshReplay {
+  return async (check) => {
+    const started = await deps.startApp();
+    if (!started.ok) {
+      return {
+        featureId: check.featureId,
+        version: check.version,
+        ok: false,
+        durationMs: 0,
+        failure: { stage: 'action', index: 0, description: 'start the app', message: started.reason },
+      };
+    }
+    const context = await deps.newContext();
+    context.allowOrigin(started.app.url);
+    try {
+      return await replayInContext(context.page.context(), check, {
+        baseUrl: started.app.url,
+        screenshotDir: deps.screenshotDir,
+      });
+    } finally {
+      await context.close().catch(() => undefined);
+      await started.app.stop();
+    }
+  };
+}
