@@ -1,14 +1,11 @@
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
+import { FINISHED_STATUSES, knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
 import { createProgressRenderer, type ProgressRenderer } from './progress.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
 export function hasEnded(run: RunRecord): boolean {
   return (
-    run.status === 'done' ||
-    run.status === 'failed' ||
-    run.status === 'cancelled' ||
-    (run.status === 'paused' && run.pausedReason !== 'rate-limited')
+    FINISHED_STATUSES.includes(run.status) || (run.status === 'paused' && run.pausedReason !== 'rate-limited')
   );
 }
 

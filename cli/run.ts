@@ -7,7 +7,6 @@ import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
 import { assertSpec, type RunWorkspaceInput, startRun } from '../orchestrator/start-run.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
-import { toRunStatusJson } from './admin.js';
 import {
   type CliDeps,
   type OpenCliContext,
@@ -17,9 +16,11 @@ import {
   resolveDeps,
 } from './context.js';
 import { followRun } from './follow.js';
+import { budgetUsd, collect, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
-import { positiveInt, startCliWorker, untilSignal } from './worker.js';
+import { statusJsonOf } from './status.js';
+import { startCliWorker, untilSignal } from './worker.js';
 
 /** Options of `nightshift run`. */
 interface RunOptions {
@@ -45,27 +46,9 @@ interface RunOptions {
   config?: string;
 }
 
-/** `--budget-usd N`, or `none` for no cost cap (null). */
-function budgetUsd(value: string): number | null {
-  if (value.trim().toLowerCase() === 'none') return null;
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new InputError(
-      'OPTION_INVALID',
-      `--budget-usd must be a positive number or "none", not "${value}".`,
-      { hint: 'e.g. --budget-usd 20, or --budget-usd none to run without a cost cap' },
-    );
-  }
-  return parsed;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** Exit code of a finished `run`: 0 done (or paused, resumable), 1 failed or cancelled. */
+/** Exit code of a finished `run`: 0 done (or paused, resumable), 1 incomplete (blocked features), failed or cancelled. */
 export function exitCodeOf(run: RunRecord): number {
-  return run.status === 'failed' || run.status === 'cancelled' ? 1 : 0;
+  return run.status === 'failed' || run.status === 'cancelled' || run.status === 'incomplete' ? 1 : 0;
 }
 
 /** `nightshift run <spec> …`: registers a run; without --detach also works it in-process and shows progress. */
@@ -167,7 +150,10 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               dataDir: context.dataDir,
             });
         const shown = await detachOrFollow(context, resolved, run, options);
-        if (options.json) resolved.stdout.write(`${JSON.stringify(toRunStatusJson(shown))}\n`);
+        if (options.json)
+          resolved.stdout.write(
+            `${JSON.stringify(await statusJsonOf(context.orchestrator, shown.id, resolved.now()))}\n`,
+          );
         else if (options.detach) resolved.stdout.write(`${run.id}\n`);
       } finally {
         await context.close();
