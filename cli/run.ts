@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
+import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
 import { buildRunConfig, parseDuration, plannerModelId } from '../orchestrator/config.js';
 import { pauseRun, resumeRun } from '../orchestrator/controls.js';
@@ -260,7 +261,8 @@ export async function detachOrFollow(
 ): Promise<RunRecord> {
   if (options.detach) return run;
   const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
-  resolved.stderr.write(`run ${run.id}: workspace ${where}\n`);
+  const log = logFile();
+  resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
   const worker = await startCliWorker(context, resolved.env);
   const stop = new AbortController();
   let interrupted = false;
