@@ -39,8 +39,10 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
   registerScheduleCommand(program, {
-    withOrchestrator: (fn) =>
-      withOrchestrator(orchestratorOptions(resolveDeps(deps)), (context) => fn(context.orchestrator)),
+    withOrchestrator: (fn, configFile) =>
+      withOrchestrator(orchestratorOptions(resolveDeps(deps), configFile), (context) =>
+        fn(context.orchestrator),
+      ),
   });
   registerDemoCommand(program, deps);
   registerDoctorCommand(program, deps);
