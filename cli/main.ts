@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { NightshiftError } from '../core/errors.js';
@@ -16,6 +17,7 @@ import { registerDashboardCommand } from './dashboard.js';
 import { openWithOrchestrator } from './dashboard-wiring.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerInitCommand } from './init.js';
 import { registerPlanCommand } from './plan.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
@@ -30,6 +32,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   const deps: CliDeps = { onStatusChange: notificationsFor, ...options };
   const program = new Command('nightshift')
     .description('Builds an application from a written spec over many hours, unattended.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'log lines (JSON) on stderr instead of <data dir>/logs/<command>.log')
     .exitOverride()
     .showHelpAfterError();
@@ -46,7 +49,14 @@ export function buildProgram(options: CliDeps = {}): Command {
   });
   registerDemoCommand(program, deps);
   registerDoctorCommand(program, deps);
+  registerInitCommand(program, deps);
   return program;
+}
+
+/** The version in package.json. */
+export function packageVersion(): string {
+  const file = new URL('../package.json', import.meta.url);
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
 /** Commands that are services: their log is their record, on stderr (docker, systemd, a terminal). */

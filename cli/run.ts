@@ -3,7 +3,13 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
-import { buildRunConfig, parseDuration, plannerModelId } from '../orchestrator/config.js';
+import {
+  buildRunConfig,
+  DEFAULT_MODEL,
+  parseDuration,
+  plannerModelId,
+  RunConfig,
+} from '../orchestrator/config.js';
 import { pauseRun, resumeRun } from '../orchestrator/controls.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
@@ -48,11 +54,16 @@ interface RunOptions {
   network?: string;
   allowHost?: string[];
   detach?: boolean;
+  webhook?: string[];
+  slackWebhook?: string[];
   /** `--no-preflight-request` sets this false. */
   preflightRequest?: boolean;
   json?: boolean;
   config?: string;
 }
+
+/** The run config's defaults, shown in `run --help`. */
+const DEFAULTS = RunConfig.parse({});
 
 /** Exit code of a finished `run`: 0 done (or paused, resumable), 1 incomplete (blocked features), failed or cancelled. */
 export function exitCodeOf(run: RunRecord): number {
@@ -72,22 +83,36 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--repo <url>', 'git remote (bare path or URL) shared by workers on many machines')
     .option('--branch <name>', 'run branch in --repo', 'main')
-    .option('--model <id>', 'model for every role, e.g. anthropic:claude-sonnet-4-5')
+    .option('--model <id>', `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`)
     .option('--model-initializer <id>', 'model of the initializer')
     .option('--model-generator <id>', 'model of the generators')
     .option('--model-evaluator <id>', 'model of the evaluator')
     .option('--model-planner <id>', 'model of the planner (--prompt)')
     .option(
       '--budget-usd <n>',
-      'stop (pause) when the run has cost this much; "none" for no cost cap',
+      `stop (pause) when the run has cost this much; "none" for no cost cap (default: $${DEFAULTS.budgets.maxCostUsd}, or run.budgets.maxCostUsd in the config)`,
       budgetUsd,
     )
-    .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
-    .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
-    .option('--network <mode>', 'network of the sandbox: none, registries (default) or open')
+    .option(
+      '--max-sessions <n>',
+      `stop (pause) after this many sessions (default: ${DEFAULTS.budgets.maxSessions}, or run.budgets.maxSessions)`,
+      positiveInt('--max-sessions'),
+    )
+    .option('--for <duration>', 'pause at this deadline from now, e.g. 6h (default: no deadline)')
+    .option(
+      '--network <mode>',
+      `network of the sandbox: none, registries or open (default: ${DEFAULTS.sandbox.network}, or run.sandbox.network)`,
+    )
     .option(
       '--allow-host <host>',
       'also reachable from the sandbox (repeatable): host, host:port, *.domain',
+      collect,
+      [],
+    )
+    .option('--webhook <url>', 'also notify this URL (JSON) about this run (repeatable)', collect, [])
+    .option(
+      '--slack-webhook <url>',
+      'also notify this Slack-compatible URL about this run (repeatable)',
       collect,
       [],
     )
@@ -121,6 +146,10 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             forDuration: options.for,
             network: options.network,
             allowHosts: options.allowHost,
+            webhooks: [
+              ...(options.webhook ?? []).map((url) => ({ url, format: 'json' as const })),
+              ...(options.slackWebhook ?? []).map((url) => ({ url, format: 'slack' as const })),
+            ],
           },
           resolved.now(),
         );

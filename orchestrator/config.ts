@@ -224,6 +224,8 @@ export interface RunOverrides {
   network?: string;
   /** `--allow-host HOST`: added to `sandbox.allowHosts`. */
   allowHosts?: string[];
+  /** `--webhook URL` / `--slack-webhook URL`: added to `notifications.webhooks` of this run. */
+  webhooks?: Array<{ url: string; format: 'json' | 'slack' }>;
 }
 
 /** The run config from config-file defaults plus command-line overrides; throws InputError naming bad fields. */
@@ -250,7 +252,11 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
   if (overrides.network !== undefined) sandbox.network = overrides.network as NetworkMode;
   if (overrides.allowHosts?.length)
     sandbox.allowHosts = [...(sandbox.allowHosts ?? []), ...overrides.allowHosts];
-  return parseOrThrow(UserRunConfig, { ...base, models, budgets, sandbox }, 'run options');
+  const notifications = {
+    ...(base.notifications ?? {}),
+    webhooks: [...(base.notifications?.webhooks ?? []), ...(overrides.webhooks ?? [])],
+  };
+  return parseOrThrow(UserRunConfig, { ...base, models, budgets, sandbox, notifications }, 'run options');
 }
 
 /**
