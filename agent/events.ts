@@ -117,11 +117,14 @@ export const AgentEvent = z.discriminatedUnion('type', [
     detail: z.string(),
   }),
   z.object({ type: z.literal('budget.reminder'), ...base, step: z.number(), message: z.string() }),
-  /** The box's egress proxy refused a destination (network policy); `source` says which box. */
+  /**
+   * A destination refused: by a box's egress proxy (network policy; `bash` or `app`), or by the evaluator's
+   * browser gate (`browser`: a page asked for something other than the app's origin).
+   */
   z.object({
     type: z.literal('sandbox.egress_refused'),
     ...base,
-    source: z.enum(['bash', 'app']),
+    source: z.enum(['bash', 'app', 'browser']),
     host: z.string(),
     port: z.number(),
     reason: z.string(),

@@ -53,6 +53,7 @@ async function firstSnapshot(
   const started = performance.now();
   // No base URL, as roles/evaluator.ts acquires: the spare then fits every evaluation's app port.
   const evaluation = await pool.acquireContext({ evidenceDir, trace });
+  evaluation.allowOrigin(appUrl);
   const acquired = performance.now();
   const tools = createBrowserTools({
     page: evaluation.page,

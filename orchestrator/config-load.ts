@@ -2,10 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
+import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';
 
 /** The config file looked for in the working directory. */
 export const CONFIG_FILE_NAME = 'nightshift.config.json';
+
+/** What makes a directory a nightshift workspace, whose files a model may have written. */
+const WORKSPACE_MARKERS = [WORKSPACE_FILES.harnessDir, WORKSPACE_FILES.featureList];
 
 /** Environment variables read into the global config: variable → field path, and whether the value is a number or a flag. */
 const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boolean; flag?: boolean }> = [
@@ -87,7 +91,20 @@ function findConfigFile(options: LoadConfigOptions): string | null {
     return file;
   }
   const candidate = path.join(options.cwd, CONFIG_FILE_NAME);
-  return fs.existsSync(candidate) ? candidate : null;
+  if (!fs.existsSync(candidate)) return null;
+  const marker = WORKSPACE_MARKERS.find((name) => fs.existsSync(path.join(options.cwd, name)));
+  if (marker) {
+    // A model writes files in a workspace: read here, its config could name a program the worker runs on the
+    // host (chromiumPath), switch the box off for new runs or move the data dir.
+    throw new InputError(
+      'CONFIG_IN_WORKSPACE',
+      `${candidate} was not read: ${options.cwd} is a nightshift workspace (it has ${marker}), where the model writes files.`,
+      {
+        hint: 'Keep the config outside the workspace, or check this file and name it with --config (or $NIGHTSHIFT_CONFIG).',
+      },
+    );
+  }
+  return candidate;
 }
 
 function readJsonFile(file: string): Record<string, unknown> {

@@ -11,7 +11,7 @@ import type { WorkspaceRepo } from '../handoff/git.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions } from './sandbox.js';
+import { boxOptions, browserBlockedEvents } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';
@@ -73,7 +73,7 @@ export async function prepareEvaluator(
       ...boxOptions(input, 'app'),
       ...(input.appReadyTimeoutMs ? { readyTimeoutMs: input.appReadyTimeoutMs } : {}),
     }),
-    input.browser.acquireContext({ evidenceDir, trace: true }).then(
+    input.browser.acquireContext({ evidenceDir, trace: true, onBlocked: browserBlockedEvents(input) }).then(
       (context) => ({ ok: true as const, context }),
       (error: unknown) => ({ ok: false as const, error: error as Error }),
     ),
@@ -89,6 +89,8 @@ export async function prepareEvaluator(
     return blockAll(`the browser could not be started: ${acquired.error.message}`);
   }
   const evaluation = acquired.context;
+  // From here the context reaches the app and nothing else (every other request is refused and listed).
+  evaluation.allowOrigin(app.url);
   const collector = new VerdictCollector(input.featureIds);
   let evidence: string[] = [];
   let released = false;

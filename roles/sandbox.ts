@@ -23,3 +23,31 @@ export function boxOptions(
       }),
   };
 }
+
+/** Reports each request the evaluator's browser refused as a `sandbox.egress_refused` event (source `browser`). */
+export function browserBlockedEvents(
+  input: RoleSessionInput,
+): (blocked: { method: string; target: string; reason: string }) => void {
+  const clock = input.clock ?? Date.now;
+  return (blocked) => {
+    const { host, port } = hostAndPort(blocked.method, blocked.target);
+    input.sink?.({
+      type: 'sandbox.egress_refused',
+      at: new Date(clock()).toISOString(),
+      sessionId: `${input.runId}-${input.session}`,
+      source: 'browser',
+      host,
+      port,
+      reason: `${blocked.method} ${blocked.target}: ${blocked.reason}`,
+    });
+  };
+}
+
+/** Host and port of an absolute URL, or of a tunnel's `host:port` (port 0 when it cannot be told). */
+function hostAndPort(method: string, target: string): { host: string; port: number } {
+  const text = method === 'CONNECT' ? `http://${target}` : target;
+  if (!URL.canParse(text)) return { host: target, port: 0 };
+  const url = new URL(text);
+  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port };
+}

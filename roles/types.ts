@@ -19,9 +19,17 @@ export interface SessionLimits {
  * process. `workers/browser-pool.ts` implements it; declared here structurally so roles do not import workers.
  */
 export interface BrowserSource {
-  acquireContext(options: { evidenceDir: string; trace: boolean; baseURL?: string }): Promise<{
+  acquireContext(options: {
+    evidenceDir: string;
+    trace: boolean;
+    baseURL?: string;
+    /** Each request of a page that was refused (not the app's origin). */
+    onBlocked?: (blocked: { method: string; target: string; reason: string }) => void;
+  }): Promise<{
     page: import('playwright-core').Page;
     consoleMessages: readonly string[];
+    /** Lets the context reach the app's origin, and nothing else; before it, every request is refused. */
+    allowOrigin(origin: string): void;
     close(): Promise<{ tracePath?: string; screenshots: string[] }>;
   }>;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
+import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
 
 const log = moduleLogger('workers/browser-pool');
 
@@ -22,6 +23,9 @@ export const CHROMIUM_BASE_ARGS: readonly string[] = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // WebRTC is the one way a page reaches the network around the context's proxy (UDP to any address): pinned
+  // to proxied TCP, where the gate refuses it (workers/browser-gate.ts).
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 /** What an evaluation's Playwright trace records. */
@@ -75,6 +79,8 @@ export interface AcquireOptions {
   trace: boolean;
   /** Base URL for relative navigations (the app under test). */
   baseURL?: string;
+  /** Called for each request of a page that the context's gate refused (it is also listed as a console line). */
+  onBlocked?: (blocked: BlockedRequest) => void;
 }
 
 /** What closing an evaluation left behind in its evidence directory. */
@@ -90,8 +96,13 @@ export interface EvaluationContext {
   context: BrowserContext;
   page: Page;
   evidenceDir: string;
-  /** Console messages and uncaught page errors so far (live array, oldest first, capped). */
+  /** Console messages, uncaught page errors and blocked requests so far (live array, oldest first, capped). */
   consoleMessages: readonly string[];
+  /**
+   * Lets the context reach this origin (`http://host:port`, the app under test) and nothing else. Until it is
+   * called every request of the context is refused.
+   */
+  allowOrigin(origin: string): void;
   /** Saves the trace, closes the context and lists the evidence. Never throws; safe to call twice. */
   close(): Promise<EvaluationEvidence>;
 }
@@ -187,6 +198,8 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
 interface OpenedPage {
   context: BrowserContext;
   page: Page;
+  /** The context's proxy: the only way out of it (closed with the context). */
+  gate: BrowserGate;
   /** Tracing already started (a spare starts it ahead, off the next evaluation's start). */
   tracing?: boolean;
 }
@@ -198,14 +211,26 @@ interface Spare {
 }
 
 async function openPage(browser: Browser, baseURL: string | undefined): Promise<OpenedPage> {
-  const context = await browser.newContext({
-    viewport: { width: 1280, height: 800 },
-    ...(baseURL ? { baseURL } : {}),
-  });
+  const gate = await startBrowserGate();
+  let context: BrowserContext;
+  try {
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      ...(baseURL ? { baseURL } : {}),
+      // `<-loopback>`: Chromium sends even 127.0.0.1 (the app, and any other local server) through the gate.
+      proxy: { server: gate.server, bypass: '<-loopback>' },
+      // A download would be written to the host's disk, as large as the app likes: refused.
+      acceptDownloads: false,
+    });
+  } catch (error) {
+    await gate.close();
+    throw error;
+  }
+  context.once('close', () => void gate.close());
   context.setDefaultTimeout(CONTEXT_ACTION_TIMEOUT_MS);
   context.setDefaultNavigationTimeout(CONTEXT_NAVIGATION_TIMEOUT_MS);
   try {
-    return { context, page: await context.newPage() };
+    return { context, page: await context.newPage(), gate };
   } catch (error) {
     await context.close().catch(() => undefined);
     throw error;
@@ -250,7 +275,7 @@ async function startEvaluation(
   options: AcquireOptions,
   afterClose: () => void,
 ): Promise<EvaluationContext> {
-  const { context, page } = opened;
+  const { context, page, gate } = opened;
   const evidenceDir = path.resolve(options.evidenceDir);
   try {
     await mkdir(evidenceDir, { recursive: true });
@@ -260,13 +285,18 @@ async function startEvaluation(
     await context.close().catch(() => undefined);
     throw error;
   }
-  const consoleMessages = collectConsole(page);
+  const { messages: consoleMessages, push } = collectConsole(page);
+  gate.onBlocked((blocked) => {
+    push(`[blocked] ${blocked.method} ${blocked.target}: ${blocked.reason}`);
+    options.onBlocked?.(blocked);
+  });
   let closing: Promise<EvaluationEvidence> | undefined;
   return {
     context,
     page,
     evidenceDir,
     consoleMessages,
+    allowOrigin: (origin) => gate.allow(origin),
     close() {
       closing ??= closeEvaluation(context, evidenceDir, options.trace).finally(afterClose);
       return closing;
@@ -274,8 +304,8 @@ async function startEvaluation(
   };
 }
 
-/** Records console messages and uncaught errors of a page as one line each. */
-function collectConsole(page: Page): string[] {
+/** Records console messages and uncaught errors of a page as one line each; `push` adds a line of the harness's. */
+function collectConsole(page: Page): { messages: string[]; push: (line: string) => void } {
   const messages: string[] = [];
   const push = (line: string) => {
     messages.push(line);
@@ -288,7 +318,7 @@ function collectConsole(page: Page): string[] {
   });
   page.on('pageerror', (error) => push(`[pageerror] ${error.message}`));
   page.on('crash', () => push('[crash] the page crashed'));
-  return messages;
+  return { messages, push };
 }
 
 async function closeEvaluation(

@@ -50,6 +50,7 @@ export function closingInBackground(browser: BrowserSource, deferred: DeferredWo
       return {
         page: evaluation.page,
         consoleMessages: evaluation.consoleMessages,
+        allowOrigin: (origin) => evaluation.allowOrigin(origin),
         close() {
           closed ??= (async () => {
             const screenshots = await listScreenshots(path.resolve(options.evidenceDir));

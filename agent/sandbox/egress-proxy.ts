@@ -92,12 +92,22 @@ function rawResponse(socket: Duplex, status: number, text: string, body: string,
   );
 }
 
-/** What the request handlers share: the policy decision and the connections to cut at close. */
-interface ProxyContext {
-  /** Policy, then resolution, then the address check: the address to dial, or the refusal (already reported). */
-  resolve(host: string, port: number, method: string): Promise<AddressChoice & { status?: number }>;
+/** What the request handlers share: the decision per destination and the connections to cut at close. */
+export interface ProxyContext {
+  /**
+   * The address to dial, or the refusal (already reported). `target` is what the client asked for: the
+   * absolute URL of a request, or the `host:port` of a CONNECT.
+   */
+  resolve(
+    host: string,
+    port: number,
+    method: string,
+    target: string,
+  ): Promise<AddressChoice & { status?: number }>;
   sockets: Set<net.Socket>;
   connectTimeoutMs: number;
+  /** Upstream connections for forwarded requests (default: a new connection per request). */
+  agent?: http.Agent;
 }
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
@@ -122,7 +132,7 @@ async function handleConnect(
     rawResponse(client, 400, 'Bad Request', refusalBody(`bad CONNECT target "${request.url}"`));
     return;
   }
-  const choice = await context.resolve(target.host, target.port, 'CONNECT');
+  const choice = await context.resolve(target.host, target.port, 'CONNECT', request.url ?? '');
   if (!choice.ok) {
     const status = choice.status ?? 403;
     const refused = refusedResponse(status, choice.reason);
@@ -185,7 +195,7 @@ async function handleRequest(
   }
   const host = normalizeHost(url.hostname);
   const port = Number(url.port || 80);
-  const choice = await context.resolve(host, port, request.method ?? 'GET');
+  const choice = await context.resolve(host, port, request.method ?? 'GET', url.href);
   if (!choice.ok) {
     const refused = refusedResponse(choice.status ?? 403, choice.reason);
     response.writeHead(choice.status ?? 403, refused.head);
@@ -199,7 +209,7 @@ async function handleRequest(
     method: request.method,
     path: `${url.pathname}${url.search}`,
     headers: withoutHopHeaders(request.headers),
-    agent: false,
+    agent: context.agent ?? false,
     timeout: context.connectTimeoutMs,
   });
   upstream.on('response', (answer) => {
@@ -256,16 +266,13 @@ function policyPipeline(options: EgressProxyOptions) {
   return { stats, resolve };
 }
 
-/** Starts the proxy; resolves once it listens. */
-export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const { stats, resolve } = policyPipeline(options);
-  const context: ProxyContext = {
-    resolve,
-    sockets: new Set(),
-    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
-  };
+/**
+ * An HTTP forward proxy server (CONNECT tunnels and absolute-URI `http://` requests) whose every destination
+ * is decided by `context.resolve`; not yet listening. Shared by the box's egress proxy and the browser's gate.
+ */
+export function forwardProxyServer(context: ProxyContext): http.Server {
   const server = http.createServer({ requestTimeout: 0 });
-  // Enough for parallel installs (npm opens ~50); past it the box's new connections are closed at once.
+  // Enough for parallel installs (npm opens ~50); past it new connections are closed at once.
   server.maxConnections = MAX_CONNECTIONS;
   server.on('connection', (socket: net.Socket) => {
     context.sockets.add(socket);
@@ -277,6 +284,27 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
   server.on('request', (request: http.IncomingMessage, response: http.ServerResponse) => {
     void handleRequest(context, request, response);
   });
+  return server;
+}
+
+/** Stops a forward proxy server: cuts every open connection, then closes it. */
+export function closeForwardProxy(server: http.Server, context: ProxyContext): Promise<void> {
+  return new Promise<void>((resolveClose) => {
+    for (const socket of context.sockets) socket.destroy();
+    context.agent?.destroy();
+    server.close(() => resolveClose());
+  });
+}
+
+/** Starts the proxy; resolves once it listens. */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
+  const { stats, resolve } = policyPipeline(options);
+  const context: ProxyContext = {
+    resolve,
+    sockets: new Set(),
+    connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+  };
+  const server = forwardProxyServer(context);
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
     server.listen(options.socketPath, () => {
@@ -293,10 +321,6 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Egr
     get allowedCount() {
       return stats.allowedCount;
     },
-    close: () =>
-      new Promise<void>((resolveClose) => {
-        for (const socket of context.sockets) socket.destroy();
-        server.close(() => resolveClose());
-      }),
+    close: () => closeForwardProxy(server, context),
   };
 }

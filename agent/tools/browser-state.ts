@@ -14,8 +14,8 @@ export interface BrowserToolSession {
   allowedOrigins: string[];
 }
 
-/** Console lines of these kinds are shown in action results as soon as they appear. */
-const ALERT_PREFIXES = ['[error]', '[pageerror]', '[crash]'];
+/** Console lines of these kinds are shown in action results as soon as they appear (`[blocked]`: the browser gate). */
+const ALERT_PREFIXES = ['[error]', '[pageerror]', '[crash]', '[blocked]'];
 
 /** At most this many new console errors are quoted in one action result. */
 const MAX_ALERTS_PER_RESULT = 5;

@@ -44,6 +44,7 @@ describe('browser pool', () => {
     expect(pool.launches).toBe(0); // lazy: nothing launched before the first acquire
 
     const first = await pool.acquireContext({ evidenceDir: path.join(evidenceRoot, 'a'), trace: false });
+    first.allowOrigin(app.origin);
     await first.page.goto(app.url);
     await first.context.addCookies([{ name: 'session', value: 'one', url: app.url }]);
     await first.page.evaluate(() => localStorage.setItem('remember', 'me'));
@@ -52,6 +53,7 @@ describe('browser pool', () => {
 
     for (const name of ['b', 'c']) {
       const next = await pool.acquireContext({ evidenceDir: path.join(evidenceRoot, name), trace: false });
+      next.allowOrigin(app.origin);
       await next.page.goto(app.url);
       expect(await next.context.cookies()).toEqual([]);
       expect(await next.page.evaluate(() => localStorage.getItem('remember'))).toBeNull();
@@ -69,6 +71,7 @@ describe('browser pool', () => {
       trace: false,
       baseURL: app.origin,
     });
+    evaluation.allowOrigin(app.origin);
     // The spare was opened without a baseURL, so it was closed and a matching context made instead.
     expect(evaluation.context.browser()!.contexts()).toEqual([evaluation.context]);
     await evaluation.page.goto('/noisy');
@@ -83,9 +86,32 @@ describe('browser pool', () => {
     await evaluation.close();
   });
 
+  it('reaches nothing before the app is named, then only the app (the gate)', async () => {
+    const blocked: string[] = [];
+    const evaluation = await pool.acquireContext({
+      evidenceDir: path.join(evidenceRoot, 'gate'),
+      trace: false,
+      onBlocked: (request) => blocked.push(`${request.method} ${request.target}`),
+    });
+    const refused = await evaluation.page.goto(app.url);
+    expect(refused?.status()).toBe(403);
+    expect(await evaluation.page.textContent('body')).toContain('no app is open yet');
+    expect(blocked[0]).toBe(`GET ${app.url}`); // then the favicon, likewise refused
+    expect(evaluation.consoleMessages.some((line) => line.startsWith(`[blocked] GET ${app.url}`))).toBe(true);
+    evaluation.allowOrigin(app.origin);
+    expect((await evaluation.page.goto(app.url))?.status()).toBe(200);
+    expect(await evaluation.page.title()).toBe('Todos');
+    // The same server under another name is another origin.
+    const other = app.url.replace('127.0.0.1', 'localhost');
+    expect((await evaluation.page.goto(other))?.status()).toBe(403);
+    expect(blocked).toContain(`GET ${other}`);
+    await evaluation.close();
+  });
+
   it('saves a trace.zip on close and lists screenshots', async () => {
     const evidenceDir = path.join(evidenceRoot, 'traced');
     const evaluation = await pool.acquireContext({ evidenceDir, trace: true });
+    evaluation.allowOrigin(app.origin);
     await evaluation.page.goto(app.url);
     await evaluation.page.screenshot({ path: path.join(evidenceDir, 'screenshot-001.png') });
     const evidence = await evaluation.close();
@@ -99,6 +125,7 @@ describe('browser pool', () => {
   it('relaunches a browser that was killed, and one that was closed underneath it', async () => {
     const before = pool.launches;
     const doomed = await pool.acquireContext({ evidenceDir: path.join(evidenceRoot, 'doomed'), trace: true });
+    doomed.allowOrigin(app.origin);
     await doomed.page.goto(app.url);
     const pids = chromiumChildren();
     expect(pids.length).toBe(1);
@@ -112,12 +139,14 @@ describe('browser pool', () => {
       evidenceDir: path.join(evidenceRoot, 'revived'),
       trace: false,
     });
+    revived.allowOrigin(app.origin);
     await revived.page.goto(app.url);
     expect(await revived.page.title()).toBe('Todos');
     expect(pool.launches).toBe(before + 1);
 
     await revived.context.browser()!.close();
     const again = await pool.acquireContext({ evidenceDir: path.join(evidenceRoot, 'again'), trace: false });
+    again.allowOrigin(app.origin);
     await again.page.goto(app.url);
     expect(pool.launches).toBe(before + 2);
     await again.close();

@@ -35,6 +35,7 @@ describe('evaluation start-up figures', () => {
     const started = performance.now();
     const evidenceDir = path.join(evidenceRoot, name);
     const evaluation = await pool.acquireContext({ evidenceDir, trace: true });
+    evaluation.allowOrigin(app.origin);
     const tools = createBrowserTools({
       page: evaluation.page,
       evidenceDir,

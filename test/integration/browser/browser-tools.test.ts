@@ -40,6 +40,7 @@ describe('browser tools against the todo fixture app', () => {
     counter += 1;
     const evidenceDir = path.join(evidenceRoot, `evaluation-${counter}`);
     const evaluation = await pool.acquireContext({ evidenceDir, trace: true });
+    evaluation.allowOrigin(allowedOrigin);
     const tools = new Map<string, Tool>(
       createBrowserTools({
         page: evaluation.page,

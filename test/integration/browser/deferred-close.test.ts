@@ -36,6 +36,7 @@ describe('evaluation close off the critical path', () => {
     const browser = closingInBackground(pool, deferred);
     const evidenceDir = path.join(evidenceRoot, 'one');
     const evaluation = await browser.acquireContext({ evidenceDir, trace: true });
+    evaluation.allowOrigin(app.origin);
     await evaluation.page.goto(app.url);
     await evaluation.page.screenshot({ path: path.join(evidenceDir, '01-start.png') });
     const evidence = await evaluation.close();
@@ -54,6 +55,7 @@ describe('evaluation close off the critical path', () => {
     await new Promise((resolve) => setTimeout(resolve, 500)); // the spare opens after the last close
     const tracedDir = path.join(evidenceRoot, 'traced');
     const traced = await pool.acquireContext({ evidenceDir: tracedDir, trace: true });
+    traced.allowOrigin(app.origin);
     // Handed out tracing (started when the spare opened): a second start is refused by Playwright.
     await expect(traced.context.tracing.start()).rejects.toThrow(/already started/i);
     expect(traced.context.browser()!.contexts()).toEqual([traced.context]);
@@ -64,6 +66,7 @@ describe('evaluation close off the critical path', () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     const plainDir = path.join(evidenceRoot, 'plain');
     const plain = await pool.acquireContext({ evidenceDir: plainDir, trace: false });
+    plain.allowOrigin(app.origin);
     await plain.page.goto(app.url);
     expect(await plain.close()).toEqual({ screenshots: [] });
     expect(existsSync(path.join(plainDir, 'trace.zip'))).toBe(false);

@@ -195,6 +195,30 @@ describe('loadConfig', () => {
     expect(missing.message).toContain(path.join(dir, 'other.json'));
   });
 
+  it('does not read a config file a model could have written: the working directory is a workspace', () => {
+    // A generator writes nightshift.config.json into its workspace (the box lets it); an operator later runs
+    // nightshift there. Read, it would name a program the worker runs on the host (chromiumPath), switch the
+    // box off for new runs and move the data dir.
+    fs.mkdirSync(path.join(dir, '.nightshift'));
+    fs.writeFileSync(path.join(dir, 'feature_list.json'), '[]\n');
+    write({ chromiumPath: '/tmp/evil.sh', run: { sandbox: { bubblewrap: 'off' } }, dataDir: 'loot' });
+    const error = thrown(() => loadConfig({ cwd: dir, env: {} }));
+    expect(error.code).toBe('CONFIG_IN_WORKSPACE');
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain(path.join(dir, 'nightshift.config.json'));
+    expect(error.hint).toMatch(/--config/);
+    for (const marker of ['.nightshift', 'feature_list.json']) {
+      fs.rmSync(path.join(dir, '.nightshift'), { recursive: true, force: true });
+      fs.rmSync(path.join(dir, 'feature_list.json'), { force: true });
+      if (marker === '.nightshift') fs.mkdirSync(path.join(dir, marker));
+      else fs.writeFileSync(path.join(dir, marker), '[]\n');
+      expect(thrown(() => loadConfig({ cwd: dir, env: {} })).code, marker).toBe('CONFIG_IN_WORKSPACE');
+    }
+    // Named explicitly, the operator has chosen the file: it is read.
+    const named = loadConfig({ cwd: dir, env: {}, file: 'nightshift.config.json' });
+    expect(named.config.chromiumPath).toBe('/tmp/evil.sh');
+  });
+
   it('takes the file from $NIGHTSHIFT_CONFIG', () => {
     fs.writeFileSync(path.join(dir, 'custom.json'), JSON.stringify({ keyPrefix: 'ns-test:' }));
     const { config, source } = loadConfig({
