@@ -52,7 +52,9 @@ describe('nightshift demo, end to end through the CLI processes', () => {
     const result = await runCli(['demo'], env);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
     // Human output only: the log lines went to the data dir.
-    const jsonLines = `${result.stdout}\n${result.stderr}`.split(/[\r\n]/).filter((line) => line.includes('{"level"'));
+    const jsonLines = `${result.stdout}\n${result.stderr}`
+      .split(/[\r\n]/)
+      .filter((line) => line.includes('{"level"'));
     expect(jsonLines, jsonLines.slice(0, 3).join('\n')).toEqual([]);
     expect(fs.readFileSync(path.join(home, 'logs', 'demo.log'), 'utf8')).toMatch(/"level":30/);
     // No URL that dies with the command: the way to open the dashboard on this run instead.
@@ -119,7 +121,9 @@ async function expectDashboardLists(env: NodeJS.ProcessEnv, runId: string): Prom
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   try {
-    const first = await new Promise<string>((resolve) => child.stdout.once('data', (chunk) => resolve(String(chunk))));
+    const first = await new Promise<string>((resolve) =>
+      child.stdout.once('data', (chunk) => resolve(String(chunk))),
+    );
     const { url } = JSON.parse(first.split('\n')[0] as string) as { url: string };
     const body = (await (await fetch(`${url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
     expect(body.runs.map((run) => run.id)).toContain(runId);

@@ -227,7 +227,9 @@ it('scheduled windows end with a nightly summary, and webhooks report pauses, re
       /1 newly passing \(F-003\), 1 newly failing \(F-001\), 1 blocked \(F-004: .+\); 2\/4 features passing; \$1\.20 spent/,
     ),
   ).toHaveLength(1);
-  expect(slack(/finished \(incomplete\): 1 feature\(s\) blocked: F-004 .*\. 3\/4 features passing/)).toHaveLength(1);
+  expect(
+    slack(/finished \(incomplete\): 1 feature\(s\) blocked: F-004 .*\. 3\/4 features passing/),
+  ).toHaveLength(1);
   expect(texts).toHaveLength(json.length);
   const events: RunEvent[] = (await store.readEvents(run.id, { count: 500 })).map((entry) => entry.event);
   expect(events.filter((event) => event.type === 'notification.failed')).toEqual([]);
