@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RunStatusJson } from '../../../cli/status.js';
 import { advanceRun } from '../../../orchestrator/advance.js';
 import { RunConfig } from '../../../orchestrator/config.js';
@@ -14,6 +14,9 @@ import { cliEnv, deleteKeys, runCli, seedRun, tempDir, uniquePrefix } from './he
 
 // A newcomer's first hour, through the real CLI processes against real Redis: recoverable mistakes, clear
 // refusals that change nothing, `status --json` as complete as the text, and the config commands.
+// Each test starts a few CLI processes (node + tsx): seconds each on a busy machine.
+vi.setConfig({ testTimeout: 300_000 });
+
 let redis: Redis;
 let store: RunStore;
 let queues: Queues;
