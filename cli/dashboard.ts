@@ -53,6 +53,7 @@ function parsePort(value: string): number {
 
 /** Options of the `dashboard` command. */
 interface DashboardCommandOptions {
+  config?: string;
   host?: string;
   port?: number;
   json?: boolean;
@@ -72,8 +73,9 @@ export function registerDashboardCommand(
     .option('--host <host>', 'interface to bind (anything but loopback needs NIGHTSHIFT_DASHBOARD_TOKEN)')
     .option('--port <port>', 'port (0 = any free port)', parsePort)
     .option('--json', 'print {"url"} as JSON once listening')
+    .option('--config <file>', 'config file (default: $NIGHTSHIFT_CONFIG or ./nightshift.config.json)')
     .action(async (options: DashboardCommandOptions) => {
-      const { config } = loadConfig({ cwd: process.cwd(), env: process.env });
+      const { config } = loadConfig({ cwd: process.cwd(), env: process.env, file: options.config });
       const resources = await open(config);
       let server: DashboardServer;
       try {

@@ -68,7 +68,8 @@ export function formatDemoSummary(input: {
   summary: DemoSummary;
   elapsedMs: number;
   workspace: string;
-  dashboardUrl?: string;
+  /** The live dashboard URL (`--serve`), or the command that opens the dashboard on this run. */
+  dashboard: string;
 }): string {
   const { run, summary } = input;
   const sessions = Object.entries(summary.sessions)
@@ -82,8 +83,8 @@ export function formatDemoSummary(input: {
     `  features   ${summary.passedThroughEvaluator}/${summary.features} passed through the browser evaluator`,
     `  sessions   ${Object.values(summary.sessions).reduce((a, b) => a + b, 0)} (${sessions})`,
     `  commits    ${summary.commits}`,
-    `  verdicts   ${summary.verdicts} evaluations in .nightshift/verdicts.jsonl`,
-    `  time       ${formatDuration(input.elapsedMs)}`,
+    `  verdicts   ${summary.verdicts} evaluations in .nightshift/verdicts.jsonl (one per feature checked: a regression session re-checks several, so there are more evaluations than evaluator sessions)`,
+    `  elapsed    ${formatDuration(input.elapsedMs)}`,
     `  cost       ${formatMoney(knownCostUsd(run.counters))} (simulated: the scripted model priced like claude-sonnet-4-5)`,
   ];
   for (const bug of summary.caught) {
@@ -95,6 +96,6 @@ export function formatDemoSummary(input: {
     `  workspace  ${input.workspace}`,
     `  try it     cd ${input.workspace} && PORT=3000 ./init.sh   (then open http://127.0.0.1:3000/)`,
   );
-  if (input.dashboardUrl) lines.push(`  dashboard  ${input.dashboardUrl}`);
+  lines.push(`  dashboard  ${input.dashboard}`, `  status     nightshift status ${run.id}`);
   return `${lines.join('\n')}\n`;
 }

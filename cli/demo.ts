@@ -9,10 +9,9 @@ import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.
 import { followRun } from './follow.js';
 import { preflightForCli } from './preflight.js';
 import { type Child, spawnChild } from './processes.js';
+import { runElapsedMs } from './status.js';
 import { untilSignal } from './worker.js';
 
-/** Key prefix of the demo: its runs and queue never mix with real runs on the same Redis. */
-export const DEMO_KEY_PREFIX = 'nightshift-demo:';
 /** The model id the demo's scripted server answers to. */
 export const DEMO_MODEL = 'anthropic:scripted-demo';
 /** A placeholder key: the scripted server accepts anything, and no real key is needed or read. */
@@ -40,10 +39,8 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
     .description('build the example app offline, end to end, with the scripted model')
     .option('--serve', 'keep the dashboard running after the build (until Ctrl-C)')
     .action(async (options: { serve?: boolean }) => {
-      const resolved = resolveDeps({
-        ...deps,
-        env: { ...(deps.env ?? process.env), NIGHTSHIFT_KEY_PREFIX: DEMO_KEY_PREFIX },
-      });
+      // The demo's run lives beside real runs (same key prefix): `runs`, `status` and `dashboard` show it afterwards.
+      const resolved = resolveDeps(deps);
       const context = await openCliContext(orchestratorOptions(resolved));
       const id = newRunId(resolved.now());
       const demoDir = path.join(context.dataDir, 'demo', id);
@@ -97,9 +94,13 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
           formatDemoSummary({
             run: finished,
             summary,
-            elapsedMs: Date.now() - started,
+            elapsedMs: runElapsedMs(finished, new Date()) ?? Date.now() - started,
             workspace,
-            ...(dashboardUrl ? { dashboardUrl } : {}),
+            // A URL only while the dashboard stays up; otherwise the command that opens it again.
+            dashboard:
+              options.serve && dashboardUrl
+                ? `${dashboardUrl}/runs/${run.id}`
+                : `nightshift dashboard   (then http://127.0.0.1:${context.config.dashboard.port}/runs/${run.id})`,
           }),
         );
         resolved.setExitCode(demoSucceeded(finished, summary) ? 0 : 1);

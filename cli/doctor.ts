@@ -72,6 +72,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     await checkBubblewrap(config?.run.sandbox),
     checkDataDir(dataDir),
     checkApiKeys(options.env, config),
+    ...(await checkModelServers(options.env, config)),
   ];
   return { ok: checks.every((check) => check.status !== 'fail'), checks };
 }
@@ -210,13 +211,67 @@ export function checkApiKeys(env: NodeJS.ProcessEnv, config: NightshiftConfig | 
     .filter((provider): provider is keyof typeof keys => provider === 'anthropic' || provider === 'openai')
     .filter((provider) => !set(keys[provider]))
     .map((provider) => keys[provider]);
-  if (missing.length === 0) return ok('api keys', detail);
   const none = !Object.values(keys).some(set);
+  if (missing.length === 0 && none && !config) {
+    return warn(
+      'api keys',
+      `${detail} (the demo needs none)`,
+      'Export ANTHROPIC_API_KEY or OPENAI_API_KEY for real runs.',
+    );
+  }
+  if (missing.length === 0) {
+    return ok('api keys', providers.size ? `${detail}; the configured models need no other key` : detail);
+  }
   return warn(
     'api keys',
     `${detail}${none ? ' (the demo needs none)' : ''}; the configured models need ${missing.join(' and ')}`,
     `Export ${missing.join(' / ')}, or choose other models (--model, run.models in nightshift.config.json).`,
   );
+}
+
+/** How long an OpenAI-compatible server has to answer the doctor. */
+const SERVER_TIMEOUT_MS = 5_000;
+
+/**
+ * Each OpenAI-compatible server the configured models use (a named server's baseURL, else OPENAI_BASE_URL)
+ * must answer `GET <base>/models`: any HTTP answer counts (a 401 still proves the URL), no answer fails.
+ */
+export async function checkModelServers(
+  env: NodeJS.ProcessEnv,
+  config: NightshiftConfig | undefined,
+): Promise<DoctorCheck[]> {
+  const models = Object.values(config?.run.models ?? {}).filter((id) => id.startsWith('openai-compatible:'));
+  const urls = new Map<string, string>();
+  for (const id of models) {
+    const name = id.slice('openai-compatible:'.length);
+    const base = config?.openaiCompatible[name]?.baseURL ?? env.OPENAI_BASE_URL?.trim();
+    if (!base) {
+      return [
+        fail(
+          'model server',
+          `${id} has no server: neither openaiCompatible.${name} in the config nor OPENAI_BASE_URL`,
+          'Set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or add the server under openaiCompatible.',
+        ),
+      ];
+    }
+    urls.set(base, id);
+  }
+  return Promise.all([...urls].map(([base, id]) => probeServer(base, id)));
+}
+
+async function probeServer(base: string, modelId: string): Promise<DoctorCheck> {
+  const url = `${base.replace(/\/+$/, '')}/models`;
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(SERVER_TIMEOUT_MS) });
+    return ok('model server', `${base} answers (HTTP ${response.status}) for ${modelId}`);
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
+    return fail(
+      'model server',
+      `${base} does not answer (${cause}) for ${modelId}`,
+      'Start the server (e.g. `ollama serve`) or fix its base URL (OPENAI_BASE_URL or openaiCompatible.<name>.baseURL); it must include the /v1 path.',
+    );
+  }
 }
 
 function runVersion(file: string, args: string[]): Promise<{ ok: boolean; output: string }> {

@@ -1,14 +1,12 @@
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
+import { FINISHED_STATUSES, knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
 import { createProgressRenderer, type ProgressRenderer } from './progress.js';
+import { runElapsedMs } from './status.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
 export function hasEnded(run: RunRecord): boolean {
   return (
-    run.status === 'done' ||
-    run.status === 'failed' ||
-    run.status === 'cancelled' ||
-    (run.status === 'paused' && run.pausedReason !== 'rate-limited')
+    FINISHED_STATUSES.includes(run.status) || (run.status === 'paused' && run.pausedReason !== 'rate-limited')
   );
 }
 
@@ -20,9 +18,46 @@ export interface FollowOptions {
   signal?: AbortSignal;
 }
 
+/** Events read per poll when adding up the running session's cost. */
+const EVENT_PAGE = 500;
+
 /**
- * Shows a run's live progress (passing/total bar, current role and feature, cost, elapsed) until it
- * ends, then prints the summary line and returns the final record.
+ * The cost of the session in flight so far, from its `model.usage` events (the run's counters only grow when a
+ * session ends). Reads only the events appended since the last call.
+ */
+export class InFlightCost {
+  private after: string | undefined;
+  private seq = 0;
+  private costUsd = 0;
+
+  constructor(
+    private readonly orchestrator: Pick<Orchestrator, 'store'>,
+    private readonly runId: string,
+  ) {}
+
+  /** The known cost so far of session `seq` (0 once it has ended; null for a model without a price). */
+  async of(seq: number | null): Promise<number | null> {
+    for (;;) {
+      const page = await this.orchestrator.store.readEvents(this.runId, {
+        count: EVENT_PAGE,
+        ...(this.after ? { after: this.after } : { latest: true }),
+      });
+      for (const { id, event } of page) {
+        this.after = id;
+        if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
+        if (event.seq !== this.seq) [this.seq, this.costUsd] = [event.seq, 0];
+        this.costUsd = event.event.costUsd === null ? Number.NaN : this.costUsd + event.event.costUsd;
+      }
+      if (page.length < EVENT_PAGE) break;
+    }
+    if (seq === null || seq !== this.seq) return 0;
+    return Number.isNaN(this.costUsd) ? null : this.costUsd;
+  }
+}
+
+/**
+ * Shows a run's live progress (passing/total bar, current role and feature, cost including the session in
+ * flight, the run's elapsed time) until it ends, then prints the summary line and returns the final record.
  */
 export async function followRun(
   orchestrator: Orchestrator,
@@ -34,10 +69,11 @@ export async function followRun(
     isTTY: Boolean(options.stream.isTTY),
     now: orchestrator.now,
   });
-  const started = orchestrator.now().getTime();
+  const inFlight = new InFlightCost(orchestrator, runId);
   for (;;) {
     const run = await orchestrator.store.getRun(runId);
-    const elapsedMs = orchestrator.now().getTime() - started;
+    const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
+    const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {
       renderer.done({
         status: run.status,
@@ -45,20 +81,26 @@ export async function followRun(
         detail: run.detail,
         features: run.features,
         sessions: run.counters.sessions,
-        costUsd: knownCostUsd(run.counters),
+        costUsd: known,
         elapsedMs,
       });
       return run;
     }
     const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
     const latest = sessions[0];
+    const current = latest && !latest.finishedAt ? latest : null;
+    const running = await inFlight.of(current?.seq ?? null);
     renderer.update({
       run,
-      current:
-        latest && !latest.finishedAt
-          ? { role: latest.role, featureIds: latest.featureIds, startedAt: latest.startedAt }
-          : null,
-      costUsd: knownCostUsd(run.counters),
+      current: current
+        ? {
+            role: current.role,
+            kind: current.kind,
+            featureIds: current.featureIds,
+            startedAt: current.startedAt,
+          }
+        : null,
+      costUsd: known === null || running === null ? known : known + running,
       elapsedMs,
     });
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { NightshiftError } from '../core/errors.js';
+import { logToFile } from '../core/log.js';
+import { dataDir } from '../core/paths.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
 import { registerAdminCommands } from './admin.js';
 import { registerChecksCommand } from './checks.js';
@@ -14,6 +18,7 @@ import { registerDashboardCommand } from './dashboard.js';
 import { openWithOrchestrator } from './dashboard-wiring.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerInitCommand } from './init.js';
 import { registerPlanCommand } from './plan.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
@@ -28,6 +33,8 @@ export function buildProgram(options: CliDeps = {}): Command {
   const deps: CliDeps = { onStatusChange: notificationsFor, ...options };
   const program = new Command('nightshift')
     .description('Builds an application from a written spec over many hours, unattended.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .option('--verbose', 'log lines (JSON) on stderr instead of <data dir>/logs/<command>.log')
     .exitOverride()
     .showHelpAfterError();
   registerRunCommand(program, deps);
@@ -37,19 +44,49 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerAdminCommands(program, deps);
   registerChecksCommand(program, deps);
   registerScheduleCommand(program, {
-    withOrchestrator: (fn) =>
-      withOrchestrator(orchestratorOptions(resolveDeps(deps)), (context) => fn(context.orchestrator)),
+    withOrchestrator: (fn, configFile) =>
+      withOrchestrator(orchestratorOptions(resolveDeps(deps), configFile), (context) =>
+        fn(context.orchestrator),
+      ),
   });
   registerDemoCommand(program, deps);
   registerDoctorCommand(program, deps);
+  registerInitCommand(program, deps);
   return program;
+}
+
+/** The version in package.json. */
+export function packageVersion(): string {
+  const file = new URL('../package.json', import.meta.url);
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/** Commands that are services: their log is their record, on stderr (docker, systemd, a terminal). */
+const SERVICE_COMMANDS = new Set(['worker', 'dashboard']);
+
+/**
+ * Where this process logs: stderr for services, with `--verbose` or when NIGHTSHIFT_LOG_LEVEL is set; otherwise
+ * `<data dir>/logs/<command>.log`, so the human output of run, demo, resume or schedule is not mixed with JSON
+ * lines. Returns argv without `--verbose` (accepted anywhere before `--`).
+ */
+export function routeLogs(argv: string[], env: NodeJS.ProcessEnv): string[] {
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const verbose = options.includes('--verbose');
+  const rest = verbose
+    ? [...options.filter((arg) => arg !== '--verbose'), ...(end === -1 ? [] : argv.slice(end))]
+    : argv;
+  const command = rest.slice(2).find((arg) => !arg.startsWith('-'));
+  if (!command || verbose || SERVICE_COMMANDS.has(command) || env.NIGHTSHIFT_LOG_LEVEL) return rest;
+  logToFile(path.join(dataDir(env), 'logs', `${command}.log`));
+  return rest;
 }
 
 /** CLI entry: parses argv, runs the command, returns the process exit code (0 ok, 1 run failed, 2 bad input). */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
-    await program.parseAsync(argv);
+    await program.parseAsync(routeLogs(argv, process.env));
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;

@@ -8,7 +8,6 @@ import { buildRunConfig, loadConfig, plannerModelId } from '../orchestrator/conf
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
 import { checkPlannerPrompt, type PlannerResult } from '../roles/planner.js';
-import { toRunStatusJson } from './admin.js';
 import {
   type CliDeps,
   openCliContext,
@@ -20,6 +19,7 @@ import { planFromCli } from './plan-session.js';
 import { confirm, type LineReader, openLineReader, terminalAsk } from './plan-terminal.js';
 import { preflightForCli } from './preflight.js';
 import { detachOrFollow, runWorkspace } from './run.js';
+import { toRunStatusJson } from './status.js';
 
 /** Options of `nightshift plan`. */
 interface PlanOptions {

@@ -3,13 +3,15 @@
  * (not per tick) when the output is a log file or CI.
  */
 
-import type { FeatureSummary, PausedReason, RunStatus } from '../orchestrator/run-state.js';
+import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
 import { formatBar, formatDuration, formatMoney, truncate } from './output.js';
 
 /** The session in flight, as shown on the progress line. */
 export interface ProgressSession {
   role: RoleName;
+  /** `regress` for a regression check (shown as `evaluator (regression)`, as in the dashboard). */
+  kind?: SessionKind | null;
   /** The feature(s) it works on (none for the initializer). */
   featureIds?: readonly string[];
   /** ISO time it started. */
@@ -21,9 +23,9 @@ export interface ProgressUpdate {
   run: { id: string; status: RunStatus; pausedReason: PausedReason | null; features: FeatureSummary };
   /** The session in flight, or null between sessions. */
   current: ProgressSession | null;
-  /** Cost so far in USD (null = unknown). */
+  /** Cost so far in USD, the session in flight included (null = unknown). */
   costUsd: number | null;
-  /** Milliseconds since the run (or this command) started. */
+  /** Milliseconds since the run started (the same elapsed time `status` shows). */
   elapsedMs: number;
 }
 
@@ -73,7 +75,8 @@ function describeCurrent(current: ProgressSession, now: Date): string {
   const features = current.featureIds?.length ? ` ${current.featureIds.join(',')}` : '';
   const age = Date.parse(current.startedAt);
   const running = Number.isNaN(age) ? '' : ` (${formatDuration(Math.max(0, now.getTime() - age))})`;
-  return `${current.role}${features}${running}`;
+  const role = current.kind === 'regress' ? `${current.role} (regression)` : current.role;
+  return `${role}${features}${running}`;
 }
 
 /** The final line: how the run ended, with the totals. */

@@ -1,13 +1,26 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
+import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
-import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
+import {
+  buildRunConfig,
+  DEFAULT_MODEL,
+  parseDuration,
+  plannerModelId,
+  RunConfig,
+} from '../orchestrator/config.js';
+import { pauseRun, resumeRun } from '../orchestrator/controls.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
-import { assertSpec, type RunWorkspaceInput, startRun } from '../orchestrator/start-run.js';
+import {
+  assertSpec,
+  assertWorkspaceDir,
+  type RunWorkspaceInput,
+  startRun,
+} from '../orchestrator/start-run.js';
+import { openRunOn, WorkspaceBusyError } from '../orchestrator/workspace-claim.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
-import { toRunStatusJson } from './admin.js';
 import {
   type CliDeps,
   type OpenCliContext,
@@ -17,9 +30,11 @@ import {
   resolveDeps,
 } from './context.js';
 import { followRun } from './follow.js';
+import { budgetUsd, collect, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
-import { positiveInt, startCliWorker, untilSignal } from './worker.js';
+import { statusJsonOf, statusLabel } from './status.js';
+import { startCliWorker, untilSignal } from './worker.js';
 
 /** Options of `nightshift run`. */
 interface RunOptions {
@@ -39,33 +54,20 @@ interface RunOptions {
   network?: string;
   allowHost?: string[];
   detach?: boolean;
+  webhook?: string[];
+  slackWebhook?: string[];
   /** `--no-preflight-request` sets this false. */
   preflightRequest?: boolean;
   json?: boolean;
   config?: string;
 }
 
-/** `--budget-usd N`, or `none` for no cost cap (null). */
-function budgetUsd(value: string): number | null {
-  if (value.trim().toLowerCase() === 'none') return null;
-  const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) {
-    throw new InputError(
-      'OPTION_INVALID',
-      `--budget-usd must be a positive number or "none", not "${value}".`,
-      { hint: 'e.g. --budget-usd 20, or --budget-usd none to run without a cost cap' },
-    );
-  }
-  return parsed;
-}
+/** The run config's defaults, shown in `run --help`. */
+const DEFAULTS = RunConfig.parse({});
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** Exit code of a finished `run`: 0 done (or paused, resumable), 1 failed or cancelled. */
+/** Exit code of a finished `run`: 0 done (or paused, resumable), 1 incomplete (blocked features), failed or cancelled. */
 export function exitCodeOf(run: RunRecord): number {
-  return run.status === 'failed' || run.status === 'cancelled' ? 1 : 0;
+  return run.status === 'failed' || run.status === 'cancelled' || run.status === 'incomplete' ? 1 : 0;
 }
 
 /** `nightshift run <spec> …`: registers a run; without --detach also works it in-process and shows progress. */
@@ -81,22 +83,36 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--repo <url>', 'git remote (bare path or URL) shared by workers on many machines')
     .option('--branch <name>', 'run branch in --repo', 'main')
-    .option('--model <id>', 'model for every role, e.g. anthropic:claude-sonnet-4-5')
+    .option('--model <id>', `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`)
     .option('--model-initializer <id>', 'model of the initializer')
     .option('--model-generator <id>', 'model of the generators')
     .option('--model-evaluator <id>', 'model of the evaluator')
     .option('--model-planner <id>', 'model of the planner (--prompt)')
     .option(
       '--budget-usd <n>',
-      'stop (pause) when the run has cost this much; "none" for no cost cap',
+      `stop (pause) when the run has cost this much; "none" for no cost cap (default: $${DEFAULTS.budgets.maxCostUsd}, or run.budgets.maxCostUsd in the config)`,
       budgetUsd,
     )
-    .option('--max-sessions <n>', 'stop (pause) after this many sessions', positiveInt('--max-sessions'))
-    .option('--for <duration>', 'pause at this deadline from now, e.g. 6h')
-    .option('--network <mode>', 'network of the sandbox: none, registries (default) or open')
+    .option(
+      '--max-sessions <n>',
+      `stop (pause) after this many sessions (default: ${DEFAULTS.budgets.maxSessions}, or run.budgets.maxSessions)`,
+      positiveInt('--max-sessions'),
+    )
+    .option('--for <duration>', 'pause at this deadline from now, e.g. 6h (default: no deadline)')
+    .option(
+      '--network <mode>',
+      `network of the sandbox: none, registries or open (default: ${DEFAULTS.sandbox.network}, or run.sandbox.network)`,
+    )
     .option(
       '--allow-host <host>',
       'also reachable from the sandbox (repeatable): host, host:port, *.domain',
+      collect,
+      [],
+    )
+    .option('--webhook <url>', 'also notify this URL (JSON) about this run (repeatable)', collect, [])
+    .option(
+      '--slack-webhook <url>',
+      'also notify this Slack-compatible URL about this run (repeatable)',
       collect,
       [],
     )
@@ -130,6 +146,10 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             forDuration: options.for,
             network: options.network,
             allowHosts: options.allowHost,
+            webhooks: [
+              ...(options.webhook ?? []).map((url) => ({ url, format: 'json' as const })),
+              ...(options.slackWebhook ?? []).map((url) => ({ url, format: 'slack' as const })),
+            ],
           },
           resolved.now(),
         );
@@ -137,14 +157,20 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
         // refusal leaves no run and an untouched workspace behind.
         const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
         if (specPath) await assertSpec(specPath);
+        const id = newRunId(resolved.now());
+        const workspace = runWorkspace(resolved, context, id, options);
+        if (workspace.kind === 'local') await assertWorkspaceDir(workspace.dir);
+        const resumed = await resumeOnWorkspace(context, resolved, workspace, options);
+        if (resumed) {
+          await report(context, resolved, await detachOrFollow(context, resolved, resumed, options), options);
+          return;
+        }
         const planner = options.prompt ? plannerModelId(config.models) : undefined;
         await preflightForCli(context, resolved.env, config, {
           request: options.preflightRequest,
           stderr: resolved.stderr,
           ...(planner ? { extraModels: { planner } } : {}),
         });
-        const id = newRunId(resolved.now());
-        const workspace = runWorkspace(resolved, context, id, options);
         const run = options.prompt
           ? await startPlannedRun(context.orchestrator, {
               plan: await planFromCli({
@@ -166,13 +192,56 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               config,
               dataDir: context.dataDir,
             });
-        const shown = await detachOrFollow(context, resolved, run, options);
-        if (options.json) resolved.stdout.write(`${JSON.stringify(toRunStatusJson(shown))}\n`);
-        else if (options.detach) resolved.stdout.write(`${run.id}\n`);
+        await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
       } finally {
         await context.close();
       }
     });
+}
+
+/** What `run` prints on stdout at the end: the status document (`--json`) or the run id (`--detach`). */
+async function report(
+  context: OpenCliContext,
+  resolved: ResolvedDeps,
+  run: RunRecord,
+  options: { json?: boolean; detach?: boolean },
+): Promise<void> {
+  if (options.json) {
+    const json = await statusJsonOf(context.orchestrator, run.id, resolved.now());
+    resolved.stdout.write(`${JSON.stringify(json)}\n`);
+  } else if (options.detach) resolved.stdout.write(`${run.id}\n`);
+}
+
+/**
+ * `run` on a workspace that already has an open run: a paused or failed one is resumed (with the budgets given)
+ * and followed — Ctrl-C, then the same command again, goes on; an active one is refused (never two runs on one
+ * workspace). Returns the resumed run, or undefined when the workspace has none.
+ */
+async function resumeOnWorkspace(
+  context: OpenCliContext,
+  resolved: ResolvedDeps,
+  workspace: RunWorkspaceInput,
+  options: RunOptions,
+): Promise<RunRecord | undefined> {
+  const open = await openRunOn(context.orchestrator, workspace);
+  if (!open) return undefined;
+  const where = workspace.kind === 'local' ? workspace.dir : workspace.url;
+  if (options.prompt || (open.status !== 'paused' && open.status !== 'failed')) {
+    throw new WorkspaceBusyError(where, open);
+  }
+  await preflightForCli(context, resolved.env, open.config, {
+    request: options.preflightRequest,
+    stderr: resolved.stderr,
+  });
+  await resumeRun(context.orchestrator, open.id, {
+    ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
+    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
+    ...(options.for !== undefined && { forMs: parseDuration(options.for) }),
+  });
+  resolved.stderr.write(
+    `run ${open.id} on this workspace was ${statusLabel(open)}: resumed (the spec given is not read again; its feature list goes on).\n`,
+  );
+  return context.orchestrator.store.getRun(open.id);
 }
 
 /** Exactly one of a spec file and `--prompt` (checked before anything starts). */
@@ -204,9 +273,14 @@ export function runWorkspace(
   };
 }
 
+/** Exit code of a foreground `run` stopped by Ctrl-C (128 + SIGINT, as shells report it). */
+export const INTERRUPTED_EXIT_CODE = 130;
+
 /**
  * After a run is registered: with `detach`, nothing more (workers do the rest); otherwise works it with an
- * in-process worker, shows progress until it ends and sets the exit code. Returns the run to report.
+ * in-process worker, shows progress until it ends and sets the exit code. The first Ctrl-C (or SIGTERM)
+ * pauses the run — the session in flight stops at its next turn with a checkpoint — says how to resume it
+ * and exits 130 once the worker has let go; a second one exits at once. Returns the run to report.
  */
 export async function detachOrFollow(
   context: OpenCliContext,
@@ -216,15 +290,34 @@ export async function detachOrFollow(
 ): Promise<RunRecord> {
   if (options.detach) return run;
   const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
-  resolved.stderr.write(`run ${run.id}: workspace ${where}\n`);
+  const log = logFile();
+  resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
   const worker = await startCliWorker(context, resolved.env);
   const stop = new AbortController();
-  void untilSignal().then(() => stop.abort());
+  let interrupted = false;
+  void untilSignal().then(async (signal) => {
+    const key = signal === 'SIGINT' ? 'Ctrl-C' : signal;
+    resolved.stderr.write(
+      `\n${key}: pausing run ${run.id}; the session in flight stops at its next turn with a checkpoint (${key} again to exit now).\n`,
+    );
+    try {
+      await pauseRun(context.orchestrator, run.id, `interrupted (${key}) in the foreground`);
+      interrupted = true;
+    } catch {
+      // Already finished, or Redis is gone: stop following either way.
+      stop.abort();
+    }
+  });
   const finished = await followRun(context.orchestrator, run.id, {
     stream: process.stderr,
     signal: stop.signal,
   });
   await worker.close();
-  resolved.setExitCode(exitCodeOf(finished));
+  if (interrupted) {
+    resolved.stderr.write(
+      `run ${run.id} is paused. Go on with the same \`nightshift run\` command (it resumes the run on this workspace), or \`nightshift resume ${run.id}\` for workers.\n`,
+    );
+  }
+  resolved.setExitCode(interrupted ? INTERRUPTED_EXIT_CODE : exitCodeOf(finished));
   return finished;
 }

@@ -16,10 +16,12 @@ import {
 } from '../orchestrator/schedules.js';
 import { formatMoney, formatTable, formatTimestamp, type TextSink } from './output.js';
 
+const CONFIG_OPTION = 'config file (default: $NIGHTSHIFT_CONFIG or ./nightshift.config.json)';
+
 /** What the schedule commands need from the CLI's wiring. */
 export interface ScheduleCommandDeps {
-  /** Opens an Orchestrator (Redis, store, queues), runs `fn` with it, and closes it again. */
-  withOrchestrator<T>(fn: (orchestrator: Orchestrator) => Promise<T>): Promise<T>;
+  /** Opens an Orchestrator (Redis, store, queues; `configFile` from `--config`), runs `fn` with it, closes it again. */
+  withOrchestrator<T>(fn: (orchestrator: Orchestrator) => Promise<T>, configFile?: string): Promise<T>;
   /** Where output goes (default process.stdout). */
   stdout?: TextSink;
   /** Clock for validating the pattern (default: now). */
@@ -120,9 +122,13 @@ export function registerScheduleCommand(program: Command, deps: ScheduleCommandD
     .option('--for <duration>', 'window length: pause at the first safe point after it, e.g. 6h')
     .option('--budget-usd <n>', 'spending allowed per window (USD)')
     .option('--json', 'print the schedule as JSON')
-    .action(async (runId: string, options: ScheduleAddOptions & { json?: boolean }) => {
+    .option('--config <file>', CONFIG_OPTION)
+    .action(async (runId: string, options: ScheduleAddOptions & { json?: boolean; config?: string }) => {
       const input = parseScheduleAdd(runId, options, now());
-      const added = await deps.withOrchestrator((orchestrator) => addSchedule(orchestrator, input));
+      const added = await deps.withOrchestrator(
+        (orchestrator) => addSchedule(orchestrator, input),
+        options.config,
+      );
       out().write(options.json ? `${JSON.stringify(added)}\n` : `Scheduled ${describeSchedule(added)}\n`);
     });
 
@@ -130,17 +136,25 @@ export function registerScheduleCommand(program: Command, deps: ScheduleCommandD
     .command('list')
     .description('list schedules with their next start')
     .option('--json', 'print the schedules as JSON')
-    .action(async (options: { json?: boolean }) => {
-      const schedules = await deps.withOrchestrator((orchestrator) => listSchedules(orchestrator));
+    .option('--config <file>', CONFIG_OPTION)
+    .action(async (options: { json?: boolean; config?: string }) => {
+      const schedules = await deps.withOrchestrator(
+        (orchestrator) => listSchedules(orchestrator),
+        options.config,
+      );
       out().write(options.json ? `${JSON.stringify(schedules)}\n` : formatScheduleTable(schedules));
     });
 
   schedule
     .command('remove <run>')
     .description('remove the schedule of RUN (a window in progress runs on to its deadline)')
-    .action(async (runId: string) => {
+    .option('--config <file>', CONFIG_OPTION)
+    .action(async (runId: string, options: { config?: string }) => {
       assertRunId(runId);
-      const removed = await deps.withOrchestrator((orchestrator) => removeSchedule(orchestrator, runId));
+      const removed = await deps.withOrchestrator(
+        (orchestrator) => removeSchedule(orchestrator, runId),
+        options.config,
+      );
       if (!removed) {
         throw new InputError('SCHEDULE_NOT_FOUND', `Run ${runId} has no schedule.`, {
           hint: 'See the schedules with `nightshift schedule list`.',

@@ -11,6 +11,7 @@ import {
   orchestratorOptions,
   resolveDeps,
 } from './context.js';
+import { positiveInt } from './options.js';
 
 /** Starts a worker on an open CLI context (shared by `worker`, `run` and `demo`). */
 export async function startCliWorker(
@@ -67,19 +68,6 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.once('SIGTERM', onSignal);
     process.once('SIGINT', onSignal);
   });
-}
-
-/** Parses a positive integer option, naming the option when it is not one. */
-export function positiveInt(name: string) {
-  return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 1) {
-      throw new InputError('OPTION_INVALID', `${name} must be a positive whole number, not "${value}".`, {
-        hint: `e.g. ${name} 2`,
-      });
-    }
-    return parsed;
-  };
 }
 
 /** `nightshift worker [--concurrency N]`: runs sessions from the queue until SIGTERM/SIGINT. */

@@ -42,6 +42,8 @@ export interface NightlySummaryView {
   newlyPassing: string[];
   newlyFailing: string[];
   blocked: string[];
+  /** Why each blocked feature is blocked. */
+  blockedReasons: Array<{ featureId: string; reason: string }>;
   costUsd: number;
   passing: number;
   total: number;

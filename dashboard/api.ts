@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { formatZodIssues, InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { FeatureId } from '../handoff/formats.js';
+import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
 import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
 import { RunTransitionError } from '../orchestrator/transitions.js';
@@ -72,7 +73,11 @@ export function errorResponse(error: unknown, c: Context): Response {
   ) {
     return c.json({ error: 'not_found', message: error.message }, 404);
   }
-  if (error instanceof RunTransitionError || error instanceof RetryRefusedError)
+  if (
+    error instanceof RunTransitionError ||
+    error instanceof RetryRefusedError ||
+    error instanceof ResumeRefusedError
+  )
     return c.json({ error: 'conflict', message: error.describe() }, 409);
   if (error instanceof NightshiftError && error.exitCode === 2) {
     return c.json({ error: 'bad_request', message: error.describe() }, 400);

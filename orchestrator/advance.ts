@@ -6,8 +6,10 @@ import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
 import {
   ACTIVE_STATUSES,
+  blockedSummary,
   type PausedReason,
   type RunRecord,
+  type RunState,
   type RunStatus,
   type SessionKind,
 } from './run-state.js';
@@ -76,18 +78,24 @@ async function advanceLocked(
     if (job && !finishing && IN_FLIGHT_STATES.has(await job.getState())) return { kind: 'in-flight', jobId };
   }
   const action = nextAction(state, orchestrator.now());
-  return applyAction(orchestrator, run, action);
+  return applyAction(orchestrator, state, action);
 }
 
 async function applyAction(
   orchestrator: Orchestrator,
-  run: RunRecord,
+  { run, features }: RunState,
   action: NextAction,
 ): Promise<AdvanceResult> {
   switch (action.kind) {
-    case 'finish':
+    case 'finish': {
+      // Blocked features left: the app is not all built, so the run is `incomplete`, not `done`.
+      if (features.some((feature) => feature.blocked && !feature.passes)) {
+        await changeStatus(orchestrator, run, 'incomplete', { detail: blockedSummary(features) });
+        return { kind: 'status', status: 'incomplete' };
+      }
       await changeStatus(orchestrator, run, 'done');
       return { kind: 'status', status: 'done' };
+    }
     case 'pause':
       await pauseForStopCondition(orchestrator, run, action.reason, action.detail);
       return { kind: 'status', status: 'paused', reason: action.reason };

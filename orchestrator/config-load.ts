@@ -42,7 +42,7 @@ function flagValue(value: string): boolean | string {
  */
 export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   const source = findConfigFile(options);
-  const raw: Record<string, unknown> = source ? readJsonFile(source) : {};
+  const raw: Record<string, unknown> = source ? withoutComments(readJsonFile(source)) : {};
   if (typeof raw.dataDir === 'string' && source)
     raw.dataDir = path.resolve(path.dirname(source), raw.dataDir);
 
@@ -127,6 +127,20 @@ function readJsonFile(file: string): Record<string, unknown> {
     });
   }
   return parsed as Record<string, unknown>;
+}
+
+/** Key of a comment in the config file (JSON has none): `"//": "why"` anywhere in an object is ignored. */
+export const COMMENT_KEY = '//';
+
+/** The object without its `//` comment keys, at every depth. */
+export function withoutComments<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(withoutComments) as T;
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== COMMENT_KEY)
+      .map(([key, inner]) => [key, withoutComments(inner)]),
+  ) as T;
 }
 
 function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {

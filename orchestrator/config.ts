@@ -148,6 +148,27 @@ export const Webhook = z.strictObject({
 });
 export type Webhook = z.infer<typeof Webhook>;
 
+/** The provider a bare model name most likely meant, for the fix in the error message. */
+function guessProvider(name: string): string {
+  if (/^claude/i.test(name)) return 'anthropic';
+  if (/^(gpt|o\d|chatgpt)/i.test(name)) return 'openai';
+  return 'openai-compatible';
+}
+
+/** Keys of a table by model id must be `provider:model`: a bare name would never match and be ignored. */
+function modelKeyed<T extends z.ZodType>(table: T, field: string) {
+  return table.superRefine((value, ctx) => {
+    for (const key of Object.keys(value as Record<string, unknown>)) {
+      if (key.includes(':')) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `"${key}" is not a model id: ${field} are keyed by provider:model, e.g. "${guessProvider(key)}:${key}"`,
+      });
+    }
+  });
+}
+
 /** Everything that shapes one run; stored with the run. Parse `{}` to get the defaults. */
 export const RunConfig = z.strictObject({
   models: RoleModels.prefault({}),
@@ -173,6 +194,17 @@ export const RunConfig = z.strictObject({
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
+
+/**
+ * A run config as a user writes it (config file, command line): RunConfig, and tables keyed by model id must use
+ * `provider:model` keys. Stored runs are read with RunConfig, so an older run is never made unreadable.
+ */
+export const UserRunConfig = RunConfig.extend({
+  prices: modelKeyed(PriceTable, 'prices')
+    .default({})
+    .transform((prices) => ({ ...DEFAULT_PRICES, ...prices })),
+  modelSettings: modelKeyed(ModelSettingsTable, 'modelSettings').default({}),
+});
 /** What a user may write for a run config (every field optional). */
 export type RunConfigInput = z.input<typeof RunConfig>;
 
@@ -193,6 +225,8 @@ export interface RunOverrides {
   network?: string;
   /** `--allow-host HOST`: added to `sandbox.allowHosts`. */
   allowHosts?: string[];
+  /** `--webhook URL` / `--slack-webhook URL`: added to `notifications.webhooks` of this run. */
+  webhooks?: Array<{ url: string; format: 'json' | 'slack' }>;
 }
 
 /** The run config from config-file defaults plus command-line overrides; throws InputError naming bad fields. */
@@ -219,7 +253,11 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
   if (overrides.network !== undefined) sandbox.network = overrides.network as NetworkMode;
   if (overrides.allowHosts?.length)
     sandbox.allowHosts = [...(sandbox.allowHosts ?? []), ...overrides.allowHosts];
-  return parseOrThrow(RunConfig, { ...base, models, budgets, sandbox }, 'run options');
+  const notifications = {
+    ...(base.notifications ?? {}),
+    webhooks: [...(base.notifications?.webhooks ?? []), ...(overrides.webhooks ?? [])],
+  };
+  return parseOrThrow(UserRunConfig, { ...base, models, budgets, sandbox, notifications }, 'run options');
 }
 
 /**
@@ -286,7 +324,7 @@ export const NightshiftConfig = z.strictObject({
     })
     .prefault({}),
   /** Defaults for new runs. */
-  run: RunConfig.prefault({}),
+  run: UserRunConfig.prefault({}),
 });
 export type NightshiftConfig = z.infer<typeof NightshiftConfig>;
 

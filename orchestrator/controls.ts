@@ -1,7 +1,10 @@
+import { NightshiftError } from '../core/errors.js';
 import { advanceRun, changeStatus } from './advance.js';
+import { checkStopConditions } from './budgets.js';
+import { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { FeatureState, RunRecord } from './run-state.js';
+import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run-state.js';
 import { resumeStatus } from './transitions.js';
 
 /**
@@ -19,20 +22,88 @@ export async function pauseRun(
   return paused;
 }
 
-/** Resumes a paused (or failed) run and queues its next session. */
-export async function resumeRun(orchestrator: Orchestrator, runId: string): Promise<RunRecord> {
-  const deadline = (await orchestrator.store.getRun(runId)).config.budgets.deadline;
-  if (deadline && Date.parse(deadline) <= orchestrator.now().getTime()) {
-    // A passed deadline would pause the run again at once: resuming means "go on", so it is cleared.
-    await orchestrator.store.updateConfig(runId, (config) => ({
-      ...config,
-      budgets: { ...config.budgets, deadline: undefined },
-    }));
+/** New limits given with `resume` (the budget a pause hit can be raised in the same command). */
+export interface ResumeLimits {
+  /** New cost cap in USD for the whole run (null: no cap). */
+  budgetUsd?: number | null;
+  /** New session cap for the whole run. */
+  maxSessions?: number;
+  /** A new deadline this long from now (ms). */
+  forMs?: number;
+}
+
+/** Options of {@link resumeRun}. */
+export interface ResumeOptions extends ResumeLimits {
+  /** Resume even if a budget is still spent (it pauses again at once); a scheduled window does, to record it. */
+  evenIfStillStopped?: boolean;
+}
+
+/** Statuses `resume` acts on. */
+export const RESUMABLE_STATUSES: readonly RunStatus[] = ['paused', 'failed', 'incomplete'];
+
+/** A `resume` that would do nothing (the run is not paused) or pause again at once (a budget still spent). */
+export class ResumeRefusedError extends NightshiftError {
+  constructor(runId: string, reason: string, hint: string) {
+    super('RUN_RESUME_REFUSED', `Run ${runId} was not resumed: ${reason}.`, { hint, exitCode: 2 });
+  }
+}
+
+/**
+ * Resumes a paused or failed run (an incomplete one: retries its blocked features) and queues its next
+ * session, after applying new limits. Refuses, changing nothing, a run that is not paused, and one whose
+ * budget is still spent (it would pause again at once): raise it with `limits`.
+ */
+export async function resumeRun(
+  orchestrator: Orchestrator,
+  runId: string,
+  options: ResumeOptions = {},
+): Promise<RunRecord> {
+  const run = await orchestrator.store.getRun(runId);
+  if (!RESUMABLE_STATUSES.includes(run.status)) {
+    throw new ResumeRefusedError(
+      runId,
+      `it is ${run.status}, not paused; nothing was queued`,
+      ACTIVE_STATUSES.includes(run.status)
+        ? `It is already running: follow it with \`nightshift status ${runId}\`.`
+        : `A ${run.status} run starts no more sessions; start a new run with \`nightshift run SPEC\`.`,
+    );
+  }
+  const now = orchestrator.now();
+  const limited = applyLimits(run.config, options, now);
+  if (!options.evenIfStillStopped) {
+    const stop = checkStopConditions({ run: { ...run, config: limited } }, now);
+    // `stuck` starts over on resume; a passed deadline is cleared below.
+    if (stop?.reason === 'budget') {
+      throw new ResumeRefusedError(
+        runId,
+        `its budget is still spent (${stop.detail})`,
+        `Raise it in the same command: \`nightshift resume ${runId} --budget-usd N\` (whole-run cap), \`--max-sessions N\` or, for models without a price, budgets.maxUnpricedTokens in the config.`,
+      );
+    }
+  }
+  if (limited !== run.config) await orchestrator.store.updateConfig(runId, () => limited);
+  if (run.status === 'incomplete') {
+    for (const feature of (await orchestrator.store.listFeatures(runId)).filter((f) => f.blocked)) {
+      await orchestrator.store.retryFeature(runId, feature.id);
+    }
   }
   const state = await orchestrator.store.loadState(runId);
   const resumed = await changeStatus(orchestrator, state.run, resumeStatus(state.features.length));
   await advanceRun(orchestrator, runId);
   return resumed;
+}
+
+/** The run's config with new limits, and without a deadline that has passed (resuming means "go on"). */
+function applyLimits(config: RunConfig, limits: ResumeLimits, now: Date): RunConfig {
+  const budgets = { ...config.budgets };
+  if (limits.budgetUsd !== undefined) budgets.maxCostUsd = limits.budgetUsd;
+  if (limits.maxSessions !== undefined) budgets.maxSessions = limits.maxSessions;
+  if (limits.forMs !== undefined) budgets.deadline = new Date(now.getTime() + limits.forMs).toISOString();
+  else if (budgets.deadline && Date.parse(budgets.deadline) <= now.getTime()) budgets.deadline = undefined;
+  const changed = (Object.keys(budgets) as Array<keyof typeof budgets>).some(
+    (key) => budgets[key] !== config.budgets[key],
+  );
+  return changed ? RunConfig.parse({ ...config, budgets }) : config;
 }
 
 /** Cancels a run for good; a session in flight stops at its next turn with a checkpoint. */
@@ -50,6 +121,9 @@ export async function retryFeature(
   featureId: string,
 ): Promise<FeatureState> {
   const feature = await orchestrator.store.retryFeature(runId, featureId);
+  const run = await orchestrator.store.getRun(runId);
+  // An incomplete run (it ended with blocked features) goes on with the retried one.
+  if (run.status === 'incomplete') await changeStatus(orchestrator, run, 'building');
   await advanceRun(orchestrator, runId);
   return feature;
 }

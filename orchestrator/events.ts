@@ -109,6 +109,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     newlyPassing: z.array(z.string()),
     newlyFailing: z.array(z.string()),
     blocked: z.array(z.string()),
+    /** Why each blocked feature is blocked (older events have none). */
+    blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
     costUsd: z.number(),
     passing: z.number().int(),
     total: z.number().int(),

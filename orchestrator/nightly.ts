@@ -3,7 +3,7 @@ import { moduleLogger } from '../core/log.js';
 import type { RunEvent } from './events.js';
 import { runKeys } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { RunRecord, RunState } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord, type RunState } from './run-state.js';
 
 const log = moduleLogger('orchestrator/nightly');
 
@@ -41,12 +41,16 @@ export function summarizeWindow(start: WindowSnapshot, state: RunState): WindowS
   const newlyPassing: string[] = [];
   const newlyFailing: string[] = [];
   const blocked: string[] = [];
+  const blockedReasons: Array<{ featureId: string; reason: string }> = [];
   let passing = 0;
   for (const feature of state.features) {
     if (feature.passes) passing++;
     if (feature.passes && !passedBefore.has(feature.id)) newlyPassing.push(feature.id);
     if (!feature.passes && passedBefore.has(feature.id)) newlyFailing.push(feature.id);
-    if (feature.blocked) blocked.push(feature.id);
+    if (feature.blocked) {
+      blocked.push(feature.id);
+      blockedReasons.push({ featureId: feature.id, reason: feature.blockedReason ?? 'blocked' });
+    }
   }
   // Float sums of session costs drift in the last digits; cents-and-below precision is all anyone reads.
   const costUsd = Math.max(0, Math.round((state.run.counters.costUsd - start.costUsd) * 1e6) / 1e6);
@@ -55,6 +59,7 @@ export function summarizeWindow(start: WindowSnapshot, state: RunState): WindowS
     newlyPassing,
     newlyFailing,
     blocked,
+    blockedReasons,
     costUsd,
     passing,
     total: state.features.length,
@@ -69,7 +74,7 @@ export function closesWindow(before: RunRecord, after: RunRecord): boolean {
       after.pausedReason === 'deadline' || after.pausedReason === 'budget' || after.pausedReason === 'stuck'
     );
   }
-  return after.status === 'done' || after.status === 'failed' || after.status === 'cancelled';
+  return FINISHED_STATUSES.includes(after.status);
 }
 
 /** The Redis key of a run's open window. */

@@ -4,13 +4,17 @@ import { Feature, VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { RunConfig } from './config.js';
 
-/** Lifecycle of a run: `created → initializing → building ⇄ paused → done | failed | cancelled`. */
+/**
+ * Lifecycle of a run: `created → initializing → building ⇄ paused → done | incomplete | failed | cancelled`.
+ * `incomplete`: every feature that is not blocked passes, but some are blocked (the app is not all built).
+ */
 export const RunStatus = z.enum([
   'created',
   'initializing',
   'building',
   'paused',
   'done',
+  'incomplete',
   'failed',
   'cancelled',
 ]);
@@ -22,6 +26,19 @@ export type PausedReason = z.infer<typeof PausedReason>;
 
 /** Statuses in which the run wants sessions (the reconciler advances these). */
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['created', 'initializing', 'building'];
+
+/** Statuses a run ends in (it has a `finishedAt`; only `failed` and `incomplete` can be resumed). */
+export const FINISHED_STATUSES: readonly RunStatus[] = ['done', 'incomplete', 'failed', 'cancelled'];
+
+/** The blocked features of a run and why, one line each (`F-003: 3 failed evaluations`). */
+export function blockedSummary(features: readonly FeatureState[], limit = 5): string {
+  const blocked = features.filter((feature) => feature.blocked && !feature.passes);
+  const lines = blocked
+    .slice(0, limit)
+    .map((feature) => `${feature.id} (${feature.blockedReason ?? 'blocked'})`);
+  const more = blocked.length > limit ? `, and ${blocked.length - limit} more` : '';
+  return `${blocked.length} feature(s) blocked: ${lines.join('; ')}${more}`;
+}
 
 /** Where the app being built lives: a local git repo, or a git remote shared by workers on many machines. */
 export const Workspace = z.discriminatedUnion('kind', [

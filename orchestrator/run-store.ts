@@ -20,6 +20,7 @@ import {
   emptyCounters,
   emptySession,
   FeatureState,
+  FINISHED_STATUSES,
   newRunId,
   type PausedReason,
   RunRecord,
@@ -206,7 +207,7 @@ export class RunStore {
       }
       if (current.status === 'failed')
         Object.assign(counters, { initializerFailures: 0, consecutiveProviderErrors: 0 });
-      const finished = target === 'done' || target === 'failed' || target === 'cancelled';
+      const finished = FINISHED_STATUSES.includes(target);
       const working = target === 'initializing' || target === 'building';
       const next: RunRecord = {
         ...current,

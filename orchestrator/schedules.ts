@@ -106,7 +106,7 @@ export async function addSchedule(orchestrator: Orchestrator, input: ScheduleInp
   const cron = normalizeCron(parsed.cron);
   validateCron(cron, tz, orchestrator.now().getTime());
   const run = await orchestrator.store.getRun(parsed.runId);
-  if (run.status === 'done' || run.status === 'cancelled') {
+  if (run.status === 'done' || run.status === 'incomplete' || run.status === 'cancelled') {
     throw new InputError(
       'SCHEDULE_RUN_FINISHED',
       `Run ${run.id} is ${run.status}; there is nothing to schedule.`,
@@ -205,7 +205,7 @@ export async function handleScheduledStart(
 ): Promise<ScheduledStartResult> {
   const { runId } = data;
   const found = await orchestrator.store.findRun(runId);
-  if (!found || found.status === 'done' || found.status === 'cancelled') {
+  if (!found || found.status === 'done' || found.status === 'incomplete' || found.status === 'cancelled') {
     const reason = found ? `run is ${found.status}` : 'run does not exist';
     await removeSchedule(orchestrator, runId);
     log.info({ runId, reason }, 'scheduled start: schedule removed');
@@ -238,7 +238,7 @@ export async function handleScheduledStart(
     maxCostUsd: run.config.budgets.maxCostUsd,
   });
   if (data.forMs !== undefined) await queueDeadlineAdvance(orchestrator, runId, data.forMs, now);
-  if (run.status === 'paused') await resumeRun(orchestrator, runId);
+  if (run.status === 'paused') await resumeRun(orchestrator, runId, { evenIfStillStopped: true });
   else await advanceRun(orchestrator, runId);
   // Read back: the advance may already have paused it again (say, a run budget without a window budget).
   const { status } = await orchestrator.store.getRun(runId);

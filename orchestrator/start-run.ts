@@ -15,6 +15,7 @@ import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
 import type { Orchestrator } from './orchestrator.js';
 import { newRunId, type RunRecord } from './run-state.js';
+import { withWorkspaceClaim } from './workspace-claim.js';
 
 /** Where a new run works. */
 export type RunWorkspaceInput =
@@ -40,6 +41,11 @@ export interface StartRunInput {
  */
 export async function startRun(orchestrator: Orchestrator, input: StartRunInput): Promise<RunRecord> {
   await assertSpec(input.specPath);
+  if (input.workspace.kind === 'local') await assertWorkspaceDir(input.workspace.dir);
+  return withWorkspaceClaim(orchestrator, input.workspace, () => startClaimed(orchestrator, input));
+}
+
+async function startClaimed(orchestrator: Orchestrator, input: StartRunInput): Promise<RunRecord> {
   const id = input.id ?? newRunId(orchestrator.now());
   const specName = path.basename(input.specPath);
   const prepared =
@@ -62,6 +68,26 @@ export async function startRun(orchestrator: Orchestrator, input: StartRunInput)
   if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
   await advanceRun(orchestrator, id);
   return orchestrator.store.getRun(run.id);
+}
+
+/** Refuses a local workspace path that exists but is not a directory (or has a file on its way). */
+export async function assertWorkspaceDir(dir: string): Promise<void> {
+  const absolute = path.resolve(dir);
+  for (let at = absolute; ; at = path.dirname(at)) {
+    const info = await stat(at).catch(() => undefined);
+    if (info && !info.isDirectory()) {
+      throw new InputError(
+        'WORKSPACE_NOT_A_DIRECTORY',
+        at === absolute
+          ? `The workspace ${absolute} is a file, not a directory.`
+          : `The workspace ${absolute} cannot be created: ${at} is a file.`,
+        {
+          hint: 'Pass a directory for --workspace: an empty or new one to start, or one holding a feature list to resume.',
+        },
+      );
+    }
+    if (info || path.dirname(at) === at) return;
+  }
 }
 
 /** Refuses a spec that does not exist or is not a written spec (before anything is written). */

@@ -2,7 +2,8 @@ import { NightshiftError } from '../core/errors.js';
 import type { RunStatus } from './run-state.js';
 
 /**
- * Legal status changes. `done` and `cancelled` are final. `failed` is resumable (to `initializing` or `building`):
+ * Legal status changes. `done` and `cancelled` are final; `incomplete` (blocked features left) goes on when a
+ * blocked feature is retried. `failed` is resumable (to `initializing` or `building`):
  * a run fails on causes a user can fix (bad API key, an initializer that cannot produce a feature list), and the
  * work in git is still there. Setting the current status again is always allowed (idempotent; a paused run may
  * change its reason that way).
@@ -10,9 +11,11 @@ import type { RunStatus } from './run-state.js';
 export const STATUS_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   created: ['initializing', 'building', 'paused', 'failed', 'cancelled'],
   initializing: ['building', 'paused', 'failed', 'cancelled'],
-  building: ['paused', 'done', 'failed', 'cancelled'],
+  building: ['paused', 'done', 'incomplete', 'failed', 'cancelled'],
   paused: ['initializing', 'building', 'failed', 'cancelled'],
   failed: ['initializing', 'building', 'cancelled'],
+  // Resumed when a blocked feature is retried.
+  incomplete: ['building', 'cancelled'],
   done: [],
   cancelled: [],
 };

@@ -13,6 +13,7 @@ export const NotifiedSummary = z.object({
   newlyPassing: z.array(z.string()),
   newlyFailing: z.array(z.string()),
   blocked: z.array(z.string()),
+  blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
   costUsd: z.number(),
   passing: z.number().int(),
   total: z.number().int(),
@@ -52,7 +53,8 @@ export type Notification =
 export function statusNotificationType(
   run: RunRecord,
 ): 'run.finished' | 'run.failed' | 'run.paused' | undefined {
-  if (run.status === 'done' || run.status === 'cancelled') return 'run.finished';
+  if (run.status === 'done' || run.status === 'incomplete' || run.status === 'cancelled')
+    return 'run.finished';
   if (run.status === 'failed') return 'run.failed';
   if (run.status === 'paused') return 'run.paused';
   return undefined;
@@ -123,7 +125,7 @@ export function slackText(notification: Notification): string {
       const s = notification.summary;
       return (
         `${name} summary of the window since ${s.since}: ${listed('newly passing', s.newlyPassing)}, ` +
-        `${listed('newly failing', s.newlyFailing)}, ${listed('blocked', s.blocked)}; ` +
+        `${listed('newly failing', s.newlyFailing)}, ${listedBlocked(s)}; ` +
         `${s.passing}/${s.total} features passing; ${usd(s.costUsd)} spent in the window. Status: ${run.status}` +
         `${run.pausedReason ? ` (${run.pausedReason})` : ''}.`
       );
@@ -140,6 +142,16 @@ function listed(label: string, ids: readonly string[]): string {
   if (ids.length === 0) return `0 ${label}`;
   const shown = ids.slice(0, 10).join(', ');
   return `${ids.length} ${label} (${shown}${ids.length > 10 ? ', …' : ''})`;
+}
+
+/** `2 blocked (F-003: 3 failed evaluations; F-007: …)`, the reasons escaped for Slack. */
+function listedBlocked(summary: Pick<WindowSummary, 'blocked' | 'blockedReasons'>): string {
+  if (summary.blockedReasons.length === 0) return listed('blocked', summary.blocked);
+  const shown = summary.blockedReasons
+    .slice(0, 5)
+    .map(({ featureId, reason }) => `${featureId}: ${escapeSlack(reason)}`)
+    .join('; ');
+  return `${summary.blocked.length} blocked (${shown}${summary.blockedReasons.length > 5 ? '; …' : ''})`;
 }
 
 function usd(value: number): string {

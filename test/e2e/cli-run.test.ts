@@ -65,6 +65,15 @@ describe('nightshift run (foreground)', () => {
         'costUnknownSessions',
         'startedAt',
         'updatedAt',
+        'detail',
+        'spec',
+        'blocked',
+        'budgets',
+        'lastSession',
+        'next',
+        'workers',
+        'finishedAt',
+        'elapsedMs',
       ].sort(),
     );
     expect(json).toMatchObject({

@@ -106,7 +106,11 @@ function controls(run: RunView, runId: string, onChanged: (response: RunResponse
   const finished = run.status === 'done' || run.status === 'cancelled';
   box.append(
     button('pause', 'Pause', !finished && run.status !== 'paused'),
-    button('resume', 'Resume', run.status === 'paused' || run.status === 'failed'),
+    button(
+      'resume',
+      run.status === 'incomplete' ? 'Retry blocked' : 'Resume',
+      run.status === 'paused' || run.status === 'failed' || run.status === 'incomplete',
+    ),
     button('cancel', 'Cancel', !finished),
     message,
   );

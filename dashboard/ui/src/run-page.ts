@@ -230,6 +230,16 @@ function renderSummary(panel: HTMLElement, summary: NightlySummaryView | null): 
     el('p', null, `${summary.passing} / ${summary.total} passing · ${money(summary.costUsd)}`),
     list('newly passing', summary.newlyPassing),
     list('newly failing', summary.newlyFailing),
-    list('blocked', summary.blocked),
+    el(
+      'div',
+      { class: 'summary-list', 'data-field': 'blocked' },
+      el('strong', null, `blocked (${summary.blocked.length}): `),
+      summary.blocked.length
+        ? (summary.blockedReasons.length
+            ? summary.blockedReasons.map(({ featureId, reason }) => `${featureId} (${reason})`)
+            : summary.blocked
+          ).join('; ')
+        : '—',
+    ),
   );
 }

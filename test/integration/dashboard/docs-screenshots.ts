@@ -52,6 +52,7 @@ async function main(): Promise<void> {
       newlyPassing: ['F-031', 'F-032', 'F-034', 'F-035'],
       newlyFailing: ['F-012'],
       blocked: ['F-017'],
+      blockedReasons: [],
       costUsd: 14.2,
       passing: main.features.passing,
       total: main.features.total,

@@ -10,7 +10,8 @@ import { readVerdicts } from '../../../handoff/verdicts.js';
 import { deleteKeys, REDIS_URL } from '../runs/harness.js';
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-demo-e2e-'));
-const prefix = `nightshift-demo:`;
+// The demo uses the configured key prefix like any command: a test prefix keeps it apart from other tests.
+const prefix = `ns-demo-${process.pid}-${Date.now().toString(36)}:`;
 
 afterAll(async () => {
   fs.rmSync(home, { recursive: true, force: true });
@@ -43,12 +44,30 @@ describe('nightshift demo, end to end through the CLI processes', () => {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       NIGHTSHIFT_HOME: home,
+      NIGHTSHIFT_KEY_PREFIX: prefix,
       REDIS_URL,
-      NIGHTSHIFT_LOG_LEVEL: 'warn',
     };
     delete env.VITEST;
+    delete env.NIGHTSHIFT_LOG_LEVEL;
     const result = await runCli(['demo'], env);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
+    // Human output only: the log lines went to the data dir.
+    const jsonLines = `${result.stdout}\n${result.stderr}`
+      .split(/[\r\n]/)
+      .filter((line) => line.includes('{"level"'));
+    expect(jsonLines, jsonLines.slice(0, 3).join('\n')).toEqual([]);
+    expect(fs.readFileSync(path.join(home, 'logs', 'demo.log'), 'utf8')).toMatch(/"level":30/);
+    // No URL that dies with the command: the way to open the dashboard on this run instead.
+    const runId = /nightshift status (r-[\w-]+)/.exec(result.stdout)?.[1] as string;
+    expect(result.stdout).toMatch(new RegExp(`dashboard\\s+nightshift dashboard .*/runs/${runId}`));
+    expect(result.stdout).toMatch(/verdicts\s+\d+ evaluations .*regression session re-checks several/);
+    // The demo run is an ordinary run afterwards: `runs`, `status` and the dashboard's API show it.
+    const runs = await runCli(['runs', '--json'], env);
+    expect(JSON.parse(runs.stdout).map((run: { id: string }) => run.id)).toContain(runId);
+    const status = await runCli(['status', runId], env);
+    expect(status.stdout).toMatch(/status\s+done/);
+    expect(status.stdout).toMatch(/last session\s+#\d+ evaluator/);
+    await expectDashboardLists(env, runId);
     expect(result.stdout).toMatch(/features\s+8\/8 passed through the browser evaluator/);
     expect(result.stdout).toMatch(/caught bug F-\d{3}/);
     const workspace = /workspace\s+(\S+)/.exec(result.stdout)?.[1] as string;
@@ -94,6 +113,24 @@ afterAll(async () => {
   await deleteKeys(redis, prefix);
   redis.disconnect();
 });
+
+/** `nightshift dashboard` started afterwards lists the run (what its runs page renders). */
+async function expectDashboardLists(env: NodeJS.ProcessEnv, runId: string): Promise<void> {
+  const child = spawn(process.execPath, ['bin/nightshift.js', 'dashboard', '--port', '0', '--json'], {
+    env,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  try {
+    const first = await new Promise<string>((resolve) =>
+      child.stdout.once('data', (chunk) => resolve(String(chunk))),
+    );
+    const { url } = JSON.parse(first.split('\n')[0] as string) as { url: string };
+    const body = (await (await fetch(`${url}/api/runs`)).json()) as { runs: Array<{ id: string }> };
+    expect(body.runs.map((run) => run.id)).toContain(runId);
+  } finally {
+    child.kill('SIGTERM');
+  }
+}
 
 /** Starts the built app with its own init.sh on a free port. */
 async function serveApp(workspace: string): Promise<{ url: string; stop(): void }> {

@@ -170,8 +170,9 @@ it('scheduled windows end with a nightly summary, and webhooks report pauses, re
       forMs: 3_600_000,
       budgetUsd: 5,
     });
+    // F-004 is blocked: the run ends `incomplete`, not `done`.
     await waitFor('the run to finish', async () =>
-      (await store.getRun(run.id)).status === 'done' ? true : undefined,
+      (await store.getRun(run.id)).status === 'incomplete' ? true : undefined,
     );
     const all = await waitFor('the second summary', async () => {
       const found = await summaries(run.id);
@@ -205,7 +206,13 @@ it('scheduled windows end with a nightly summary, and webhooks report pauses, re
     expect.arrayContaining([['F-003'], ['F-001']]),
   );
   expect(ofType('run.finished')).toMatchObject([
-    { runId: run.id, spec: 'todo.md', status: 'done', features: { total: 4, passing: 3, blocked: 1 } },
+    {
+      runId: run.id,
+      spec: 'todo.md',
+      status: 'incomplete',
+      detail: expect.stringMatching(/^1 feature\(s\) blocked: F-004 \(/),
+      features: { total: 4, passing: 3, blocked: 1 },
+    },
   ]);
 
   const texts = payloads('/slack/services/T000/B000/XXXX').map((body) => SlackPayload.parse(body).text);
@@ -217,10 +224,12 @@ it('scheduled windows end with a nightly summary, and webhooks report pauses, re
   ).toHaveLength(1);
   expect(
     slack(
-      /1 newly passing \(F-003\), 1 newly failing \(F-001\), 1 blocked \(F-004\); 2\/4 features passing; \$1\.20 spent/,
+      /1 newly passing \(F-003\), 1 newly failing \(F-001\), 1 blocked \(F-004: .+\); 2\/4 features passing; \$1\.20 spent/,
     ),
   ).toHaveLength(1);
-  expect(slack(/finished \(done\)\. 3\/4 features passing/)).toHaveLength(1);
+  expect(
+    slack(/finished \(incomplete\): 1 feature\(s\) blocked: F-004 .*\. 3\/4 features passing/),
+  ).toHaveLength(1);
   expect(texts).toHaveLength(json.length);
   const events: RunEvent[] = (await store.readEvents(run.id, { count: 500 })).map((entry) => entry.event);
   expect(events.filter((event) => event.type === 'notification.failed')).toEqual([]);
