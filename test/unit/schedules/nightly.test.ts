@@ -29,6 +29,10 @@ describe('summarizeWindow', () => {
       newlyPassing: ['F-003'],
       newlyFailing: ['F-002', 'F-005'],
       blocked: ['F-004', 'F-005'],
+      blockedReasons: [
+        { featureId: 'F-004', reason: 'app did not start' },
+        { featureId: 'F-005', reason: 'blocked' },
+      ],
       costUsd: 0.9,
       passing: 2,
       total: 6,
