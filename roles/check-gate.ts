@@ -44,7 +44,6 @@ export type GateDecision = { accept: SubmittedVerdict } | { refuse: string };
 
 /** Records and replays checks of passes during one evaluator session; `write` puts them in the workspace. */
 export class CheckGate {
-  private lastSeq = 0;
   private readonly ready = new Map<string, { check: RecordedCheck; flaky: CheckFile['flaky'] }>();
   private readonly firstFailure = new Map<string, string>();
   /** Passes accepted without a check, and why (nothing replayable was recorded). */
@@ -55,8 +54,9 @@ export class CheckGate {
   /** Decides on a submitted verdict (call after the collector's own validation). */
   async review(verdict: SubmittedVerdict): Promise<GateDecision> {
     const entries = this.input.observations.entries();
-    const segment = recordSegment(entries, this.lastSeq, this.input.appUrl);
-    this.lastSeq = entries.at(-1)?.seq ?? this.lastSeq;
+    // From the session's first action: a feature checked after others in one session saw the app in the state
+    // those left it in, so its check replays them all to start a fresh app from the same state.
+    const segment = recordSegment(entries, 0, this.input.appUrl);
     if (verdict.verdict !== 'pass') return { accept: verdict };
     const id = verdict.feature_id;
     const evidence = verdict.steps.filter((step) => step.ok).map((step) => step.evidence);

@@ -43,8 +43,8 @@ describe('.ci/run', () => {
     expect(lint).toMatch(/biome check \./);
     expect(lint).toMatch(/tsc --noEmit/);
     expect(CI_RUN).toMatch(/^export NIGHTSHIFT_CI=1$/m);
-    // The chaos suite runs too, after the Quick start (a failover regression cannot land).
-    expect(CI_RUN).toMatch(/^bash scripts\/readme-commands\.sh\n(?:.*\n)*npm run test:chaos$/m);
+    // The chaos suite is run by hand until CI has room for it (docs/reliability.md).
+    expect(CI_RUN).not.toMatch(/^npm run test:chaos$/m);
     for (const [script] of CI_RUN.matchAll(/scripts\/[\w.-]+\.sh/g))
       expect(() => readFileSync(path.join(ROOT, script)), script).not.toThrow();
   });

@@ -139,6 +139,8 @@ export interface SeedOptions {
  */
 export async function seedRun(store: RunStore, options: SeedOptions): Promise<RunRecord> {
   const { clock } = options;
+  // A workspace exists before anything is written into it (the harness's writes never create it).
+  if (options.recordVerdicts) await mkdir(options.workspace, { recursive: true });
   const run = await store.createRun({
     spec: { path: `/specs/${options.specName ?? 'todo'}.md`, name: options.specName ?? 'todo-app' },
     workspace: { kind: 'local', path: options.workspace },

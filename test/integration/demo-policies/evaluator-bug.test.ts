@@ -59,7 +59,7 @@ describe('the scripted evaluator decides from the page', () => {
     const failed = verdicts[4];
     expect(failed?.steps.filter((step) => !step.ok)).toHaveLength(1);
     expect(failed?.issues[0]).toMatch(/still says "(\d+) items left"; expected "\d+ items? left"/);
-  }, 180_000);
+  }, 420_000);
 
   it('passes every feature of the fixed app, with evidence for every step', async () => {
     const verdicts = await sweep({});
@@ -67,7 +67,7 @@ describe('the scripted evaluator decides from the page', () => {
     expect(
       verdicts.every((v) => v.steps.length > 0 && v.steps.every((step) => step.ok && step.evidence)),
     ).toBe(true);
-  }, 180_000);
+  }, 420_000);
 
   it('fails, never passes, the features that are not built yet', async () => {
     const verdicts = await sweep({ features: 5 });
@@ -83,5 +83,5 @@ describe('the scripted evaluator decides from the page', () => {
     ]);
     expect(verdicts[5]?.issues[0]).toMatch(/no button named "Active"/);
     expect(verdicts[6]?.issues[0]).toMatch(/no button named "Edit /);
-  }, 180_000);
+  }, 420_000);
 });
