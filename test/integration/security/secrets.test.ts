@@ -121,8 +121,11 @@ async function dashboardText(url: string, runId: string): Promise<{ text: string
   const texts: string[] = [];
   for (const route of paths) {
     const response = await fetch(`${url}${route}`);
-    expect(response.status, route).toBe(200);
-    texts.push(await response.text());
+    const body = await response.text();
+    // A regression session whose recorded checks all replayed green asked no model: it has no transcript.
+    const noTranscript = response.status === 404 && /has no transcript/.test(body);
+    if (!noTranscript) expect(response.status, route).toBe(200);
+    texts.push(body);
   }
   // The SSE stream replays the run's events first: read it for a moment.
   const controller = new AbortController();
