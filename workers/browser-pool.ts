@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
@@ -169,23 +169,26 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
     if (!existsSync(executablePath)) return Promise.reject(new BrowserNotInstalledError(executablePath));
     launches += 1;
     const started = Date.now();
-    const promise = chromium.launch({ executablePath, args, headless }).then(
-      (browser) => {
-        log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
-        browser.on('disconnected', () => {
-          if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
+    // Loaded on the first launch: playwright-core takes seconds to import, and most commands never launch a browser.
+    const promise = import('playwright-core')
+      .then(({ chromium }) => chromium.launch({ executablePath, args, headless }))
+      .then(
+        (browser) => {
+          log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
+          browser.on('disconnected', () => {
+            if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
+            if (browserPromise === promise) browserPromise = undefined;
+          });
+          return browser;
+        },
+        (error: unknown) => {
           if (browserPromise === promise) browserPromise = undefined;
-        });
-        return browser;
-      },
-      (error: unknown) => {
-        if (browserPromise === promise) browserPromise = undefined;
-        throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
-          hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
-          cause: error,
-        });
-      },
-    );
+          throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
+            hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
+            cause: error,
+          });
+        },
+      );
     browserPromise = promise;
     return promise;
   }

@@ -286,6 +286,11 @@ export function scriptedFeatureCount(spec: string): number {
   return Math.min(Math.max(count, 1), TODO_FEATURES.length);
 }
 
+/** The spec text with the marker that asks the scripted initializer for its first `count` features. */
+export function withScriptedFeatureCount(spec: string, count: number): string {
+  return `${spec.trimEnd()}\n\n<!-- testkit: first ${count} features -->\n`;
+}
+
 /** `feature_list.json` as the initializer writes it (the first `count` features): no ids, all failing. */
 export function featureListJson(count = TODO_FEATURES.length): string {
   const list = TODO_FEATURES.slice(0, count).map(({ category, description, steps }) => ({

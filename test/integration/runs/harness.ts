@@ -8,6 +8,7 @@ import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js'
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { openQueues } from '../../../orchestrator/queues.js';
 import { RunStore } from '../../../orchestrator/run-store.js';
+import { withScriptedFeatureCount } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
@@ -133,6 +134,6 @@ export function shortTodoSpec(dir: string, count: number): string {
   );
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `todo-${count}.md`);
-  fs.writeFileSync(file, `${spec.trimEnd()}\n\n<!-- testkit: first ${count} features -->\n`);
+  fs.writeFileSync(file, withScriptedFeatureCount(spec, count));
   return file;
 }
