@@ -5,6 +5,7 @@ import { checkpoint, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { checkInitScript } from '../handoff/init-script.js';
 import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
+import { checkAppAfterInit, readAppStartNote } from './app-check.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
@@ -35,6 +36,7 @@ export async function prepareInitializer(
     minFeatures: input.featureCount?.min ?? 1,
     ...(input.featureCount?.max ? { maxFeatures: input.featureCount.max } : {}),
   };
+  const appStartNote = await readAppStartNote(repo);
   let lastProblem: string | undefined;
   const check = async () => {
     lastProblem = await outputProblem(repo, rules);
@@ -46,6 +48,7 @@ export async function prepareInitializer(
       specName: spec.name,
       specText: spec.text,
       ...(input.featureCount ? { featureCount: input.featureCount } : {}),
+      ...(appStartNote ? { appStartNote } : {}),
     }),
     tools: [
       ...createFileTools(),
@@ -72,8 +75,13 @@ export async function prepareInitializer(
         return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
       if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
       const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
+      const violations = restored ? { violations: [restored] } : {};
       await finalizeInitializer(input, repo, rules);
-      return { outcome: 'completed', verdicts: [], ...(restored ? { violations: [restored] } : {}) };
+      // The app it described must start: the next initializer session gets the log when it does not.
+      const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
+      if (!app.ok)
+        return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
+      return { outcome: 'completed', verdicts: [], ...violations };
     },
   };
 }

@@ -28,20 +28,31 @@ export function initializerMessage(input: {
   specName: string;
   specText: string;
   featureCount?: { min?: number; max?: number };
+  /** Why the app did not start after the last initializer session (`.nightshift/app-start.md`). */
+  appStartNote?: string;
 }): string {
   const range = input.featureCount;
   const count =
     range?.min !== undefined || range?.max !== undefined
       ? `Aim for ${range?.min ?? 1}–${range?.max ?? 'any number of'} features.`
       : 'Aim for as many features as the spec needs, each small enough for one session.';
-  return [
+  const parts = [
     `# Spec (${input.specName})`,
     input.specText.trim(),
     section(
       'Your output',
       `${count}\nWrite feature_list.json, init.sh, progress.md and a skeleton app, then commit.`,
     ),
-  ].join('\n\n');
+  ];
+  if (input.appStartNote) {
+    parts.push(
+      section(
+        'The app did not start after the last initializer session (fix this first)',
+        `The work of that session is committed (feature_list.json, init.sh, the skeleton): keep what is right. The harness starts the app with \`PORT=<port> ./init.sh\` after you stop, and the run cannot go on until it answers HTTP there. Check it yourself before you stop: start it in the background and curl the port within one bash command.\n\n${input.appStartNote}`,
+      ),
+    );
+  }
+  return parts.join('\n\n');
 }
 
 /** The generator's first message: the feature (id and description verbatim), feedback, progress, git log. */
