@@ -60,7 +60,10 @@ export async function readFeedback(workspace: string, featureId: string): Promis
  * An app-start failure as a session reads it (the generator's feedback, the initializer's next brief): what the
  * harness ran, what happened, how to reproduce it, and the app log's last lines in a fence.
  */
-export function renderAppStartFailure(failure: AppStartFailure, heading = '## The app did not start'): string[] {
+export function renderAppStartFailure(
+  failure: AppStartFailure,
+  heading = '## The app did not start',
+): string[] {
   const how =
     failure.exitCode === null
       ? 'init.sh did not exit, but nothing answered HTTP on $PORT before the readiness timeout.'

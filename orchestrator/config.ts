@@ -196,9 +196,7 @@ export const RunConfig = z.strictObject({
    * timeout covers `init.sh` from a clean checkout: a cold `npm install` (often 60–120 s in the box, through the
    * registry proxy) plus a dev server's first build, hence 180 s by default.
    */
-  app: z
-    .strictObject({ readyTimeoutSeconds: z.number().positive().max(3_600).default(180) })
-    .prefault({}),
+  app: z.strictObject({ readyTimeoutSeconds: z.number().positive().max(3_600).default(180) }).prefault({}),
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
 });
 export type RunConfig = z.infer<typeof RunConfig>;

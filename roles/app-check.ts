@@ -23,7 +23,10 @@ export type AppCheckResult = { ok: true } | { ok: false; reason: string; failure
  * in the workspace: the note written and committed on failure, removed on success. The app runs in its own box
  * settings (`startAppAfterInit.sandbox`, the evaluator's app's), not the initializer's.
  */
-export async function checkAppAfterInit(input: RoleSessionInput, repo: WorkspaceRepo): Promise<AppCheckResult> {
+export async function checkAppAfterInit(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+): Promise<AppCheckResult> {
   const sandbox = input.startAppAfterInit?.sandbox ?? input.sandbox;
   const started = await startFreshApp({ ...input, ...(sandbox ? { sandbox } : {}) }, repo, 'after-init');
   const note = path.join(repo.dir, WORKSPACE_FILES.appStartNote);

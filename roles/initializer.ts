@@ -11,13 +11,11 @@ import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
 import { boxOptions } from './sandbox.js';
+import { findSpec, SPEC_CANDIDATES } from './spec-file.js';
 import type { RoleSessionInput } from './types.js';
 
 /** The initializer writes the feature list but never git internals or harness records. */
 export const INITIALIZER_PROTECTED_PATHS = [WORKSPACE_FILES.harnessDir, '.git'];
-
-/** Spec file names the harness looks for, in order, when the workspace does not name its spec. */
-const SPEC_CANDIDATES = ['app_spec.md', 'app_spec.txt', 'spec.md', 'SPEC.md'];
 
 /** Prepares an initializer session: the spec goes in verbatim; the output is checked when the model stops. */
 export async function prepareInitializer(
@@ -84,24 +82,6 @@ export async function prepareInitializer(
       return { outcome: 'completed', verdicts: [], ...violations };
     },
   };
-}
-
-/** The spec goes whole into the first message: a larger file is refused (the run's own check allows 512 KiB). */
-const MAX_SPEC_READ = 1024 * 1024;
-
-async function findSpec(
-  repo: WorkspaceRepo,
-): Promise<{ name: string; text: string } | { problem: string } | undefined> {
-  for (const name of SPEC_CANDIDATES) {
-    try {
-      const text = await readWorkspaceText(repo.dir, name, { maxBytes: MAX_SPEC_READ });
-      if (text !== null) return { name, text };
-    } catch (error) {
-      if (error instanceof UnsafeFileError) return { problem: `the spec cannot be read: ${error.message}` };
-      throw error;
-    }
-  }
-  return undefined;
 }
 
 /** The feature list's text, null when missing; a file the harness refuses to read is a problem for the model. */
