@@ -41,6 +41,8 @@ interface Block {
 
 interface Section {
   heading: string;
+  /** 1 for the document's title (`# Todo app`): it names the whole app, so it matches every feature. */
+  level: number;
   line: number;
   blocks: Block[];
 }
@@ -49,7 +51,7 @@ interface Section {
 export function specSections(specText: string): Section[] {
   const sections: Section[] = [];
   const path: string[] = [];
-  let current: Section = { heading: '', line: 1, blocks: [] };
+  let current: Section = { heading: '', level: 0, line: 1, blocks: [] };
   let block: Block | undefined;
   let inFence = false;
   specText.split('\n').forEach((raw, index) => {
@@ -60,7 +62,7 @@ export function specSections(specText: string): Section[] {
       sections.push(current);
       const level = (heading[1] as string).length;
       path.splice(level - 1, path.length, heading[2] as string);
-      current = { heading: path.filter(Boolean).join(' › '), line: index + 1, blocks: [] };
+      current = { heading: path.filter(Boolean).join(' › '), level, line: index + 1, blocks: [] };
       block = undefined;
       return;
     }
@@ -83,10 +85,25 @@ function overlap(words: Set<string>, text: string): number {
   return count;
 }
 
+/** The feature's name when its description starts with one (`Delete a todo: …` → `Delete a todo`). */
+function titleOf(description: string): Set<string> {
+  const head = /^([^:.]{3,60})[:.]/.exec(description)?.[1];
+  return head ? keywords(head) : new Set();
+}
+
+/** True when a paragraph's bold lead (`**Delete a todo.**`) has every word of the feature's name. */
+function leadMatches(title: Set<string>, text: string): boolean {
+  const lead = /\*\*([^*]+)\*\*/.exec(text)?.[1];
+  if (!lead || title.size === 0) return false;
+  const words = keywords(lead);
+  return [...title].every((word) => words.has(word));
+}
+
 /**
  * The spec section a feature most likely comes from, or undefined when no section shares a word with the
- * feature. A section scores its heading's matches twice (headings name features or areas) plus its best
- * paragraph's; the first section wins a tie (specs go from general to detailed less often than list order).
+ * feature. A section scores its heading's matches twice (headings name features or areas; not the document's
+ * title) plus its best paragraph's, where a paragraph led by the feature's name in bold gets 3 more; the first
+ * section wins a tie.
  */
 export function specSectionFor(
   specText: string,
@@ -95,15 +112,16 @@ export function specSectionFor(
 ): SpecSection | undefined {
   const description = keywords(feature.description);
   const all = new Set([...description, ...keywords(feature.category)]);
+  const title = titleOf(feature.description);
   let best: { score: number; section: Section; block: Block | undefined } | undefined;
   for (const section of specSections(specText)) {
     const last = section.heading.split(' › ').at(-1) ?? '';
     let top: { score: number; block: Block } | undefined;
     for (const block of section.blocks) {
-      const score = overlap(description, block.text);
+      const score = overlap(description, block.text) + (leadMatches(title, block.text) ? 3 : 0);
       if (score > (top?.score ?? 0)) top = { score, block };
     }
-    const score = 2 * overlap(all, last) + (top?.score ?? 0);
+    const score = (section.level > 1 ? 2 * overlap(all, last) : 0) + (top?.score ?? 0);
     if (score > (best?.score ?? 0)) best = { score, section, block: top?.block };
   }
   if (!best) return undefined;
