@@ -98,9 +98,9 @@ function runningTheApp(port: number | undefined): string {
   const log = `/tmp/app-${port}.log`;
   return [
     `Use port ${port} for your own checks. The harness starts the app the same way for the evaluator — \`PORT=<port> ./init.sh\` in a clean checkout of your last commit (no untracked files, no node_modules) — and it must answer HTTP on $PORT.`,
-    'Every process a bash command starts is killed when the command returns, so start the app in the background, wait for it and check it within one command, e.g.:',
+    'Every process a bash command starts is killed when the command returns, so start the app in the background, wait for it (or for init.sh to fail) and check it within one command, e.g.:',
     '```',
-    `PORT=${port} ./init.sh > ${log} 2>&1 & for i in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:${port}/ && break; sleep 1; done; curl -s http://127.0.0.1:${port}/ | head -c 2000; echo; tail -n 20 ${log}`,
+    `PORT=${port} ./init.sh > ${log} 2>&1 & pid=$!; code=; for i in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:${port}/ && break; if [ -z "$code" ] && ! kill -0 $pid 2>/dev/null; then wait $pid; code=$?; [ "$code" != 0 ] && echo "init.sh exited with code $code" && break; fi; sleep 1; done; curl -s http://127.0.0.1:${port}/ | head -c 2000; echo; tail -n 20 ${log}`,
     '```',
     'Give that command a `timeout_ms` long enough for a first dependency install.',
   ].join('\n');

@@ -39,7 +39,9 @@ describe('the app readiness timeout of a run', () => {
   });
 
   it('refuses a timeout out of range in the config, naming the key', () => {
-    expect(() => buildRunConfig({ app: { readyTimeoutSeconds: 0 } }, {}, T0)).toThrow(/app\.readyTimeoutSeconds/);
+    expect(() => buildRunConfig({ app: { readyTimeoutSeconds: 0 } }, {}, T0)).toThrow(
+      /app\.readyTimeoutSeconds/,
+    );
     expect(() => buildRunConfig({}, { appReadyTimeoutMs: 2 * 3_600_000 }, T0)).toThrow(
       /app\.readyTimeoutSeconds: Too big/,
     );

@@ -16,7 +16,10 @@ const REASON = `init.sh exited with code 1 before the app answered on port 4000;
 function after(state: RunState, seq: number, res: ApplyInput['result']) {
   const out = applySessionResult({
     ...state,
-    session: { ...emptySession(seq, `r-test-${seq}`, res.role, T0.toISOString()), featureIds: res.featureIds },
+    session: {
+      ...emptySession(seq, `r-test-${seq}`, res.role, T0.toISOString()),
+      featureIds: res.featureIds,
+    },
     result: res,
     now: T0.toISOString(),
   });
@@ -54,7 +57,8 @@ describe('an evaluation the app did not start for', () => {
         exitCode: 1,
         logFile: FAILURE.logFile,
         logTail: FAILURE.logTail,
-        reason: 'init.sh exited with code 1 before the app answered on port 4000; last log lines (4-app.log):',
+        reason:
+          'init.sh exited with code 1 before the app answered on port 4000; last log lines (4-app.log):',
       }),
     );
   });
@@ -76,8 +80,7 @@ describe('an evaluation the app did not start for', () => {
     for (let seq = 1; seq <= 6; seq++) {
       const action = nextAction(state, T0);
       actions.push(`${action.kind} ${'featureId' in action ? action.featureId : ''}`.trim());
-      const res =
-        action.kind === 'generate' ? result('generator', [action.featureId]) : appDidNotStart(seq);
+      const res = action.kind === 'generate' ? result('generator', [action.featureId]) : appDidNotStart(seq);
       state = after(state, seq, res).state;
     }
     expect(actions).toEqual([
@@ -90,14 +93,20 @@ describe('an evaluation the app did not start for', () => {
     ]);
     expect(state.features[0]).toMatchObject({
       blocked: true,
-      blockedReason: expect.stringMatching(/^the app did not start for 3 evaluations: init\.sh exited with code 1/),
+      blockedReason: expect.stringMatching(
+        /^the app did not start for 3 evaluations: init\.sh exited with code 1/,
+      ),
     });
     expect(nextAction(state, T0)).toEqual({ kind: 'generate', featureId: 'F-002' });
   });
 
   it('clears the cause with the next verdict', () => {
     const { state } = after(makeState([featureState(1)]), 2, appDidNotStart(2));
-    const { out } = after(state, 4, result('evaluator', ['F-001'], { verdicts: [verdict('F-001', 'fail', 4)] }));
+    const { out } = after(
+      state,
+      4,
+      result('evaluator', ['F-001'], { verdicts: [verdict('F-001', 'fail', 4)] }),
+    );
     expect(out.features[0]).toMatchObject({ lastVerdict: 'fail', lastVerdictCause: null, attempts: 2 });
   });
 });
@@ -106,7 +115,8 @@ describe('the app start after the initializer', () => {
   const failedInit = () =>
     result('initializer', [], {
       outcome: 'failed',
-      reason: 'the app did not start after the initializer: init.sh exited with code 1; app log: /data/runs/r-test/sessions/1-app.log',
+      reason:
+        'the app did not start after the initializer: init.sh exited with code 1; app log: /data/runs/r-test/sessions/1-app.log',
       appStart: { ...FAILURE, logFile: 'runs/r-test/sessions/1-app.log' },
     });
 

@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { specSectionFor, specSections } from '../../../roles/spec-section.js';
 import { TODO_FEATURES } from '../../../testkit/policies/todo-features.js';
 
-const TODO_SPEC = fs.readFileSync(path.join(import.meta.dirname, '../../../examples/todo/app_spec.md'), 'utf8');
+const TODO_SPEC = fs.readFileSync(
+  path.join(import.meta.dirname, '../../../examples/todo/app_spec.md'),
+  'utf8',
+);
 
 const SHOP_SPEC = `# Shop
 
@@ -70,7 +73,8 @@ describe('specSectionFor', () => {
   });
 
   it('works on a spec without headings, pointing at the matching paragraph', () => {
-    const spec = 'A timer app.\n\nThe alarm rings when the countdown reaches zero.\n\nThemes are out of scope.\n';
+    const spec =
+      'A timer app.\n\nThe alarm rings when the countdown reaches zero.\n\nThemes are out of scope.\n';
     expect(specSectionFor(spec, { category: 'functional', description: 'Alarm rings at zero' })).toEqual({
       heading: '(before the first heading)',
       line: 3,
