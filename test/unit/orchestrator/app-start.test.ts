@@ -13,7 +13,7 @@ const FAILURE: AppStartFailure = {
 const REASON = `init.sh exited with code 1 before the app answered on port 4000; last log lines (4-app.log):\n${FAILURE.logTail.join('\n')}`;
 
 /** The run after session `seq` gave `res`, as the planner will read it. */
-function after(state: RunState, seq: number, res: ApplyInput['result']) {
+function applied(state: RunState, seq: number, res: ApplyInput['result']) {
   const out = applySessionResult({
     ...state,
     session: {
@@ -38,7 +38,7 @@ function appDidNotStart(seq: number) {
 
 describe('an evaluation the app did not start for', () => {
   it('is followed by a generator on the feature, with an app.start_failed event', () => {
-    const { out, state } = after(makeState([featureState(1), featureState(2)]), 4, appDidNotStart(4));
+    const { out, state } = applied(makeState([featureState(1), featureState(2)]), 4, appDidNotStart(4));
     const feature = out.features[0];
     expect(feature).toMatchObject({
       lastVerdict: 'blocked',
@@ -68,7 +68,7 @@ describe('an evaluation the app did not start for', () => {
       outcome: 'blocked',
       verdicts: [{ ...verdict('F-001', 'blocked', 4), reason: 'the browser could not be started' }],
     });
-    const { out, state } = after(makeState([featureState(1)]), 4, crashed);
+    const { out, state } = applied(makeState([featureState(1)]), 4, crashed);
     expect(out.features[0]).toMatchObject({ lastVerdictCause: null, blockedEvaluations: 1, attempts: 0 });
     expect(out.events.some((event) => event.type === 'app.start_failed')).toBe(false);
     expect(nextAction(state, T0)).toEqual({ kind: 'evaluate', featureId: 'F-001' });
@@ -81,7 +81,7 @@ describe('an evaluation the app did not start for', () => {
       const action = nextAction(state, T0);
       actions.push(`${action.kind} ${'featureId' in action ? action.featureId : ''}`.trim());
       const res = action.kind === 'generate' ? result('generator', [action.featureId]) : appDidNotStart(seq);
-      state = after(state, seq, res).state;
+      state = applied(state, seq, res).state;
     }
     expect(actions).toEqual([
       'generate F-001',
@@ -101,8 +101,8 @@ describe('an evaluation the app did not start for', () => {
   });
 
   it('clears the cause with the next verdict', () => {
-    const { state } = after(makeState([featureState(1)]), 2, appDidNotStart(2));
-    const { out } = after(
+    const { state } = applied(makeState([featureState(1)]), 2, appDidNotStart(2));
+    const { out } = applied(
       state,
       4,
       result('evaluator', ['F-001'], { verdicts: [verdict('F-001', 'fail', 4)] }),
@@ -124,7 +124,7 @@ describe('the app start after the initializer', () => {
     let state = makeState([], { status: 'initializing' });
     for (let seq = 1; seq <= 3; seq++) {
       expect(nextAction(state, T0)).toEqual({ kind: 'initialize' });
-      const { out, state: next } = after(state, seq, failedInit());
+      const { out, state: next } = applied(state, seq, failedInit());
       expect(out.events).toContainEqual(
         expect.objectContaining({ type: 'app.start_failed', role: 'initializer', exitCode: 1 }),
       );
@@ -139,7 +139,7 @@ describe('the app start after the initializer', () => {
   });
 
   it('forgets the last failure once an initializer works', () => {
-    const { state } = after(makeState([], { status: 'initializing' }), 1, failedInit());
+    const { state } = applied(makeState([], { status: 'initializing' }), 1, failedInit());
     const worked = applySessionResult({
       ...state,
       session: { ...emptySession(2, 'r-test-2', 'initializer', T0.toISOString()) },
