@@ -15,7 +15,7 @@ import {
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { CheckGate, freshReplay } from './check-gate.js';
 import { replayFirst } from './check-sweep.js';
-import { startFreshApp } from './fresh-app.js';
+import { appsAhead, startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
@@ -124,7 +124,7 @@ export async function prepareEvaluator(
     onUngrounded: (featureId, failure, final) =>
       input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
   });
-  let replays = 0;
+  const replayApps = appsAhead((index) => startFreshApp(input, repo, `replay-${index}`));
   const gate = new CheckGate({
     ...input,
     clock,
@@ -135,7 +135,7 @@ export async function prepareEvaluator(
     appUrl: app.url,
     observations,
     replay: freshReplay({
-      startApp: () => startFreshApp(input, repo, `replay-${++replays}`),
+      startApp: () => replayApps.take(),
       newContext: () =>
         browser.acquireContext({
           evidenceDir: checkReplaysDir(input.dataDir, input.runId),
@@ -154,7 +154,7 @@ export async function prepareEvaluator(
     evidence = [...left.screenshots, ...(left.tracePath ? [left.tracePath] : [])].map((file) =>
       path.relative(input.dataDir, file),
     );
-    await app.stop();
+    await Promise.all([app.stop(), replayApps.dispose()]);
   };
   return {
     system: rolePrompt('evaluator'),

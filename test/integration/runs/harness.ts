@@ -120,3 +120,19 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
+
+/**
+ * Writes the todo example's spec into `dir` asking the scripted initializer for its first `count` features
+ * (testkit `<!-- testkit: first N features -->`): a whole run of a few features, for tests whose point is not
+ * the number of features. Returns the spec's path.
+ */
+export function shortTodoSpec(dir: string, count: number): string {
+  const spec = fs.readFileSync(
+    path.resolve(import.meta.dirname, '../../../examples/todo/app_spec.md'),
+    'utf8',
+  );
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `todo-${count}.md`);
+  fs.writeFileSync(file, `${spec.trimEnd()}\n\n<!-- testkit: first ${count} features -->\n`);
+  return file;
+}
