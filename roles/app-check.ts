@@ -39,7 +39,7 @@ export async function checkAppAfterInit(
     if (removed) await commitNote(input, repo, 'the app starts: app-start note removed');
     return { ok: true };
   }
-  const { failure } = started;
+  const failure = started.failure ?? { exitCode: null, logTail: [], logFile: '' };
   const code = failure.exitCode === null ? 'did not answer in time' : `exited with code ${failure.exitCode}`;
   const reason = `the app did not start after the initializer: init.sh ${code}; app log: ${path.join(input.dataDir, failure.logFile)}`;
   log.info({ runId: input.runId, session: input.session, exitCode: failure.exitCode }, reason);

@@ -10,7 +10,8 @@ import { type AppStartInput, boxOptions } from './sandbox.js';
 /** A started app and what stops it and removes its copy; or why it did not start (exit code, log tail). */
 export type FreshAppResult =
   | { ok: true; app: RunningApp }
-  | { ok: false; reason: string; failure: AppStartFailure };
+  /** `failure`: what init.sh did (absent when the start itself threw, e.g. a pre-started app's). */
+  | { ok: false; reason: string; failure?: AppStartFailure };
 
 /**
  * Starts the app from a clean copy of the workspace's head (`<data>/runs/<run>/app-copies/<session>-<label>`):
