@@ -60,7 +60,10 @@ function actionLines(action: CheckAction, index: number): string[] {
     case 'fill':
       return [`await ${on(action.target)}.fill(${quote(action.text)});`];
     case 'type':
-      return [`await ${on(action.target)}.pressSequentially(${quote(action.text)});`];
+      return [
+        `await ${on(action.target)}.selectText();`,
+        `await ${on(action.target)}.pressSequentially(${quote(action.text)});`,
+      ];
     case 'press':
       return [
         action.target

@@ -35,7 +35,7 @@ export const CheckAction = z.discriminatedUnion('kind', [
   }),
   /** Replaces the field's value. */
   z.object({ kind: z.literal('fill'), target: LocatorCode, text: z.string() }),
-  /** Types key by key (for fields that react to keystrokes). */
+  /** Replaces the field's value key by key (for fields that react to keystrokes): `browser_type` with `slowly`. */
   z.object({ kind: z.literal('type'), target: LocatorCode, text: z.string() }),
   /** A key on the target, or on the focused element without one. */
   z.object({ kind: z.literal('press'), key: z.string().min(1), target: LocatorCode.optional() }),

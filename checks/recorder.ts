@@ -70,13 +70,15 @@ function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | st
     case 'browser_click': {
       const dialog = entry.dialogs[0];
       const choice = dialog ? (dialog.answer === 'accepted' ? 'accept' : 'dismiss') : undefined;
-      return [{ kind: 'click', target, ...(choice ? { dialog: choice } : {}) }];
+      const popup = (entry.newTabs?.length ?? 0) > 0;
+      return [{ kind: 'click', target, ...(choice ? { dialog: choice } : {}), ...(popup ? { popup } : {}) }];
     }
-    case 'browser_type':
-      return [
-        { kind: 'fill', target, text: String(args.text ?? '') },
-        ...(args.submit === true ? [{ kind: 'press' as const, key: 'Enter', target }] : []),
-      ];
+    case 'browser_type': {
+      const text = String(args.text ?? '');
+      const typing: CheckAction =
+        args.slowly === true ? { kind: 'type', target, text } : { kind: 'fill', target, text };
+      return [typing, ...(args.submit === true ? [{ kind: 'press' as const, key: 'Enter', target }] : [])];
+    }
     case 'browser_select_option':
       return [{ kind: 'select', target, values: (args.values as unknown[]).map(String) }];
     case 'browser_hover':

@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { typeSlowly } from '../agent/tools/browser-actions.js';
 import { actAndSettle, NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
 import {
   type CheckAction,
@@ -131,7 +132,7 @@ async function perform(page: Page, action: CheckAction, baseUrl: string): Promis
       await actAndSettle(page, () => target(action.target).fill(action.text, { timeout }));
       return page;
     case 'type':
-      await actAndSettle(page, () => target(action.target).pressSequentially(action.text, { timeout }));
+      await actAndSettle(page, () => typeSlowly(target(action.target), action.text));
       return page;
     case 'press':
       await actAndSettle(page, () =>
