@@ -60,19 +60,20 @@ function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | st
       return [{ kind: 'back' }];
     case 'browser_press_key':
       return [{ kind: 'press', key: String(args.key) }];
+    case 'browser_resize':
+      return [{ kind: 'resize', width: Number(args.width), height: Number(args.height) }];
+    case 'browser_tabs':
+      if (args.action === 'select') return [{ kind: 'tab', index: Number(args.index) }];
+      return `browser_tabs ${String(args.action)} is not an action a check can replay`;
   }
-  const target = stableTarget(entry);
+  const target = stableTarget(entry.target);
   if (!target) {
     const name = entry.target?.name ? ` "${entry.target.name}"` : '';
     return `the ${entry.target?.role ?? 'element'}${name} of ${entry.tool} has no stable locator (role and name, label, text or test id)`;
   }
   switch (entry.tool) {
-    case 'browser_click': {
-      const dialog = entry.dialogs[0];
-      const choice = dialog ? (dialog.answer === 'accepted' ? 'accept' : 'dismiss') : undefined;
-      const popup = (entry.newTabs?.length ?? 0) > 0;
-      return [{ kind: 'click', target, ...(choice ? { dialog: choice } : {}), ...(popup ? { popup } : {}) }];
-    }
+    case 'browser_click':
+      return [clickAction(entry, target)];
     case 'browser_type': {
       const text = String(args.text ?? '');
       const typing: CheckAction =
@@ -83,14 +84,30 @@ function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | st
       return [{ kind: 'select', target, values: (args.values as unknown[]).map(String) }];
     case 'browser_hover':
       return [{ kind: 'hover', target }];
+    case 'browser_drag': {
+      const to = stableTarget(entry.dropTarget);
+      if (!to) return 'the element browser_drag dropped on has no stable locator';
+      return [{ kind: 'drag', target, to }];
+    }
     default:
       return `${entry.tool} is not an action a check can replay`;
   }
 }
 
-/** The entry's target as canonical locator code, when Playwright gave one our grammar accepts. */
-function stableTarget(entry: ObservationEntry): string | undefined {
-  const code = entry.target?.locator;
+/** A click, with how its dialog was answered and whether it opened a tab. */
+function clickAction(entry: ObservationEntry, target: string): CheckAction {
+  const dialog = entry.dialogs[0];
+  const answer = dialog
+    ? { dialog: dialog.answer === 'accepted' ? ('accept' as const) : ('dismiss' as const) }
+    : {};
+  const prompt = dialog?.promptText !== undefined ? { promptText: dialog.promptText } : {};
+  const popup = (entry.newTabs?.length ?? 0) > 0 ? { popup: true } : {};
+  return { kind: 'click', target, ...answer, ...prompt, ...popup };
+}
+
+/** The target as canonical locator code, when Playwright gave one our grammar accepts. */
+function stableTarget(observed: ObservationEntry['target']): string | undefined {
+  const code = observed?.locator;
   if (!code) return undefined;
   try {
     return canonicalLocatorCode(code);

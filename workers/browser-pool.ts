@@ -24,6 +24,9 @@ export const CHROMIUM_BASE_ARGS: readonly string[] = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
+  // Autofill asks content-autofill.googleapis.com about every form: refused by the gate, that shows as a
+  // `[blocked]` console error in the evaluator's results although the app did nothing wrong.
+  '--disable-features=AutofillServerCommunication',
   // WebRTC is the one way a page reaches the network around the context's proxy (UDP to any address): pinned
   // to proxied TCP, where the gate refuses it (workers/browser-gate.ts).
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',

@@ -1,5 +1,5 @@
 import type { Page } from 'playwright-core';
-import { type ToolOutput, ToolError } from '../tool.js';
+import { ToolError, type ToolOutput } from '../tool.js';
 import { type ObservationKind, ObservationLog, type ObservedTarget } from './browser-log.js';
 import { describePage, normalizeOrigins, toToolError } from './browser-page.js';
 import { BrowserTabs, describeDialog } from './browser-tabs.js';

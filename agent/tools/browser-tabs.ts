@@ -32,6 +32,9 @@ export class BrowserTabs {
   private opened: Page[] = [];
   private notes: string[] = [];
   private plan: DialogPlan | undefined;
+  /** Pages the browser announced for this context (see `announcedPages`); undefined when it cannot say. */
+  private announced: Promise<(() => number) | undefined>;
+  private received = 0;
 
   constructor(
     first: Page,
@@ -40,9 +43,11 @@ export class BrowserTabs {
     this.active = first;
     this.adopt(first);
     first.context().on('page', (page) => {
+      this.received += 1;
       this.adopt(page);
       this.opened.push(page);
     });
+    this.announced = announcedPages(first).catch(() => undefined);
   }
 
   /** The page the tools act on now. */
@@ -98,6 +103,7 @@ export class BrowserTabs {
    * line per event: tabs opened, and the current tab closed by the page.
    */
   async follow(): Promise<{ lines: string[]; newTabs: string[] }> {
+    await this.awaitAnnounced();
     const opened = this.opened.filter((page) => !page.isClosed());
     this.opened = [];
     const lines = this.notes;
@@ -116,6 +122,16 @@ export class BrowserTabs {
       );
     }
     return { lines, newTabs };
+  }
+
+  /** Waits (bounded) until every page the browser created for the context has reached us as a Page. */
+  private async awaitAnnounced(): Promise<void> {
+    const count = await this.announced;
+    if (!count) return;
+    const deadline = Date.now() + ACTION_TIMEOUT_MS;
+    while (this.received < count() && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   private adopt(page: Page): void {
@@ -145,6 +161,32 @@ export class BrowserTabs {
     // Another listener (a second tool set on the same page) may have answered it first.
     await (plan.accept ? dialog.accept(promptText) : dialog.dismiss()).catch(() => undefined);
   }
+}
+
+/**
+ * How many pages (besides `first`) Chromium has created in `first`'s context, counted from CDP's
+ * `Target.targetCreated`. Chromium announces a popup while the click that opens it is still being handled,
+ * whereas Playwright's `page` event comes only once the new page is set up, which on a loaded machine can be
+ * after the action and its settling: without this count a new tab could go unreported. Undefined outside
+ * Chromium.
+ */
+async function announcedPages(first: Page): Promise<(() => number) | undefined> {
+  const context = first.context();
+  const browser = context.browser();
+  if (!browser) return undefined;
+  const own = await context.newCDPSession(first);
+  const { targetInfo } = await own.send('Target.getTargetInfo');
+  await own.detach();
+  const cdp = await browser.newBrowserCDPSession();
+  const created = new Set<string>();
+  cdp.on('Target.targetCreated', ({ targetInfo: target }) => {
+    const ours = target.browserContextId === targetInfo.browserContextId;
+    if (ours && target.type === 'page' && target.targetId !== targetInfo.targetId)
+      created.add(target.targetId);
+  });
+  context.once('close', () => void cdp.detach().catch(() => undefined));
+  await cdp.send('Target.setDiscoverTargets', { discover: true });
+  return () => created.size;
 }
 
 /** One line telling the model about a dialog, e.g. `A confirm dialog appeared: "Delete?" (accepted).` */

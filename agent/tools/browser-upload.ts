@@ -99,7 +99,9 @@ export async function readUploadFile(context: ToolContext, input: string): Promi
     if (!info.isFile()) throw new ToolError(`${input} is not a regular file; only files can be uploaded.`);
     if (info.nlink > 1) throw new ToolError(`${input} has several hard links; it cannot be uploaded.`);
     if (info.size > MAX_UPLOAD_BYTES) {
-      throw new ToolError(`${input} is ${info.size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes.`);
+      throw new ToolError(
+        `${input} is ${info.size} bytes; uploads are limited to ${MAX_UPLOAD_BYTES} bytes.`,
+      );
     }
     const buffer = await handle.readFile();
     const name = path.basename(resolved.real);

@@ -83,7 +83,11 @@ export function tabsTool(state: BrowserToolState): Tool {
         message: 'Give the index of the tab to select.',
       }),
     execute: (args) => {
-      const call: BrowserCall = { tool: 'browser_tabs', kind: args.action === 'list' ? 'observation' : 'action', args };
+      const call: BrowserCall = {
+        tool: 'browser_tabs',
+        kind: args.action === 'list' ? 'observation' : 'action',
+        args,
+      };
       return state.run(
         args.action === 'list' ? 'Listing tabs' : `Tab ${args.action}`,
         async (page) => {
@@ -106,7 +110,10 @@ export function tabsTool(state: BrowserToolState): Tool {
           const list = (await tabs.list()).map(
             (tab) => `${tab.index}: ${tab.url} "${tab.title}"${tab.current ? ' (current)' : ''}`,
           );
-          return state.report([done, ...(args.action === 'list' ? [] : ['Open tabs:']), ...list].join('\n'), call);
+          return state.report(
+            [done, ...(args.action === 'list' ? [] : ['Open tabs:']), ...list].join('\n'),
+            call,
+          );
         },
         call,
       );
@@ -137,7 +144,8 @@ export function handleDialogTool(state: BrowserToolState): Tool {
         ok: true,
         url: page.url(),
       });
-      const typed = args.prompt_text !== undefined ? ` (a prompt gets ${JSON.stringify(args.prompt_text)})` : '';
+      const typed =
+        args.prompt_text !== undefined ? ` (a prompt gets ${JSON.stringify(args.prompt_text)})` : '';
       const next = `The next dialog will be ${args.accept ? 'accepted' : 'dismissed'}${typed}; later ones are accepted again.`;
       return [next, ...entry.dialogs.map(describeDialog)].join('\n');
     },

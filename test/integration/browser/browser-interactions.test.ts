@@ -6,8 +6,14 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { Tool, ToolContext, ToolOutput } from '../../../agent/tool.js';
 import { runToolCall } from '../../../agent/tool-runner.js';
 import { createBrowserTools, ObservationLog } from '../../../agent/tools/browser.js';
+import { type CheckExpectation, RecordedCheck } from '../../../checks/format.js';
 import { recordSegment } from '../../../checks/recorder.js';
-import { type BrowserPool, createBrowserPool, type EvaluationContext } from '../../../workers/browser-pool.js';
+import { replayInContext } from '../../../checks/replay.js';
+import {
+  type BrowserPool,
+  createBrowserPool,
+  type EvaluationContext,
+} from '../../../workers/browser-pool.js';
 import { freePort } from './todo-app.js';
 
 const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
@@ -124,12 +130,37 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
     );
     const context: ToolContext = { workspace, protectedPaths: [], signal: new AbortController().signal };
     call = async (name, args = {}) =>
-      (await runToolCall({ type: 'tool_call', id: `c-${name}`, name, arguments: args }, tools, context)).output;
+      (await runToolCall({ type: 'tool_call', id: `c-${name}`, name, arguments: args }, tools, context))
+        .output;
   });
 
   afterEach(async () => {
     await evaluation.close();
   });
+
+  /**
+   * Replays what the session did (as the recorder turns the log into a check) in a fresh context; returns the
+   * failure (undefined when green) and the text of the page the replay ended on.
+   */
+  async function replayed(expectations: CheckExpectation[], of = 'body') {
+    const check = RecordedCheck.parse({
+      featureId: 'F-001',
+      version: 1,
+      recordedAt: new Date().toISOString(),
+      origin: { runId: 'r-1', session: 1, reason: 'manual' },
+      actions: recordSegment(log.entries(), 0, `${origin}/`).actions,
+      expectations,
+    });
+    const fresh = await pool.acquireContext({ evidenceDir: path.join(root, 'replay'), trace: false });
+    fresh.allowOrigin(origin);
+    try {
+      const result = await replayInContext(fresh.context, check, { baseUrl: `${origin}/` });
+      const last = fresh.context.pages().findLast((page) => page.url() !== 'about:blank');
+      return { failure: result.failure, text: (await last?.locator(of).textContent())?.replace(/\s+/g, '') };
+    } finally {
+      await fresh.close();
+    }
+  }
 
   it('accepts confirm() by default, dismisses it when told, answers a prompt, and reports every dialog', async () => {
     const opened = await call('browser_navigate', { url: `${origin}/` });
@@ -162,6 +193,12 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
       'dismiss',
       'accept',
     ]);
+    const replay = await replayed([
+      { kind: 'text', text: 'Groceries', visible: true },
+      { kind: 'text', text: 'Walk the dog', visible: true },
+      { kind: 'text', text: 'Buy milk', visible: false },
+    ]);
+    expect(replay.failure).toBeUndefined();
   });
 
   it('follows a target=_blank link into a new tab, lists, selects and closes tabs', async () => {
@@ -183,6 +220,10 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
     const missing = await call('browser_tabs', { action: 'select', index: 5 });
     expect(missing.isError).toBe(true);
     expect(missing.content).toMatch(/no tab 5; open tabs are 0 to 1/);
+
+    const replay = await replayed([{ kind: 'text', text: 'Todos', visible: true }]);
+    expect(replay.failure).toBeUndefined();
+    expect(recordSegment(log.entries(), 0, `${origin}/`).actions.at(-1)).toEqual({ kind: 'tab', index: 0 });
 
     const closed = await call('browser_tabs', { action: 'close', index: 1 });
     expect(closed.content).toContain('Closed tab 1.');
@@ -209,6 +250,8 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
     expect(dragged.isError).not.toBe(true);
     expect(order(dragged)).toEqual(['Second', 'Third', 'First']);
     expect(log.entries().at(-1)?.dropTarget?.text).toBe('Third');
+    const replay = await replayed([{ kind: 'text', text: 'Third', visible: true }], 'ol');
+    expect(replay).toEqual({ failure: undefined, text: 'SecondThirdFirst' });
   });
 
   it('uploads a workspace file and refuses a symlink and a path outside, by name', async () => {
@@ -259,5 +302,10 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
       target: "getByRole('textbox', { name: 'Search' })",
       text: 'bread',
     });
+    const replay = await replayed([
+      { kind: 'text', text: 'Mobile menu', visible: true },
+      { kind: 'text', text: 'Keys pressed: 5', visible: true },
+    ]);
+    expect(replay.failure).toBeUndefined();
   });
 });
