@@ -53,6 +53,9 @@ export function recordSegment(
 /** The check actions of one logged action, or why it cannot be replayed. */
 function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | string {
   const args = entry.args;
+  if (entry.newTabs?.length && entry.tool !== 'browser_click') {
+    return `${entry.tool} opened a tab; a check follows a new tab only after a click`;
+  }
   switch (entry.tool) {
     case 'browser_navigate':
       return [{ kind: 'goto', path: pathOf(entry.navigation?.url ?? String(args.url), baseUrl) }];
