@@ -132,6 +132,8 @@ export class BrowserTabs {
     while (this.received < count() && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    // A page that never reached us (closed at once) must not make every later call wait.
+    this.received = Math.max(this.received, count());
   }
 
   private adopt(page: Page): void {
@@ -181,8 +183,9 @@ async function announcedPages(first: Page): Promise<(() => number) | undefined> 
   const created = new Set<string>();
   cdp.on('Target.targetCreated', ({ targetInfo: target }) => {
     const ours = target.browserContextId === targetInfo.browserContextId;
-    if (ours && target.type === 'page' && target.targetId !== targetInfo.targetId)
-      created.add(target.targetId);
+    // A subtype (prerender, a portal) is not a tab Playwright hands out as a page.
+    const tab = target.type === 'page' && target.subtype === undefined;
+    if (ours && tab && target.targetId !== targetInfo.targetId) created.add(target.targetId);
   });
   context.once('close', () => void cdp.detach().catch(() => undefined));
   await cdp.send('Target.setDiscoverTargets', { discover: true });
