@@ -6,7 +6,7 @@ import {
   CHROMIUM_BASE_ARGS,
   NIGHTSHIFT_DISABLED_FEATURES,
   PLAYWRIGHT_DISABLED_FEATURES,
-} from '../../../workers/browser-pool.js';
+} from '../../../workers/chromium-flags.js';
 
 /** The `disabledFeatures` array of the installed playwright-core, read from its bundle. */
 function installedPlaywrightDisabledFeatures(): string[] {

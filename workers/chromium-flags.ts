@@ -1,0 +1,55 @@
+/** The command-line flags every Chromium launch of the worker gets (workers/browser-pool.ts). */
+
+/**
+ * The features playwright-core (the pinned version) disables by its own `--disable-features`; a unit test
+ * compares this copy with the installed package, so an upgrade that changes it fails until it is updated here.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Features nightshift disables on top: Chromium's own requests from a page's context (autofill queries for a
+ * form, translation) go through the context's gate, are refused there and would show in the evaluator's console
+ * as errors of the app.
+ */
+export const NIGHTSHIFT_DISABLED_FEATURES: readonly string[] = [
+  'AutofillServerCommunication',
+  'AutofillCrowdsourcing',
+  'Translate',
+  'InterestFeedContentSuggestions',
+];
+
+/**
+ * Flags every launch gets: root needs `--no-sandbox`; the rest keep Chromium from phoning Google
+ * (refused on an offline machine, and noise in the evaluator's network log) and from using a GPU.
+ */
+export const CHROMIUM_BASE_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  // WebRTC is the one way a page reaches the network around the context's proxy (UDP to any address): pinned
+  // to proxied TCP, where the gate refuses it (workers/browser-gate.ts).
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // Chromium honours only the last --disable-features, so this one carries Playwright's list with ours.
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...NIGHTSHIFT_DISABLED_FEATURES].join(',')}`,
+];
