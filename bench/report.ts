@@ -268,6 +268,7 @@ function checksSection(results: BenchResults): string {
   const c = results.checks;
   if (!c) return '';
   const r = c.replays;
+  const load = results.machine.load.find((sample) => sample.section.startsWith('checks:'));
   const session = (label: string, s: typeof c.llmEvaluation) =>
     `| ${label} | ${s.features} | ${s.passes} | ${(s.wallMs / 1000).toFixed(1)} s | ${s.modelRequests} | ${s.inputTokens.toLocaleString('en')} / ${s.outputTokens.toLocaleString('en')} | ${s.costUsd === null ? '—' : `$${s.costUsd}`} |`;
   return [
@@ -279,6 +280,8 @@ function checksSection(results: BenchResults): string {
     '|---|---|---|---|---|---|---|',
     session('LLM regression evaluation (no checks)', c.llmEvaluation),
     session('replay-first regression session (every feature has a check)', c.replayFirstSweep),
+    '',
+    `Load average (1/5/15 min, as \`uptime\` shows it) when this section started: ${load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded'}. A replay waits for the page (settled actions, polled expectations), so its time stretches with the load: compare the figures with the load, not with an idle machine.`,
     '',
   ].join('\n');
 }
