@@ -118,6 +118,7 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
       featureId: 'F-002',
       check: null,
       lastReplay: null,
+      screenshotUrl: null,
     });
   });
 
