@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongFirstSequencer } from './test/long-first-sequencer.js';
 
 // Integration tests share one Redis and spawn real processes; keep parallelism modest for a 2-core machine.
 export default defineConfig({
@@ -10,5 +11,6 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     reporters: ['default'],
+    sequence: { sequencer: LongFirstSequencer },
   },
 });

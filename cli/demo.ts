@@ -1,13 +1,16 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { RunConfig } from '../orchestrator/config.js';
 import { newRunId } from '../orchestrator/run-state.js';
 import { startRun } from '../orchestrator/start-run.js';
+import { TODO_FEATURES, withScriptedFeatureCount } from '../testkit/policies/todo-features.js';
 import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
 import { followRun } from './follow.js';
 import { preflightForCli } from './preflight.js';
+import { positiveInt } from './options.js';
 import { type Child, spawnChild } from './processes.js';
 import { runElapsedMs } from './status.js';
 import { untilSignal } from './worker.js';
@@ -38,7 +41,12 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
     .command('demo')
     .description('build the example app offline, end to end, with the scripted model')
     .option('--serve', 'keep the dashboard running after the build (until Ctrl-C)')
-    .action(async (options: { serve?: boolean }) => {
+    .option(
+      '--features <n>',
+      `build only the first N of the example's ${TODO_FEATURES.length} features: a shorter demo (5 or more includes the planted bug)`,
+      positiveInt('--features'),
+    )
+    .action(async (options: { serve?: boolean; features?: number }) => {
       // The demo's run lives beside real runs (same key prefix): `runs`, `status` and `dashboard` show it afterwards.
       const resolved = resolveDeps(deps);
       const context = await openCliContext(orchestratorOptions(resolved));
@@ -76,15 +84,16 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
         // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
         const config = demoRunConfig();
         await preflightForCli(context, childEnv, config, { stderr: resolved.stderr });
+        const specPath = demoSpec(demoDir, options.features);
         const run = await startRun(context.orchestrator, {
           id,
-          specPath: TODO_SPEC_PATH,
+          specPath,
           workspace: { kind: 'local', dir: workspace },
           config,
           dataDir: context.dataDir,
         });
         resolved.stderr.write(
-          `building ${path.relative(process.cwd(), TODO_SPEC_PATH) || TODO_SPEC_PATH} in ${workspace}\n`,
+          `building ${path.relative(process.cwd(), specPath) || specPath} in ${workspace}\n`,
         );
         if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
         const finished = await followRun(context.orchestrator, run.id, { stream: process.stderr });
@@ -136,4 +145,17 @@ async function startDashboard(
     stderr.write(`the dashboard did not start (${(error as Error).message}); the demo goes on without it\n`);
     return undefined;
   }
+}
+
+/**
+ * The spec the demo builds: the example's own, or for `--features N` below the whole list a copy in the demo's
+ * directory that asks the scripted initializer for the first N features only.
+ */
+function demoSpec(demoDir: string, features: number | undefined): string {
+  if (features === undefined || features >= TODO_FEATURES.length) return TODO_SPEC_PATH;
+  const spec = fs.readFileSync(TODO_SPEC_PATH, 'utf8');
+  const file = path.join(demoDir, 'app_spec.md');
+  fs.mkdirSync(demoDir, { recursive: true });
+  fs.writeFileSync(file, withScriptedFeatureCount(spec, features));
+  return file;
 }

@@ -3,7 +3,7 @@
  * never commits dependencies, build output or data the app created (node_modules, dist, *.db…).
  */
 import { WORKSPACE_FILES } from './formats.js';
-import { readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
+import { readWorkspaceText, UnsafeFileError, type UnsafeFileProblem, writeWorkspaceFile } from './safe-fs.js';
 
 /** Patterns every workspace ignores unless its own `.gitignore` re-includes them with `!pattern`. */
 export const DEFAULT_IGNORES: readonly string[] = [
@@ -57,11 +57,28 @@ export function mergeIgnores(existing: string, defaults: readonly string[] = DEF
   return `${body}${body ? '\n' : ''}${[...header, ...missing].join('\n')}\n`;
 }
 
-/** Merges the default ignores into the workspace's `.gitignore` (never following a link); true when it changed. */
+/**
+ * Merges the default ignores into the workspace's `.gitignore`; true when it changed. A `.gitignore` that is not a
+ * regular file (a link out of the workspace, a FIFO) is never read: it is replaced by a regular file of defaults,
+ * since git would not follow it either and what it points at means nothing in the repository.
+ */
 export async function ensureDefaultIgnores(workspace: string): Promise<boolean> {
-  const existing = (await readWorkspaceText(workspace, WORKSPACE_FILES.gitignore)) ?? '';
-  const merged = mergeIgnores(existing);
+  const existing = await readIgnoresOrNothing(workspace);
+  const merged = mergeIgnores(existing ?? '');
   if (merged === existing) return false;
   await writeWorkspaceFile(workspace, WORKSPACE_FILES.gitignore, merged);
   return true;
+}
+
+/** What a `.gitignore` may be that the harness replaces instead of reading. */
+const REPLACEABLE: ReadonlySet<UnsafeFileProblem> = new Set(['symlink', 'not_regular', 'hard_link']);
+
+/** The `.gitignore` text; '' when absent; null when it is not a regular file the harness may read. */
+async function readIgnoresOrNothing(workspace: string): Promise<string | null> {
+  try {
+    return (await readWorkspaceText(workspace, WORKSPACE_FILES.gitignore)) ?? '';
+  } catch (error) {
+    if (error instanceof UnsafeFileError && REPLACEABLE.has(error.problem)) return null;
+    throw error;
+  }
 }

@@ -10,7 +10,7 @@ import { type Feature, type VerdictRecord, WORKSPACE_FILES } from '../handoff/fo
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { CheckGate, freshReplay } from './check-gate.js';
 import { replayFirst } from './check-sweep.js';
-import { startFreshApp } from './fresh-app.js';
+import { appsAhead, startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
@@ -114,7 +114,7 @@ export async function prepareEvaluator(
     onUngrounded: (featureId, failure, final) =>
       input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
   });
-  let replays = 0;
+  const replayApps = appsAhead((index) => startFreshApp(input, repo, `replay-${index}`));
   const gate = new CheckGate({
     ...input,
     clock,
@@ -125,7 +125,7 @@ export async function prepareEvaluator(
     appUrl: app.url,
     observations,
     replay: freshReplay({
-      startApp: () => startFreshApp(input, repo, `replay-${++replays}`),
+      startApp: () => replayApps.take(),
       newContext: () =>
         browser.acquireContext({
           evidenceDir: checkReplaysDir(input.dataDir, input.runId),
@@ -144,7 +144,7 @@ export async function prepareEvaluator(
     evidence = [...left.screenshots, ...(left.tracePath ? [left.tracePath] : [])].map((file) =>
       path.relative(input.dataDir, file),
     );
-    await app.stop();
+    await Promise.all([app.stop(), replayApps.dispose()]);
   };
   return {
     system: rolePrompt('evaluator'),

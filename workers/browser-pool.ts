@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
@@ -10,6 +10,41 @@ const log = moduleLogger('workers/browser-pool');
 
 /** Chromium used when neither the option nor NIGHTSHIFT_CHROMIUM names one. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+/**
+ * The features playwright-core (the pinned version) disables by its own `--disable-features`; a unit test
+ * compares this copy with the installed package, so an upgrade that changes it fails until it is updated here.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Features nightshift disables on top: Chromium's own requests from a page's context (autofill queries for a
+ * form, translation) go through the context's gate, are refused there and would show in the evaluator's console
+ * as errors of the app.
+ */
+export const NIGHTSHIFT_DISABLED_FEATURES: readonly string[] = [
+  'AutofillServerCommunication',
+  'AutofillCrowdsourcing',
+  'Translate',
+  'InterestFeedContentSuggestions',
+];
 
 /**
  * Flags every launch gets: root needs `--no-sandbox`; the rest keep Chromium from phoning Google
@@ -26,6 +61,8 @@ export const CHROMIUM_BASE_ARGS: readonly string[] = [
   // WebRTC is the one way a page reaches the network around the context's proxy (UDP to any address): pinned
   // to proxied TCP, where the gate refuses it (workers/browser-gate.ts).
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  // Chromium honours only the last --disable-features, so this one carries Playwright's list with ours.
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...NIGHTSHIFT_DISABLED_FEATURES].join(',')}`,
 ];
 
 /** What an evaluation's Playwright trace records. */
@@ -132,23 +169,26 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
     if (!existsSync(executablePath)) return Promise.reject(new BrowserNotInstalledError(executablePath));
     launches += 1;
     const started = Date.now();
-    const promise = chromium.launch({ executablePath, args, headless }).then(
-      (browser) => {
-        log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
-        browser.on('disconnected', () => {
-          if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
+    // Loaded on the first launch: playwright-core takes seconds to import, and most commands never launch a browser.
+    const promise = import('playwright-core')
+      .then(({ chromium }) => chromium.launch({ executablePath, args, headless }))
+      .then(
+        (browser) => {
+          log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
+          browser.on('disconnected', () => {
+            if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
+            if (browserPromise === promise) browserPromise = undefined;
+          });
+          return browser;
+        },
+        (error: unknown) => {
           if (browserPromise === promise) browserPromise = undefined;
-        });
-        return browser;
-      },
-      (error: unknown) => {
-        if (browserPromise === promise) browserPromise = undefined;
-        throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
-          hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
-          cause: error,
-        });
-      },
-    );
+          throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
+            hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
+            cause: error,
+          });
+        },
+      );
     browserPromise = promise;
     return promise;
   }

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureList } from '../../handoff/formats.js';
-import { waitFor } from '../integration/runs/harness.js';
+import { shortTodoSpec, waitFor } from '../integration/runs/harness.js';
 import {
   allEvents,
   allSessions,
@@ -16,7 +16,6 @@ import {
   startCli,
   startScriptedServer,
   type TestProcess,
-  TODO_SPEC,
   writeConfig,
 } from './helpers.js';
 
@@ -44,7 +43,7 @@ describe('two workers sharing a run on a bare remote', () => {
 
     const workerA = startCli(context, ['worker'], env(homeA), 'worker-a');
     const registered = await runCliOnce(
-      ['run', TODO_SPEC, '--repo', bare, '--detach', '--json'],
+      ['run', shortTodoSpec(context.root, 5), '--repo', bare, '--detach', '--json'],
       env(path.join(context.root, 'home-cli')),
     );
     expect(registered.code, registered.stderr).toBe(0);
@@ -85,7 +84,7 @@ describe('two workers sharing a run on a bare remote', () => {
       480_000,
     );
     expect(final.status, `${final.status} ${final.pausedReason ?? ''} ${final.detail ?? ''}`).toBe('done');
-    expect(final.features).toMatchObject({ total: 8, passing: 8, blocked: 0 });
+    expect(final.features).toMatchObject({ total: 5, passing: 5, blocked: 0 });
 
     // The remote branch holds the finished app and every session's commits.
     const list = FeatureList.parse(JSON.parse(git(bare, ['show', 'main:feature_list.json'])));

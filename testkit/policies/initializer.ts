@@ -4,7 +4,7 @@
  * not validate, or the commit is missing), it rewrites the list and commits again.
  */
 import { type CallResult, exitCodeOf, type ScriptIO } from './script.js';
-import { featureListJson, TODO_FEATURES, verifyCommand } from './todo-features.js';
+import { featureListJson, scriptedFeatureCount, verifyCommand } from './todo-features.js';
 import { skeletonFiles } from './todo-sources.js';
 
 /** Corrections the initializer answers before it gives up and just stops. */
@@ -33,10 +33,11 @@ export function initializerScript(io: ScriptIO): void {
     );
     return;
   }
-  const files = [{ path: 'feature_list.json', content: featureListJson() }, ...skeletonFiles()];
+  const count = scriptedFeatureCount(io.firstMessage);
+  const files = [{ path: 'feature_list.json', content: featureListJson(count) }, ...skeletonFiles()];
   io.act(
     files.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),
-    `The spec describes ${TODO_FEATURES.length} user-visible features. Writing the feature list, init.sh and a skeleton app that loads.`,
+    `The spec describes ${count} user-visible features. Writing the feature list, init.sh and a skeleton app that loads.`,
   );
   const check = io.call(
     'bash',
@@ -49,21 +50,21 @@ export function initializerScript(io: ScriptIO): void {
     'Checking that init.sh starts the skeleton.',
   );
   const skeletonWorks = exitCodeOf(check.content) === 0;
-  commitAll(io, `Initializer: feature list (${TODO_FEATURES.length} features), init.sh, skeleton app`);
+  commitAll(io, `Initializer: feature list (${count} features), init.sh, skeleton app`);
   let correction = io.finish(
     skeletonWorks
-      ? `Wrote feature_list.json (${TODO_FEATURES.length} features, all failing), init.sh, the skeleton app and progress.md; committed.`
+      ? `Wrote feature_list.json (${count} features, all failing), init.sh, the skeleton app and progress.md; committed.`
       : `Wrote and committed the feature list and skeleton, but the skeleton did not start:\n${check.content}`,
   );
   for (let round = 1; round <= MAX_CORRECTIONS && correction.trim() !== ''; round++) {
-    correction = answerCorrection(io, correction, round);
+    correction = answerCorrection(io, correction, round, count);
   }
 }
 
 /** Rewrites what the harness complained about (the feature list, init.sh's mode) and commits again. */
-function answerCorrection(io: ScriptIO, correction: string, round: number): string {
+function answerCorrection(io: ScriptIO, correction: string, round: number, count: number): string {
   const aboutInit = /init\.sh/i.test(correction);
-  const rewrites = [{ path: 'feature_list.json', content: featureListJson() }];
+  const rewrites = [{ path: 'feature_list.json', content: featureListJson(count) }];
   const initScript = skeletonFiles().find((file) => file.path === 'init.sh');
   if (aboutInit && initScript) rewrites.push(initScript);
   io.act(

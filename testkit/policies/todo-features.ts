@@ -276,9 +276,24 @@ export const TODO_FEATURES: readonly TodoFeature[] = [
   },
 ];
 
-/** `feature_list.json` as the initializer writes it: no ids (the harness adds them), all failing. */
-export function featureListJson(): string {
-  const list = TODO_FEATURES.map(({ category, description, steps }) => ({
+/**
+ * How many catalogue features a spec asks the scripted initializer for: all of them, or the first N when the spec
+ * carries `<!-- testkit: first N features -->` (tests use it for shorter whole runs).
+ */
+export function scriptedFeatureCount(spec: string): number {
+  const asked = /<!--\s*testkit: first (\d+) features?\s*-->/.exec(spec)?.[1];
+  const count = asked ? Number(asked) : TODO_FEATURES.length;
+  return Math.min(Math.max(count, 1), TODO_FEATURES.length);
+}
+
+/** The spec text with the marker that asks the scripted initializer for its first `count` features. */
+export function withScriptedFeatureCount(spec: string, count: number): string {
+  return `${spec.trimEnd()}\n\n<!-- testkit: first ${count} features -->\n`;
+}
+
+/** `feature_list.json` as the initializer writes it (the first `count` features): no ids, all failing. */
+export function featureListJson(count = TODO_FEATURES.length): string {
+  const list = TODO_FEATURES.slice(0, count).map(({ category, description, steps }) => ({
     category,
     description,
     steps,

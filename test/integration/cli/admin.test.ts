@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAdminCommands } from '../../../cli/admin.js';
+import { RunStatusJson } from '../../../cli/status.js';
 import { sessionJobId } from '../../../orchestrator/keys.js';
 import { RunNotFoundError, RunStore } from '../../../orchestrator/run-store.js';
 import { connect } from '../orchestrator/redis-helpers.js';
@@ -39,35 +40,31 @@ afterAll(async () => {
 });
 
 describe('status', () => {
-  it('prints exactly the DESIGN.md fields with --json', async () => {
+  it('prints the documented status schema with --json', async () => {
     const out = await admin(['status', 'r-newest', '--json']);
     expect(out.code).toBe(0);
     const json = JSON.parse(out.stdout);
     const run = await store.getRun('r-newest');
-    expect(json).toEqual({
+    // Strict: a field the schema does not name fails the parse, and the keys come in the schema's order.
+    expect(RunStatusJson.parse(json)).toEqual(json);
+    expect(Object.keys(json)).toEqual(Object.keys(RunStatusJson.shape));
+    expect(json).toMatchObject({
       id: 'r-newest',
       status: 'building',
       pausedReason: null,
       workspace: '/tmp/ws',
       features: { total: 4, passing: 1, failing: 3, blocked: 0 },
+      blocked: [],
       sessions: 1,
       costUsd: 0.5,
       costUnknownSessions: 0,
+      budgets: { costUsd: 0.5, maxCostUsd: 20, sessions: 1 },
+      lastSession: { seq: 1, role: 'evaluator', verdicts: [{ featureId: 'F-001', verdict: 'pass' }] },
+      workers: 0,
       startedAt: run.startedAt,
       updatedAt: run.updatedAt,
     });
-    expect(Object.keys(json)).toEqual([
-      'id',
-      'status',
-      'pausedReason',
-      'workspace',
-      'features',
-      'sessions',
-      'costUsd',
-      'costUnknownSessions',
-      'startedAt',
-      'updatedAt',
-    ]);
+    expect(json.next).toContain('generator session on F-002');
   });
 
   it('shows the newest run when RUN is omitted, in human form with the next step', async () => {
@@ -160,7 +157,9 @@ describe('pause, resume, cancel', () => {
   it('refuses to resume a cancelled run with exit 2', async () => {
     const out = await admin(['resume', 'r-ctl']);
     expect(out.code).toBe(2);
-    expect(out.stderr).toContain('cannot go from cancelled to');
+    expect(out.stderr).toContain(
+      'Run r-ctl was not resumed: it is cancelled, not paused; nothing was queued.',
+    );
   });
 
   it('exits 2 without a run id (bad usage)', async () => {

@@ -223,7 +223,8 @@ describe('nightshift plan', () => {
     expect(run.workspace).toMatchObject({ kind: 'remote', url: remote, branch: 'main' });
     const git = { raw: (args: string[]) => runGit(openRepo(remote, { bare: true }), args) };
     const files = (await git.raw(['ls-tree', '-r', '--name-only', 'main'])).trim().split('\n').sort();
-    expect(files).toEqual([PLAN_RECORD_FILE, 'app_spec.md']);
+    // The run's first commit: the spec, the prompt's record and the default .gitignore (handoff/gitignore.ts).
+    expect(files).toEqual(['.gitignore', PLAN_RECORD_FILE, 'app_spec.md']);
     const record = await git.raw(['show', `main:${PLAN_RECORD_FILE}`]);
     expect(record).toContain('> A reading list for a book club.');
     expect(record).toContain('None: the planner worked from the prompt alone.');

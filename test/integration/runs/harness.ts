@@ -8,6 +8,7 @@ import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js'
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { openQueues } from '../../../orchestrator/queues.js';
 import { RunStore } from '../../../orchestrator/run-store.js';
+import { withScriptedFeatureCount } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
@@ -119,4 +120,20 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/**
+ * Writes the todo example's spec into `dir` asking the scripted initializer for its first `count` features
+ * (testkit `<!-- testkit: first N features -->`): a whole run of a few features, for tests whose point is not
+ * the number of features. Returns the spec's path.
+ */
+export function shortTodoSpec(dir: string, count: number): string {
+  const spec = fs.readFileSync(
+    path.resolve(import.meta.dirname, '../../../examples/todo/app_spec.md'),
+    'utf8',
+  );
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `todo-${count}.md`);
+  fs.writeFileSync(file, withScriptedFeatureCount(spec, count));
+  return file;
 }

