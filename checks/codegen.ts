@@ -16,7 +16,10 @@ export function specPath(featureId: string): string {
 
 /** The spec file's text for this check; `title` is the feature's description (one line is kept). */
 export function generateSpec(check: RecordedCheck, title: string): string {
-  const popup = check.actions.some((action) => action.kind === 'click' && action.popup);
+  // The check goes on in another page after a popup or a tab switch.
+  const popup = check.actions.some(
+    (action) => (action.kind === 'click' && action.popup) || action.kind === 'tab',
+  );
   const body: string[] = [];
   check.actions.forEach((action, index) => {
     body.push(...actionLines(action, index));
@@ -36,11 +39,22 @@ export function generateSpec(check: RecordedCheck, title: string): string {
     '',
     `test(${quote(name)}, async ({ page${popup ? ': firstPage' : ''} }) => {`,
     ...(popup ? ['  let page = firstPage;'] : []),
+    ...DIALOG_LINES.map((line) => `  ${line}`),
     ...body.map((line) => `  ${line}`),
     '});',
     '',
   ].join('\n');
 }
+
+/** Dialogs are accepted unless the click before says otherwise, as in the evaluator's browser. */
+const DIALOG_LINES = [
+  "let nextDialog: { answer: 'accept' | 'dismiss'; promptText?: string } = { answer: 'accept' };",
+  "page.context().on('dialog', (dialog) => {",
+  '  const { answer, promptText } = nextDialog;',
+  "  nextDialog = { answer: 'accept' };",
+  "  void (answer === 'accept' ? dialog.accept(promptText) : dialog.dismiss()).catch(() => undefined);",
+  '});',
+];
 
 function actionLines(action: CheckAction, index: number): string[] {
   const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
@@ -49,7 +63,10 @@ function actionLines(action: CheckAction, index: number): string[] {
       return [...(index > 0 ? ['await settled(page);'] : []), `await page.goto(${quote(action.path)});`];
     case 'click': {
       const lines: string[] = [];
-      if (action.dialog) lines.push(`page.once('dialog', (dialog) => dialog.${action.dialog}());`);
+      if (action.dialog) {
+        const text = action.promptText !== undefined ? `, promptText: ${quote(action.promptText)}` : '';
+        lines.push(`nextDialog = { answer: ${quote(action.dialog)}${text} };`);
+      }
       if (action.popup) {
         lines.push(`const popup${index} = page.waitForEvent('popup');`);
         lines.push(`await ${on(action.target)}.click();`);
@@ -60,7 +77,10 @@ function actionLines(action: CheckAction, index: number): string[] {
     case 'fill':
       return [`await ${on(action.target)}.fill(${quote(action.text)});`];
     case 'type':
-      return [`await ${on(action.target)}.pressSequentially(${quote(action.text)});`];
+      return [
+        `await ${on(action.target)}.selectText();`,
+        `await ${on(action.target)}.pressSequentially(${quote(action.text)});`,
+      ];
     case 'press':
       return [
         action.target
@@ -75,6 +95,12 @@ function actionLines(action: CheckAction, index: number): string[] {
       return [`await ${on(action.target)}.setChecked(${action.checked});`];
     case 'back':
       return ['await page.goBack();'];
+    case 'drag':
+      return [`await ${on(action.target)}.dragTo(${on(action.to)});`];
+    case 'resize':
+      return [`await page.setViewportSize({ width: ${action.width}, height: ${action.height} });`];
+    case 'tab':
+      return [`page = page.context().pages()[${action.index}];`, 'await page.bringToFront();'];
   }
 }
 

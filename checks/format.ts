@@ -29,13 +29,16 @@ export const CheckAction = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('click'),
     target: LocatorCode,
+    /** How the dialog the click opens is answered (dialogs are accepted when not said). */
     dialog: DialogChoice.optional(),
+    /** Text entered into the prompt() the click opens, when it is accepted. */
+    promptText: z.string().optional(),
     /** The click opened a popup; the check goes on in it. */
     popup: z.boolean().optional(),
   }),
   /** Replaces the field's value. */
   z.object({ kind: z.literal('fill'), target: LocatorCode, text: z.string() }),
-  /** Types key by key (for fields that react to keystrokes). */
+  /** Replaces the field's value key by key (for fields that react to keystrokes): `browser_type` with `slowly`. */
   z.object({ kind: z.literal('type'), target: LocatorCode, text: z.string() }),
   /** A key on the target, or on the focused element without one. */
   z.object({ kind: z.literal('press'), key: z.string().min(1), target: LocatorCode.optional() }),
@@ -43,6 +46,15 @@ export const CheckAction = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('hover'), target: LocatorCode }),
   z.object({ kind: z.literal('check'), target: LocatorCode, checked: z.boolean() }),
   z.object({ kind: z.literal('back') }),
+  /** Drags the target onto `to`. */
+  z.object({ kind: z.literal('drag'), target: LocatorCode, to: LocatorCode }),
+  z.object({
+    kind: z.literal('resize'),
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+  }),
+  /** Goes on in the tab at this index (0 = the first page, then popups in opening order). */
+  z.object({ kind: z.literal('tab'), index: z.number().int().nonnegative() }),
 ]);
 export type CheckAction = z.infer<typeof CheckAction>;
 

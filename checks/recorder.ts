@@ -53,6 +53,9 @@ export function recordSegment(
 /** The check actions of one logged action, or why it cannot be replayed. */
 function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | string {
   const args = entry.args;
+  if (entry.newTabs?.length && entry.tool !== 'browser_click') {
+    return `${entry.tool} opened a tab; a check follows a new tab only after a click`;
+  }
   switch (entry.tool) {
     case 'browser_navigate':
       return [{ kind: 'goto', path: pathOf(entry.navigation?.url ?? String(args.url), baseUrl) }];
@@ -60,38 +63,57 @@ function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | st
       return [{ kind: 'back' }];
     case 'browser_press_key':
       return [{ kind: 'press', key: String(args.key) }];
+    case 'browser_resize':
+      return [{ kind: 'resize', width: Number(args.width), height: Number(args.height) }];
+    case 'browser_tabs':
+      if (args.action === 'select') return [{ kind: 'tab', index: Number(args.index) }];
+      return `browser_tabs ${String(args.action)} is not an action a check can replay`;
   }
-  const target = stableTarget(entry);
+  const target = stableTarget(entry.target);
   if (!target) {
     const name = entry.target?.name ? ` "${entry.target.name}"` : '';
     return `the ${entry.target?.role ?? 'element'}${name} of ${entry.tool} has no stable locator (role and name, label, text or test id)`;
   }
   switch (entry.tool) {
-    case 'browser_click': {
-      const dialog = entry.dialogs[0];
-      const choice = dialog ? (dialog.answer === 'accepted' ? 'accept' : 'dismiss') : undefined;
-      return [{ kind: 'click', target, ...(choice ? { dialog: choice } : {}) }];
+    case 'browser_click':
+      return [clickAction(entry, target)];
+    case 'browser_type': {
+      const text = String(args.text ?? '');
+      const typing: CheckAction =
+        args.slowly === true ? { kind: 'type', target, text } : { kind: 'fill', target, text };
+      return [typing, ...(args.submit === true ? [{ kind: 'press' as const, key: 'Enter', target }] : [])];
     }
-    case 'browser_type':
-      return [
-        { kind: 'fill', target, text: String(args.text ?? '') },
-        ...(args.submit === true ? [{ kind: 'press' as const, key: 'Enter', target }] : []),
-      ];
     case 'browser_select_option':
       return [{ kind: 'select', target, values: (args.values as unknown[]).map(String) }];
     case 'browser_hover':
       return [{ kind: 'hover', target }];
+    case 'browser_drag': {
+      const to = stableTarget(entry.dropTarget);
+      if (!to) return 'the element browser_drag dropped on has no stable locator';
+      return [{ kind: 'drag', target, to }];
+    }
     default:
       return `${entry.tool} is not an action a check can replay`;
   }
 }
 
-/** The entry's target as canonical locator code, when Playwright gave one our grammar accepts. */
-function stableTarget(entry: ObservationEntry): string | undefined {
-  const code = entry.target?.locator;
+/** A click, with how its dialog was answered and whether it opened a tab. */
+function clickAction(entry: ObservationEntry, target: string): CheckAction {
+  const dialog = entry.dialogs[0];
+  const answer = dialog
+    ? { dialog: dialog.answer === 'accepted' ? ('accept' as const) : ('dismiss' as const) }
+    : {};
+  const prompt = dialog?.promptText !== undefined ? { promptText: dialog.promptText } : {};
+  const popup = (entry.newTabs?.length ?? 0) > 0 ? { popup: true } : {};
+  return { kind: 'click', target, ...answer, ...prompt, ...popup };
+}
+
+/** The target as canonical locator code, when Playwright gave one our grammar accepts. */
+function stableTarget(observed: ObservationEntry['target']): string | undefined {
+  const code = observed?.locator;
   if (!code) return undefined;
   try {
-    return printLocatorCode(exactRoleNames(parseLocatorCode(code), entry.target));
+    return printLocatorCode(exactRoleNames(parseLocatorCode(code), observed));
   } catch {
     return undefined;
   }

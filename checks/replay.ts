@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { typeSlowly } from '../agent/tools/browser-actions.js';
 import { actAndSettle, NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
 import {
   type CheckAction,
@@ -83,10 +84,11 @@ export async function replayInContext(
     ...(failure ? { failure } : {}),
     ...(screenshot ? { screenshot } : {}),
   });
+  const session = watchContext(context);
   let page = await context.newPage();
   for (const [index, action] of check.actions.entries()) {
     try {
-      page = await perform(page, action, options.baseUrl);
+      page = await perform(page, action, options.baseUrl, session);
     } catch (error) {
       const failure = {
         stage: 'action' as const,
@@ -112,8 +114,43 @@ export async function replayInContext(
   return result();
 }
 
+/** The pages and dialogs of one replay. */
+interface ReplaySession {
+  /** How the next dialog is answered: as the recorded click says (else accepted, like the evaluator's). */
+  nextDialog(answer: 'accept' | 'dismiss', promptText?: string): void;
+  /** The replay's pages in opening order (its first page, then popups), as the evaluator's tabs were. */
+  tabs(): Page[];
+}
+
+/**
+ * Watches the pages the replay opens and answers every dialog of the context (popups included), which
+ * Playwright would otherwise dismiss unasked. Call before the replay opens its first page.
+ */
+function watchContext(context: BrowserContext): ReplaySession {
+  const pages: Page[] = [];
+  context.on('page', (page) => pages.push(page));
+  let plan: { answer: 'accept' | 'dismiss'; promptText?: string } | undefined;
+  context.on('dialog', (dialog) => {
+    const { answer, promptText } = plan ?? { answer: 'accept' };
+    plan = undefined;
+    const answered = answer === 'accept' ? dialog.accept(promptText) : dialog.dismiss();
+    void answered.catch(() => undefined);
+  });
+  return {
+    nextDialog(answer, promptText) {
+      plan = { answer, ...(promptText !== undefined ? { promptText } : {}) };
+    },
+    tabs: () => pages.filter((page) => !page.isClosed()),
+  };
+}
+
 /** Performs one action; returns the page the check goes on in (a popup's, after a click that opens one). */
-async function perform(page: Page, action: CheckAction, baseUrl: string): Promise<Page> {
+async function perform(
+  page: Page,
+  action: CheckAction,
+  baseUrl: string,
+  session: ReplaySession,
+): Promise<Page> {
   const timeout = REPLAY_ACTION_TIMEOUT_MS;
   const target = (code: string) => buildLocator(page, code);
   switch (action.kind) {
@@ -126,12 +163,13 @@ async function perform(page: Page, action: CheckAction, baseUrl: string): Promis
       });
       return page;
     case 'click':
+      if (action.dialog) session.nextDialog(action.dialog, action.promptText);
       return click(page, action, timeout);
     case 'fill':
       await actAndSettle(page, () => target(action.target).fill(action.text, { timeout }));
       return page;
     case 'type':
-      await actAndSettle(page, () => target(action.target).pressSequentially(action.text, { timeout }));
+      await actAndSettle(page, () => typeSlowly(target(action.target), action.text));
       return page;
     case 'press':
       await actAndSettle(page, () =>
@@ -156,7 +194,23 @@ async function perform(page: Page, action: CheckAction, baseUrl: string): Promis
         await page.goBack({ timeout });
       });
       return page;
+    case 'drag':
+      await actAndSettle(page, () => target(action.target).dragTo(target(action.to), { timeout }));
+      return page;
+    case 'resize':
+      await actAndSettle(page, () => page.setViewportSize({ width: action.width, height: action.height }));
+      return page;
+    case 'tab':
+      return switchTab(session.tabs(), action.index);
   }
+}
+
+/** The replay's tab at `index`, brought to front. */
+async function switchTab(tabs: Page[], index: number): Promise<Page> {
+  const tab = tabs[index];
+  if (!tab) throw new Error(`there is no tab ${index} (${tabs.length} open)`);
+  await tab.bringToFront();
+  return tab;
 }
 
 async function click(
@@ -164,9 +218,6 @@ async function click(
   action: Extract<CheckAction, { kind: 'click' }>,
   timeout: number,
 ): Promise<Page> {
-  const dialog = action.dialog;
-  if (dialog)
-    page.once('dialog', (d) => void (dialog === 'accept' ? d.accept() : d.dismiss()).catch(() => undefined));
   const element = buildLocator(page, action.target);
   if (!action.popup) {
     await actAndSettle(page, () => element.click({ timeout }));
@@ -251,6 +302,12 @@ export function describeAction(action: CheckAction): string {
       return `${action.checked ? 'check' : 'uncheck'} ${action.target}`;
     case 'back':
       return 'go back';
+    case 'drag':
+      return `drag ${action.target} onto ${action.to}`;
+    case 'resize':
+      return `resize the viewport to ${action.width} x ${action.height}`;
+    case 'tab':
+      return `switch to tab ${action.index}`;
     default:
       return `${action.kind} ${action.target}`;
   }

@@ -77,6 +77,7 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
             session: 0,
             dataDir: context.dataDir,
             sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
+            appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
           };
           results = await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
         } finally {

@@ -1,6 +1,6 @@
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { FINISHED_STATUSES, knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
-import { createProgressRenderer, type ProgressRenderer } from './progress.js';
+import { createProgressRenderer, formatAppStartFailure, type ProgressRenderer } from './progress.js';
 import { runElapsedMs } from './status.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
@@ -23,12 +23,15 @@ const EVENT_PAGE = 500;
 
 /**
  * The cost of the session in flight so far, from its `model.usage` events (the run's counters only grow when a
- * session ends). Reads only the events appended since the last call.
+ * session ends), and the run's `app.start_failed` events as lines to show. Reads only the events appended since
+ * the last call.
  */
 export class InFlightCost {
   private after: string | undefined;
   private seq = 0;
   private costUsd = 0;
+  /** `app.start_failed` events read since the last {@link drainNotes}, as lines for the user. */
+  private notes: string[] = [];
 
   constructor(
     private readonly orchestrator: Pick<Orchestrator, 'store'>,
@@ -44,6 +47,7 @@ export class InFlightCost {
       });
       for (const { id, event } of page) {
         this.after = id;
+        if (event.type === 'app.start_failed') this.notes.push(formatAppStartFailure(event));
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
         if (event.seq !== this.seq) [this.seq, this.costUsd] = [event.seq, 0];
         this.costUsd = event.event.costUsd === null ? Number.NaN : this.costUsd + event.event.costUsd;
@@ -52,6 +56,11 @@ export class InFlightCost {
     }
     if (seq === null || seq !== this.seq) return 0;
     return Number.isNaN(this.costUsd) ? null : this.costUsd;
+  }
+
+  /** The notes gathered by the last reads (app start failures), once each. */
+  drainNotes(): string[] {
+    return this.notes.splice(0);
   }
 }
 
@@ -90,6 +99,7 @@ export async function followRun(
     const latest = sessions[0];
     const current = latest && !latest.finishedAt ? latest : null;
     const running = await inFlight.of(current?.seq ?? null);
+    for (const note of inFlight.drainNotes()) renderer.note(note);
     renderer.update({
       run,
       current: current

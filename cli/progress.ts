@@ -53,6 +53,8 @@ export interface ProgressRendererOptions {
 /** Draws progress updates; `done` prints the summary and leaves the cursor on a fresh line. */
 export interface ProgressRenderer {
   update(update: ProgressUpdate): void;
+  /** A line that stays above the progress line (something the user should see, e.g. the app did not start). */
+  note(text: string): void;
   done(summary: ProgressSummary): void;
 }
 
@@ -77,6 +79,20 @@ function describeCurrent(current: ProgressSession, now: Date): string {
   const running = Number.isNaN(age) ? '' : ` (${formatDuration(Math.max(0, now.getTime() - age))})`;
   const role = current.kind === 'regress' ? `${current.role} (regression)` : current.role;
   return `${role}${features}${running}`;
+}
+
+/** `session 4: the app did not start (init.sh exited with code 1); last log line: … ; log: <path>` */
+export function formatAppStartFailure(event: {
+  seq: number;
+  role: RoleName;
+  exitCode: number | null;
+  logTail: readonly string[];
+  logFile: string;
+}): string {
+  const how = event.exitCode === null ? 'did not answer in time' : `exited with code ${event.exitCode}`;
+  const after = event.role === 'initializer' ? ' after the initializer' : '';
+  const last = event.logTail.at(-1);
+  return `session ${event.seq}: the app did not start${after} (init.sh ${how})${last ? `; last log line: ${truncate(last, 120)}` : ''}; log: ${event.logFile}`;
 }
 
 /** The final line: how the run ended, with the totals. */
@@ -125,6 +141,12 @@ export function createProgressRenderer(options: ProgressRendererOptions): Progre
       if (key === lastKey) return;
       lastKey = key;
       options.stream.write(`${line}\n`);
+    },
+    note(text) {
+      if (options.isTTY && drawn) options.stream.write('\r\x1b[2K');
+      options.stream.write(`${text}\n`);
+      // On a TTY the progress line is drawn again at the next update; in a log the next change prints one.
+      drawn = false;
     },
     done(summary) {
       if (options.isTTY && drawn) options.stream.write('\r\x1b[2K');

@@ -30,7 +30,7 @@ import {
   resolveDeps,
 } from './context.js';
 import { followRun } from './follow.js';
-import { budgetUsd, collect, positiveInt } from './options.js';
+import { budgetUsd, collect, durationMs, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
 import { statusJsonOf, statusLabel } from './status.js';
@@ -51,6 +51,8 @@ interface RunOptions {
   budgetUsd?: number | null;
   maxSessions?: number;
   for?: string;
+  /** `--app-ready-timeout`, in milliseconds. */
+  appReadyTimeout?: number;
   network?: string;
   allowHost?: string[];
   detach?: boolean;
@@ -100,6 +102,11 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--for <duration>', 'pause at this deadline from now, e.g. 6h (default: no deadline)')
     .option(
+      '--app-ready-timeout <duration>',
+      `how long the app may take to answer after init.sh starts, e.g. 5m (default: ${DEFAULTS.app.readyTimeoutSeconds}s, or run.app.readyTimeoutSeconds)`,
+      durationMs('--app-ready-timeout', '5m'),
+    )
+    .option(
       '--network <mode>',
       `network of the sandbox: none, registries or open (default: ${DEFAULTS.sandbox.network}, or run.sandbox.network)`,
     )
@@ -144,6 +151,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             budgetUsd: options.budgetUsd,
             maxSessions: options.maxSessions,
             forDuration: options.for,
+            appReadyTimeoutMs: options.appReadyTimeout,
             network: options.network,
             allowHosts: options.allowHost,
             webhooks: [

@@ -22,6 +22,13 @@ const log = moduleLogger('handoff/app-runner');
 export const APP_READ_ONLY_PATHS = ['.git', WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir];
 /** Pause between readiness checks (each is one HTTP request through the bridge). */
 const READY_POLL_MS = 50;
+/**
+ * Lines of the app log kept when the app does not start: enough for an npm error with its stack, and what the
+ * generator (or the initializer) gets as feedback. The blocked reason quotes only the last few of them.
+ */
+export const APP_LOG_TAIL_LINES = 40;
+/** Lines of the log quoted in the one-line-first blocked reason (the full tail is in `lastLines`). */
+const REASON_LOG_LINES = 10;
 /** The most of the app's output kept in the log file; the rest is dropped with a note. */
 export const APP_LOG_LIMIT_BYTES = 8 * 1024 * 1024;
 
@@ -97,13 +104,17 @@ export async function answersHttp(url: string, timeoutMs = 1_000): Promise<boole
   });
 }
 
-/** The last `count` non-empty lines of a file (empty when it cannot be read). */
-export async function lastLines(file: string, count = 20): Promise<string[]> {
+/** Longest log line kept in a tail (a minified bundle or a progress bar would crowd out the rest). */
+const MAX_TAIL_LINE_CHARS = 400;
+
+/** The last `count` non-empty lines of a file, each cut to a few hundred characters (empty when it cannot be read). */
+export async function lastLines(file: string, count = APP_LOG_TAIL_LINES): Promise<string[]> {
   const text = await readFile(file, 'utf8').catch(() => '');
   return text
     .split('\n')
     .filter((line) => line.trim() !== '')
-    .slice(-count);
+    .slice(-count)
+    .map((line) => (line.length > MAX_TAIL_LINE_CHARS ? `${line.slice(0, MAX_TAIL_LINE_CHARS)} …` : line));
 }
 
 /** Appends output to the log file, up to the limit; the box never gets a descriptor of it. */
@@ -181,7 +192,7 @@ export async function startApp(options: StartAppOptions): Promise<StartAppResult
   ): Promise<StartAppResult> => {
     await stop();
     const lines = await lastLines(options.logFile);
-    return { ok: false, reason: reason(lines), exitCode, lastLines: lines };
+    return { ok: false, reason: reason(lines.slice(-REASON_LOG_LINES)), exitCode, lastLines: lines };
   };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

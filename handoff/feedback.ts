@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { FeatureId, VerdictRecord, WORKSPACE_FILES } from './formats.js';
+import { type AppStartFailure, FeatureId, VerdictRecord, WORKSPACE_FILES } from './formats.js';
 import { readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
 
 /** Workspace-relative path of a feature's feedback file: `.nightshift/feedback/F-003.md`. */
@@ -17,7 +17,8 @@ export function renderFeedback(input: VerdictRecord): string {
     '',
     `Evaluated in session ${record.session} of run ${record.runId} (${record.mode}) at ${record.at}.`,
   ];
-  if (record.reason) lines.push('', `Reason: ${record.reason}`);
+  if (record.appStart) lines.push('', ...renderAppStartFailure(record.appStart));
+  else if (record.reason) lines.push('', `Reason: ${record.reason}`);
   if (failing.length > 0) {
     lines.push('', '## Failing steps', '');
     for (const step of failing) lines.push(`- ✗ ${step.step}`, `  Evidence: ${oneLine(step.evidence)}`);
@@ -53,6 +54,34 @@ const MAX_FEEDBACK_BYTES = 256 * 1024;
  */
 export async function readFeedback(workspace: string, featureId: string): Promise<string | null> {
   return readWorkspaceText(workspace, feedbackPath(featureId), { maxBytes: MAX_FEEDBACK_BYTES });
+}
+
+/**
+ * An app-start failure as a session reads it (the generator's feedback, the initializer's next brief): what the
+ * harness ran, what happened, how to reproduce it, and the app log's last lines in a fence.
+ */
+export function renderAppStartFailure(
+  failure: AppStartFailure,
+  heading = '## The app did not start',
+): string[] {
+  const how =
+    failure.exitCode === null
+      ? 'init.sh did not exit, but nothing answered HTTP on $PORT before the readiness timeout.'
+      : `init.sh exited with code ${failure.exitCode} before anything answered HTTP on $PORT.`;
+  const fence = failure.logTail.some((line) => line.includes('```')) ? '~~~~' : '```';
+  return [
+    heading,
+    '',
+    `The harness ran \`PORT=<port> ./init.sh\` in a clean checkout of the last commit: ${how}`,
+    'Fix init.sh (or the app it starts) first: nothing can be evaluated until the app answers HTTP on $PORT.',
+    'Reproduce it the same way: start it in the background and curl the port, within one bash command.',
+    '',
+    `Last ${failure.logTail.length} lines of the app log:`,
+    '',
+    fence,
+    ...(failure.logTail.length ? failure.logTail : ['(the app wrote nothing)']),
+    fence,
+  ];
 }
 
 function oneLine(text: string): string {

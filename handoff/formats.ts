@@ -51,6 +51,18 @@ export const GroundingFailure = z.object({
 });
 export type GroundingFailure = z.infer<typeof GroundingFailure>;
 
+/**
+ * Why the app did not start for an evaluation (or after the initializer): init.sh's exit code (null when it
+ * was still running at the readiness timeout), the last lines of the app log, and that log's path (data dir).
+ */
+export const AppStartFailure = z.object({
+  exitCode: z.number().int().nullable(),
+  logTail: z.array(z.string()),
+  /** The session's app log, relative to the data dir (the model cannot read it: the tail is what it gets). */
+  logFile: z.string(),
+});
+export type AppStartFailure = z.infer<typeof AppStartFailure>;
+
 /** One line of `.nightshift/verdicts.jsonl`: every evaluation, as applied by the harness. */
 export const VerdictRecord = z.object({
   featureId: FeatureId,
@@ -69,6 +81,8 @@ export const VerdictRecord = z.object({
   ungrounded: z.array(GroundingFailure).optional(),
   /** A pass kept without a recorded check: why nothing replayable was recorded (sweeps must ask a model for it). */
   unrecordable: z.string().optional(),
+  /** Set on a `blocked` verdict recorded because the app did not start: the generator gets it as feedback. */
+  appStart: AppStartFailure.optional(),
 });
 export type VerdictRecord = z.infer<typeof VerdictRecord>;
 
@@ -82,6 +96,8 @@ export const WORKSPACE_FILES = {
   harnessDir: '.nightshift',
   feedbackDir: '.nightshift/feedback',
   verdicts: '.nightshift/verdicts.jsonl',
+  /** Why the app did not start after the last initializer session (read into the next one's brief). */
+  appStartNote: '.nightshift/app-start.md',
 } as const;
 
 /** One rule a session broke in `feature_list.json`, git history or `.git` itself, found and reverted by the harness. */

@@ -18,6 +18,10 @@ export const INIT_SCRIPT_CONVENTION = [
   '- the harness runs it as `bash init.sh` in its own process group and stops the whole group afterwards.',
 ].join('\n');
 
+/** The problem reported for an `init.sh` that never mentions `$PORT` (adoption turns it into a generator's task). */
+export const FIXED_PORT_PROBLEM =
+  'init.sh does not use $PORT: the app must listen on the port the harness gives it';
+
 /** What {@link checkInitScript} found. */
 export interface InitScriptCheck {
   /** `init.sh` exists as a file. */
@@ -75,8 +79,7 @@ export async function checkInitScript(
     };
   }
   const usesPort = /\$\{?PORT\b/.test(text);
-  if (!usesPort)
-    problems.push('init.sh does not use $PORT: the app must listen on the port the harness gives it');
+  if (!usesPort) problems.push(FIXED_PORT_PROBLEM);
   return { present: true, executable, madeExecutable, usesPort, problems };
 }
 

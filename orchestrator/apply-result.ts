@@ -1,5 +1,5 @@
 import { RUN_FATAL_FAILURES } from '../agent/messages.js';
-import type { Feature, VerdictRecord } from '../handoff/formats.js';
+import type { AppStartFailure, Feature, VerdictRecord } from '../handoff/formats.js';
 import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
 import type { Budgets } from './config.js';
 import { blockDependents } from './dependencies.js';
@@ -76,9 +76,12 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   countProviderErrors(counters, result, input.run.config.budgets);
 
   const verdicts: VerdictRecord[] = [];
-  if (counted && result.role === 'initializer' && !(result.outcome === 'completed' && features.length > 0)) {
-    counters.initializerFailures += 1;
+  if (counted && result.role === 'initializer') {
+    const worked = result.outcome === 'completed' && features.length > 0;
+    counters.initializerFailures += worked ? 0 : 1;
+    counters.lastInitializerFailure = worked ? null : (result.reason ?? `initializer ${result.outcome}`);
   }
+  if (result.appStart) events.push(appStartFailedEvent(input, result.appStart));
   if (counted && result.role === 'generator') {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
@@ -200,8 +203,10 @@ interface VerdictContext {
 function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: VerdictContext): void {
   const { seq, now, runId, budgets, counters, events } = context;
   const wasPassing = feature.passes;
+  const appDidNotStart = verdict.verdict === 'blocked' && verdict.appStart !== undefined;
   Object.assign(feature, {
     lastVerdict: verdict.verdict,
+    lastVerdictCause: appDidNotStart ? 'app_did_not_start' : null,
     lastVerdictAt: now,
     lastVerdictSeq: seq,
     generatorSessions: 0,
@@ -243,6 +248,12 @@ function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: Ve
         block(`failed ${feature.attempts} evaluations${issues}`);
       }
     }
+  } else if (appDidNotStart && !wasPassing) {
+    // A generator gets the log next (the planner reads lastVerdictCause); bounded like failed evaluations.
+    Object.assign(feature, { blockedEvaluations: 0, attempts: feature.attempts + 1 });
+    counters.evaluationsSinceLastPass += 1;
+    if (feature.attempts >= budgets.maxAttemptsPerFeature)
+      block(`the app did not start for ${feature.attempts} evaluations: ${firstLine(verdict.reason)}`);
   } else {
     feature.blockedEvaluations += 1;
     const limitReached = feature.blockedEvaluations >= budgets.maxBlockedEvaluations;
@@ -298,6 +309,28 @@ function finishedSession(
       mode: verdict.mode,
     })),
   };
+}
+
+/** The `app.start_failed` event of a session whose app did not start (an evaluation, or after the initializer). */
+function appStartFailedEvent(input: ApplyInput, failure: AppStartFailure): RunEvent {
+  const { result } = input;
+  return {
+    type: 'app.start_failed',
+    runId: input.run.id,
+    at: input.now,
+    seq: input.session.seq,
+    role: result.role,
+    featureIds: result.featureIds,
+    exitCode: failure.exitCode,
+    logFile: failure.logFile,
+    logTail: failure.logTail,
+    reason: firstLine(result.reason),
+  };
+}
+
+/** The first line of a reason (the app-start reasons go on with the log's last lines). */
+function firstLine(reason: string | undefined): string {
+  return (reason ?? 'no reason given').split('\n')[0] as string;
 }
 
 /** One `verdict.ungrounded` event per pass of this verdict's evaluation that the harness refused. */

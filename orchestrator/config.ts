@@ -191,6 +191,12 @@ export const RunConfig = z.strictObject({
    */
   modelSettings: ModelSettingsTable.default({}),
   sandbox: SandboxConfig.prefault({}),
+  /**
+   * The app as the harness starts it (evaluations, replays, the start after the initializer). The readiness
+   * timeout covers `init.sh` from a clean checkout: a cold `npm install` (often 60–120 s in the box, through the
+   * registry proxy) plus a dev server's first build, hence 180 s by default.
+   */
+  app: z.strictObject({ readyTimeoutSeconds: z.number().positive().max(3_600).default(180) }).prefault({}),
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
@@ -225,6 +231,8 @@ export interface RunOverrides {
   network?: string;
   /** `--allow-host HOST`: added to `sandbox.allowHosts`. */
   allowHosts?: string[];
+  /** `--app-ready-timeout 180s`: how long the app may take to answer after init.sh starts (ms). */
+  appReadyTimeoutMs?: number;
   /** `--webhook URL` / `--slack-webhook URL`: added to `notifications.webhooks` of this run. */
   webhooks?: Array<{ url: string; format: 'json' | 'slack' }>;
 }
@@ -257,7 +265,13 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
     ...(base.notifications ?? {}),
     webhooks: [...(base.notifications?.webhooks ?? []), ...(overrides.webhooks ?? [])],
   };
-  return parseOrThrow(UserRunConfig, { ...base, models, budgets, sandbox, notifications }, 'run options');
+  const app = { ...(base.app ?? {}) };
+  if (overrides.appReadyTimeoutMs !== undefined) app.readyTimeoutSeconds = overrides.appReadyTimeoutMs / 1000;
+  return parseOrThrow(
+    UserRunConfig,
+    { ...base, models, budgets, sandbox, app, notifications },
+    'run options',
+  );
 }
 
 /**

@@ -82,6 +82,19 @@ export const RunEvent = z.discriminatedUnion('type', [
     featureId: z.string(),
     reason: z.string(),
   }),
+  /** The app did not answer after `init.sh` (evaluation, or the harness's start after the initializer). */
+  z.object({
+    type: z.literal('app.start_failed'),
+    ...base,
+    seq: z.number().int(),
+    role: RoleName,
+    featureIds: z.array(z.string()),
+    exitCode: z.number().int().nullable(),
+    /** The session's app log, relative to the data dir. */
+    logFile: z.string(),
+    logTail: z.array(z.string()),
+    reason: z.string(),
+  }),
   z.object({
     type: z.literal('feature.blocked'),
     ...base,

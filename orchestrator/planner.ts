@@ -33,7 +33,8 @@ export type NextAction = z.infer<typeof NextAction>;
  * 5. no feature list → initialize (or fail after `maxInitializerAttempts` failed initializers);
  * 5b. a nightly window just opened → a regression sweep of every passing feature checked before it (replay first);
  * 6. the follow-up of the last counted session (generator done → evaluate; checkpointed → generate again, until
- *    `maxGeneratorSessionsPerAttempt` in a row → evaluate; `blocked` verdict → evaluate again);
+ *    `maxGeneratorSessionsPerAttempt` in a row → evaluate; `blocked` verdict → evaluate again, unless the app
+ *    did not start: then generate, the feedback file holding init.sh's exit code and log tail);
  * 7. a regression sweep when `regressEvery` new passes accumulated, or before finishing (batches of `regressBatchSize`);
  * 8. the first failing, non-blocked feature in list order whose `depends_on` all pass → generate. A feature
  *    whose dependency is blocked is never started (it counts as blocked; apply-result records why).
@@ -70,9 +71,12 @@ export function nextAction(state: RunState, now: Date): NextAction {
   if (features.length === 0) {
     const failures = run.counters.initializerFailures;
     if (failures >= budgets.maxInitializerAttempts) {
+      const last = run.counters.lastInitializerFailure;
       return {
         kind: 'fail',
-        reason: `the initializer failed ${failures} times to produce a valid feature list`,
+        reason: last
+          ? `the initializer failed ${failures} times; the last time: ${last}`
+          : `the initializer failed ${failures} times to produce a valid feature list`,
       };
     }
     return { kind: 'initialize' };
@@ -125,6 +129,11 @@ function followUpOfLastSession(state: RunState): NextAction | undefined {
     return workOn(feature, state.run.config.budgets.maxGeneratorSessionsPerAttempt);
   }
   if (last.role === 'evaluator') {
+    // The app did not start: evaluating again would see the same wall; a generator gets the log to fix it.
+    const broken = open.find(
+      (feature) => feature.lastVerdict === 'blocked' && feature.lastVerdictCause === 'app_did_not_start',
+    );
+    if (broken) return { kind: 'generate', featureId: broken.id };
     const retry = open.find((feature) => feature.lastVerdict === 'blocked');
     if (retry) return { kind: 'evaluate', featureId: retry.id };
   }

@@ -63,8 +63,10 @@ export const RunCounters = z.object({
   passesSinceLastRegression: z.number().int().nonnegative(),
   /** Seq of the session that produced the latest new pass (0 = none); a sweep re-checks features checked before it. */
   lastPassSeq: z.number().int().nonnegative(),
-  /** Initializer sessions that ended without a feature list. */
+  /** Initializer sessions that ended without a feature list (or whose app did not start). */
   initializerFailures: z.number().int().nonnegative(),
+  /** Why the last of them failed (the run's failure reason names it); null after one that worked. */
+  lastInitializerFailure: z.string().nullable().default(null),
   /** Sessions in a row that ended `provider_error` or `refused`. */
   consecutiveProviderErrors: z.number().int().nonnegative(),
   /** What the last of them said (the provider's message and the fix); null after a session that worked. */
@@ -124,6 +126,10 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
+/** What made a verdict `blocked`, as far as the planner cares. */
+export const VerdictCause = z.enum(['app_did_not_start']);
+export type VerdictCause = z.infer<typeof VerdictCause>;
+
 /** A feature with the harness-only state the run store keeps beside it (never written to the workspace). */
 export const FeatureState = Feature.extend({
   /** Index in `feature_list.json`: the priority order. */
@@ -140,6 +146,11 @@ export const FeatureState = Feature.extend({
   blocked: z.boolean(),
   blockedReason: z.string().nullable(),
   lastVerdict: VerdictValue.nullable(),
+  /**
+   * Why the last `blocked` verdict was blocked, when the planner acts on it: `app_did_not_start` sends a
+   * generator (only a generator can fix init.sh), not another evaluation. Null otherwise (and in older records).
+   */
+  lastVerdictCause: VerdictCause.nullable().default(null),
   lastVerdictAt: z.string().nullable(),
   /** Seq of the session that gave the last verdict (older results arriving late are ignored); 0 = never. */
   lastVerdictSeq: z.number().int().nonnegative(),
@@ -230,6 +241,7 @@ export function emptyCounters(): RunCounters {
     passesSinceLastRegression: 0,
     lastPassSeq: 0,
     initializerFailures: 0,
+    lastInitializerFailure: null,
     consecutiveProviderErrors: 0,
     lastProviderError: null,
     regressions: 0,
@@ -271,6 +283,7 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
     blocked: false,
     blockedReason: null,
     lastVerdict: null,
+    lastVerdictCause: null,
     lastVerdictAt: null,
     lastVerdictSeq: 0,
     lastCheckedSeq: 0,

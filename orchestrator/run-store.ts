@@ -206,7 +206,11 @@ export class RunStore {
         counters.evaluationsSinceLastPass = 0;
       }
       if (current.status === 'failed')
-        Object.assign(counters, { initializerFailures: 0, consecutiveProviderErrors: 0 });
+        Object.assign(counters, {
+          initializerFailures: 0,
+          lastInitializerFailure: null,
+          consecutiveProviderErrors: 0,
+        });
       const finished = FINISHED_STATUSES.includes(target);
       const working = target === 'initializing' || target === 'building';
       const next: RunRecord = {

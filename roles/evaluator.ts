@@ -6,7 +6,12 @@ import { createFileTools } from '../agent/tools/index.js';
 import { checkReplaysDir, sessionEvidenceDir } from '../core/paths.js';
 import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
-import { type Feature, type VerdictRecord, WORKSPACE_FILES } from '../handoff/formats.js';
+import {
+  type AppStartFailure,
+  type Feature,
+  type VerdictRecord,
+  WORKSPACE_FILES,
+} from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { CheckGate, freshReplay } from './check-gate.js';
 import { replayFirst } from './check-sweep.js';
@@ -66,10 +71,14 @@ export async function prepareEvaluator(
     at: new Date(clock()).toISOString(),
     evidence,
   });
-  const blockAll = (reason: string): RoleFinish => ({
+  const blockAll = (reason: string, appStart?: AppStartFailure): RoleFinish => ({
     outcome: 'blocked',
     reason,
-    verdicts: input.featureIds.map((id) => toVerdictRecord(id, undefined, context([]), reason)),
+    verdicts: input.featureIds.map((id) => ({
+      ...toVerdictRecord(id, undefined, context([]), reason),
+      ...(appStart ? { appStart } : {}),
+    })),
+    ...(appStart ? { appStart } : {}),
   });
   if (features.length !== input.featureIds.length)
     return blockAll('a feature under evaluation is not in feature_list.json');
@@ -97,7 +106,8 @@ export async function prepareEvaluator(
   if (!started.ok) {
     if (acquired.ok) await acquired.context.close();
     input.onNotice?.({ type: 'app.blocked', reason: started.reason });
-    return blockAll(started.reason);
+    // Not the feature's fault alone, but only a generator can fix init.sh: the record carries the log tail.
+    return blockAll(started.reason, started.failure);
   }
   const app: RunningApp = started.app;
   if (!acquired.ok) {

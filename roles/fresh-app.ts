@@ -3,11 +3,15 @@ import path from 'node:path';
 import { runDataDir, sessionAppLogPath } from '../core/paths.js';
 import { freshAppCopy } from '../handoff/app-copy.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
+import type { AppStartFailure } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { type AppStartInput, boxOptions } from './sandbox.js';
 
-/** A started app and what stops it and removes its copy; or why it did not start. */
-export type FreshAppResult = { ok: true; app: RunningApp } | { ok: false; reason: string };
+/** A started app and what stops it and removes its copy; or why it did not start (exit code, log tail). */
+export type FreshAppResult =
+  | { ok: true; app: RunningApp }
+  /** `failure`: what init.sh did (absent when the start itself threw, e.g. a pre-started app's). */
+  | { ok: false; reason: string; failure?: AppStartFailure };
 
 /**
  * Starts the app from a clean copy of the workspace's head (`<data>/runs/<run>/app-copies/<session>-<label>`):
@@ -34,7 +38,15 @@ export async function startFreshApp(
   });
   if (!started.ok) {
     await copy.remove();
-    return { ok: false, reason: started.reason };
+    return {
+      ok: false,
+      reason: started.reason,
+      failure: {
+        exitCode: started.exitCode,
+        logTail: started.lastLines,
+        logFile: path.relative(input.dataDir, logFile),
+      },
+    };
   }
   const app = started.app;
   return {

@@ -1,4 +1,5 @@
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
+import { freePort } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
@@ -10,6 +11,8 @@ import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
 import { boxOptions } from './sandbox.js';
+import { findSpec } from './spec-file.js';
+import { specSectionFor } from './spec-section.js';
 import type { RoleSessionInput } from './types.js';
 import { snapshotWorkspace } from './workspace-state.js';
 
@@ -32,13 +35,17 @@ export async function prepareGenerator(
     };
   }
   const startCommit = (await head(repo)) as string;
-  const [feedback, snapshot] = await Promise.all([
+  const [feedback, snapshot, spec, appPort] = await Promise.all([
     readFeedback(repo.dir, feature.id).catch((error: unknown) => {
       if (error instanceof UnsafeFileError) return `[the feedback file was not read: ${error.message}]`;
       throw error;
     }),
     snapshotWorkspace(repo),
+    findSpec(repo),
+    freePort(),
   ]);
+  const specFile = spec && 'text' in spec ? spec : undefined;
+  const section = specFile ? specSectionFor(specFile.text, feature) : undefined;
   const tools = [
     ...createFileTools(),
     withReadOnlyGitHint(
@@ -56,6 +63,8 @@ export async function prepareGenerator(
       feedback,
       snapshot,
       remainingFailing: features.filter((candidate) => !candidate.passes).length,
+      appPort,
+      ...(specFile && section ? { specSection: { file: specFile.name, ...section } } : {}),
     }),
     tools,
     protectedPaths: GENERATOR_PROTECTED_PATHS,

@@ -5,18 +5,17 @@ import { checkpoint, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { checkInitScript } from '../handoff/init-script.js';
 import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
+import { checkAppAfterInit, readAppStartNote } from './app-check.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
 import { boxOptions } from './sandbox.js';
+import { findSpec, SPEC_CANDIDATES } from './spec-file.js';
 import type { RoleSessionInput } from './types.js';
 
 /** The initializer writes the feature list but never git internals or harness records. */
 export const INITIALIZER_PROTECTED_PATHS = [WORKSPACE_FILES.harnessDir, '.git'];
-
-/** Spec file names the harness looks for, in order, when the workspace does not name its spec. */
-const SPEC_CANDIDATES = ['app_spec.md', 'app_spec.txt', 'spec.md', 'SPEC.md'];
 
 /** Prepares an initializer session: the spec goes in verbatim; the output is checked when the model stops. */
 export async function prepareInitializer(
@@ -35,6 +34,7 @@ export async function prepareInitializer(
     minFeatures: input.featureCount?.min ?? 1,
     ...(input.featureCount?.max ? { maxFeatures: input.featureCount.max } : {}),
   };
+  const appStartNote = await readAppStartNote(repo);
   let lastProblem: string | undefined;
   const check = async () => {
     lastProblem = await outputProblem(repo, rules);
@@ -46,6 +46,7 @@ export async function prepareInitializer(
       specName: spec.name,
       specText: spec.text,
       ...(input.featureCount ? { featureCount: input.featureCount } : {}),
+      ...(appStartNote ? { appStartNote } : {}),
     }),
     tools: [
       ...createFileTools(),
@@ -72,28 +73,15 @@ export async function prepareInitializer(
         return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
       if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
       const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
+      const violations = restored ? { violations: [restored] } : {};
       await finalizeInitializer(input, repo, rules);
-      return { outcome: 'completed', verdicts: [], ...(restored ? { violations: [restored] } : {}) };
+      // The app it described must start: the next initializer session gets the log when it does not.
+      const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
+      if (!app.ok)
+        return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
+      return { outcome: 'completed', verdicts: [], ...violations };
     },
   };
-}
-
-/** The spec goes whole into the first message: a larger file is refused (the run's own check allows 512 KiB). */
-const MAX_SPEC_READ = 1024 * 1024;
-
-async function findSpec(
-  repo: WorkspaceRepo,
-): Promise<{ name: string; text: string } | { problem: string } | undefined> {
-  for (const name of SPEC_CANDIDATES) {
-    try {
-      const text = await readWorkspaceText(repo.dir, name, { maxBytes: MAX_SPEC_READ });
-      if (text !== null) return { name, text };
-    } catch (error) {
-      if (error instanceof UnsafeFileError) return { problem: `the spec cannot be read: ${error.message}` };
-      throw error;
-    }
-  }
-  return undefined;
 }
 
 /** The feature list's text, null when missing; a file the harness refuses to read is a problem for the model. */

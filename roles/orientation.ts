@@ -28,20 +28,31 @@ export function initializerMessage(input: {
   specName: string;
   specText: string;
   featureCount?: { min?: number; max?: number };
+  /** Why the app did not start after the last initializer session (`.nightshift/app-start.md`). */
+  appStartNote?: string;
 }): string {
   const range = input.featureCount;
   const count =
     range?.min !== undefined || range?.max !== undefined
       ? `Aim for ${range?.min ?? 1}–${range?.max ?? 'any number of'} features.`
       : 'Aim for as many features as the spec needs, each small enough for one session.';
-  return [
+  const parts = [
     `# Spec (${input.specName})`,
     input.specText.trim(),
     section(
       'Your output',
       `${count}\nWrite feature_list.json, init.sh, progress.md and a skeleton app, then commit.`,
     ),
-  ].join('\n\n');
+  ];
+  if (input.appStartNote) {
+    parts.push(
+      section(
+        'The app did not start after the last initializer session (fix this first)',
+        `The work of that session is committed (feature_list.json, init.sh, the skeleton): keep what is right. The harness starts the app with \`PORT=<port> ./init.sh\` after you stop, and the run cannot go on until it answers HTTP there. Check it yourself before you stop: start it in the background and curl the port within one bash command.\n\n${input.appStartNote}`,
+      ),
+    );
+  }
+  return parts.join('\n\n');
 }
 
 /** The generator's first message: the feature (id and description verbatim), feedback, progress, git log. */
@@ -50,6 +61,10 @@ export function generatorMessage(input: {
   feedback: string | null;
   snapshot: WorkspaceSnapshot;
   remainingFailing: number;
+  /** A port free for the session's own start of the app (the box's loopback is its own; unboxed, it was free). */
+  appPort?: number;
+  /** The part of the spec the feature most likely comes from (roles/spec-section.ts). */
+  specSection?: { file: string; heading: string; line: number; excerpt: string };
 }): string {
   const { feature, snapshot } = input;
   const parts = [
@@ -57,18 +72,38 @@ export function generatorMessage(input: {
     `Category: ${feature.category}. ${input.remainingFailing} feature(s) still failing in total; work on this one only.`,
     section('Steps the evaluator will perform in a browser', numberedSteps(feature.steps)),
   ];
+  if (input.specSection) parts.push(specSectionText(input.specSection));
   if (input.feedback)
     parts.push(section('Evaluator feedback from the last attempt (fix this)', input.feedback));
   parts.push(
     section('Recent progress notes (progress.md)', snapshot.progressTail),
     section('Recent commits', snapshot.gitLog),
     section('Files in the workspace', fileList(snapshot.files)),
-    section(
-      'Running the app',
-      'Start it with `PORT=<port> ./init.sh` (it must listen on $PORT). Stop what you start.',
-    ),
+    section('Running the app', runningTheApp(input.appPort)),
   );
   return parts.join('\n\n');
+}
+
+function specSectionText(spec: { file: string; heading: string; line: number; excerpt: string }): string {
+  return section(
+    `Where this feature comes from in the spec (${spec.file}, best guess)`,
+    `Section "${spec.heading}" (line ${spec.line}); read the whole section for details the steps leave out:\n\n${spec.excerpt}`,
+  );
+}
+
+/** How the generator starts and checks the app inside one bash command (its processes die when it returns). */
+function runningTheApp(port: number | undefined): string {
+  if (port === undefined)
+    return 'Start it with `PORT=<port> ./init.sh` (it must listen on $PORT). Stop what you start.';
+  const log = `/tmp/app-${port}.log`;
+  return [
+    `Use port ${port} for your own checks. The harness starts the app the same way for the evaluator — \`PORT=<port> ./init.sh\` in a clean checkout of your last commit (no untracked files, no node_modules) — and it must answer HTTP on $PORT.`,
+    'Every process a bash command starts is killed when the command returns, so start the app in the background, wait for it (or for init.sh to fail) and check it within one command, e.g.:',
+    '```',
+    `PORT=${port} ./init.sh > ${log} 2>&1 & pid=$!; code=; for i in $(seq 1 120); do curl -s -o /dev/null http://127.0.0.1:${port}/ && break; if [ -z "$code" ] && ! kill -0 $pid 2>/dev/null; then wait $pid; code=$?; [ "$code" != 0 ] && echo "init.sh exited with code $code" && break; fi; sleep 1; done; curl -s http://127.0.0.1:${port}/ | head -c 2000; echo; tail -n 20 ${log}`,
+    '```',
+    'Give that command a `timeout_ms` long enough for a first dependency install.',
+  ].join('\n');
 }
 
 /** The evaluator's first message: the app URL and, for each feature, its id, description and steps. */

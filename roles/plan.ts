@@ -1,6 +1,6 @@
 import type { AgentResult, LoopHooks } from '../agent/loop.js';
 import type { Tool } from '../agent/tool.js';
-import type { IntegrityViolation, VerdictRecord } from '../handoff/formats.js';
+import type { AppStartFailure, IntegrityViolation, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import type { SessionOutcome } from './session-result.js';
 import type { RoleSessionInput } from './types.js';
@@ -12,6 +12,8 @@ export interface RoleFinish {
   verdicts: VerdictRecord[];
   /** What the role's closing found and put back itself (e.g. a protected path changed in the leftovers). */
   violations?: IntegrityViolation[];
+  /** The app did not start (evaluator: for the evaluation; initializer: the harness's check after it). */
+  appStart?: AppStartFailure;
 }
 
 /** One session of one role, prepared: what the loop runs and how the role closes the session. */

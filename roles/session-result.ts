@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IntegrityViolation, VerdictRecord } from '../handoff/formats.js';
+import { AppStartFailure, IntegrityViolation, VerdictRecord } from '../handoff/formats.js';
 
 /** The roles a session can play. */
 export const RoleName = z.enum(['initializer', 'generator', 'evaluator']);
@@ -58,5 +58,7 @@ export const SessionResult = z.object({
   retryAfterMs: z.number().optional(),
   /** The provider's failure that ended the session (kind and message with the fix), if one did. */
   providerFailure: z.object({ kind: z.string(), message: z.string() }).optional(),
+  /** The app did not start (an evaluation, or the harness's start after the initializer): exit code, log tail. */
+  appStart: AppStartFailure.optional(),
 });
 export type SessionResult = z.infer<typeof SessionResult>;

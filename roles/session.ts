@@ -128,6 +128,7 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     ...(finished.agent?.failure?.retryAfterMs === undefined
       ? {}
       : { retryAfterMs: finished.agent.failure.retryAfterMs }),
+    ...(finished.appStart ? { appStart: finished.appStart } : {}),
     ...(finished.agent?.failure && finished.outcome === 'provider_error'
       ? { providerFailure: { kind: finished.agent.failure.kind, message: finished.agent.failure.message } }
       : {}),

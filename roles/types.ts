@@ -70,8 +70,16 @@ export interface RoleSessionInput {
   featureCount?: { min?: number; max?: number };
   /** Evaluator: the shared browser. */
   browser?: BrowserSource;
-  /** Evaluator: how long the app may take to answer after `init.sh` starts. Default 60 s. */
+  /**
+   * How long the app may take to answer after `init.sh` starts (evaluator, replays, the start after the
+   * initializer). Default 60 s here; runs set it from `app.readyTimeoutSeconds` (default 180 s).
+   */
   appReadyTimeoutMs?: number;
+  /**
+   * Initializer: the harness starts the app once after the session (a failure ends it `failed`, the log kept for
+   * the next one). `sandbox`: the app's box settings (the evaluator's app's), not the initializer's bash.
+   */
+  startAppAfterInit?: { sandbox?: RoleSessionInput['sandbox'] };
   /** Cancels the session (shutdown, user cancel); the harness still checkpoints. */
   signal?: AbortSignal;
   /** Agent events, as they happen. */

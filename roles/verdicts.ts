@@ -45,7 +45,8 @@ export function toVerdictRecord(
 /**
  * Applies verdicts to the workspace — the only place `passes` changes: `pass` flips it to true and clears
  * old feedback; `fail` writes the feedback file (and in regression mode flips a passing feature back);
- * `blocked` changes nothing but the record. Every evaluation is appended to `verdicts.jsonl`; one harness
+ * `blocked` changes nothing but the record, except that an evaluation the app did not start for writes the
+ * feedback file too (exit code and log tail). Every evaluation is appended to `verdicts.jsonl`; one harness
  * commit records it all. Returns the commit sha (null when nothing changed).
  */
 export async function applyVerdicts(
@@ -62,6 +63,9 @@ export async function applyVerdicts(
       await unlink(path.join(repo.dir, feedbackPath(record.featureId))).catch(() => undefined);
     } else if (record.verdict === 'fail') {
       feature.passes = false;
+      await writeFeedback(repo.dir, record);
+    } else if (record.appStart && record.mode === 'evaluate') {
+      // The app did not start: the next session is a generator on this feature, and this is what it must fix.
       await writeFeedback(repo.dir, record);
     }
     await appendVerdict(repo.dir, record);

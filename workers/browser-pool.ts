@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { consoleLine } from '../agent/tools/browser-log.js';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
@@ -325,7 +326,7 @@ async function startEvaluation(
     await context.close().catch(() => undefined);
     throw error;
   }
-  const { messages: consoleMessages, push } = collectConsole(page);
+  const { messages: consoleMessages, push } = collectConsole(context, page);
   gate.onBlocked((blocked) => {
     push(`[blocked] ${blocked.method} ${blocked.target}: ${blocked.reason}`);
     options.onBlocked?.(blocked);
@@ -344,20 +345,26 @@ async function startEvaluation(
   };
 }
 
-/** Records console messages and uncaught errors of a page as one line each; `push` adds a line of the harness's. */
-function collectConsole(page: Page): { messages: string[]; push: (line: string) => void } {
+/**
+ * Records console messages and uncaught errors of the page, and of every page it opens later (popups, new tabs),
+ * as one line each; `push` adds a line of the harness's.
+ */
+function collectConsole(
+  context: BrowserContext,
+  page: Page,
+): { messages: string[]; push: (line: string) => void } {
   const messages: string[] = [];
   const push = (line: string) => {
     messages.push(line);
     if (messages.length > MAX_CONSOLE_MESSAGES) messages.splice(0, messages.length - MAX_CONSOLE_MESSAGES);
   };
-  page.on('console', (message) => {
-    const where = message.location();
-    const at = where.url ? ` (${where.url}:${where.lineNumber + 1})` : '';
-    push(`[${message.type()}] ${message.text()}${at}`);
-  });
-  page.on('pageerror', (error) => push(`[pageerror] ${error.message}`));
-  page.on('crash', () => push('[crash] the page crashed'));
+  const watch = (watched: Page) => {
+    watched.on('console', (message) => push(consoleLine(message)));
+    watched.on('pageerror', (error) => push(`[pageerror] ${error.message}`));
+    watched.on('crash', () => push('[crash] the page crashed'));
+  };
+  watch(page);
+  context.on('page', watch);
   return { messages, push };
 }
 

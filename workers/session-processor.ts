@@ -125,6 +125,11 @@ async function runSession(
     dataDir: deps.dataDir,
     sandbox: sandboxForRole(run.config.sandbox, role),
     ...(run.config.featureCount ? { featureCount: run.config.featureCount } : {}),
+    appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    // The app the initializer described is started once after it, in the app's box (the evaluator's settings).
+    ...(role === 'initializer'
+      ? { startAppAfterInit: { sandbox: sandboxForRole(run.config.sandbox, 'evaluator') } }
+      : {}),
     browser: deps.browser,
     signal: AbortSignal.any([deps.shutdown, lockLost]),
     sink: forwarder.push,

@@ -53,6 +53,8 @@ export const ObservationEntry = z.object({
   args: z.record(z.string(), z.unknown()),
   /** For actions on an element: what the element was. */
   target: ObservedTarget.optional(),
+  /** For `browser_drag`: the element it was dropped on. */
+  dropTarget: ObservedTarget.optional(),
   /** False when the call failed; `error` says why and nothing was observed. */
   ok: z.boolean(),
   error: z.string().optional(),
@@ -72,6 +74,8 @@ export const ObservationEntry = z.object({
   pageErrors: z.array(z.string()),
   /** Dialogs that appeared since the previous entry. */
   dialogs: z.array(ObservedDialog),
+  /** URLs of tabs (popups, `target=_blank`) the call opened; the session went on in the last one. */
+  newTabs: z.array(z.string()).optional(),
   /** The snapshot differs from the previous entry's snapshot (or the URL changed). */
   pageChanged: z.boolean(),
 });
@@ -86,12 +90,14 @@ export interface ObservationInput {
   kind: ObservationKind;
   args: Record<string, unknown>;
   target?: ObservedTarget;
+  dropTarget?: ObservedTarget;
   ok: boolean;
   error?: string;
   url: string;
   title?: string;
   snapshot?: string;
   navigation?: { url: string; status?: number };
+  newTabs?: string[];
 }
 
 /** At most this many pending console lines are kept between two entries (a chatty page cannot grow the log unbounded). */
@@ -204,6 +210,7 @@ export function seenText(entry: ObservationEntry): string {
     parts.push(`${entry.navigation.url}${entry.navigation.status ? ` HTTP ${entry.navigation.status}` : ''}`);
   }
   for (const dialog of entry.dialogs) parts.push(dialog.message);
+  parts.push(...(entry.newTabs ?? []));
   return parts.join('\n');
 }
 

@@ -1,11 +1,12 @@
 import type { Page } from 'playwright-core';
-import type { ToolOutput } from '../tool.js';
+import { ToolError, type ToolOutput } from '../tool.js';
 import { type ObservationKind, ObservationLog, type ObservedTarget } from './browser-log.js';
 import { describePage, normalizeOrigins, toToolError } from './browser-page.js';
+import { BrowserTabs, describeDialog } from './browser-tabs.js';
 
 /** What the browser tools work on: one page of one evaluation and where its evidence goes. */
 export interface BrowserToolSession {
-  /** The page under the model's control (from the evaluation's fresh browser context). */
+  /** The page under the model's control (from the evaluation's fresh browser context); tabs it opens are followed. */
   page: Page;
   /** Directory for screenshots (the evaluation's evidence directory). */
   evidenceDir: string;
@@ -29,6 +30,7 @@ export interface BrowserCall {
   kind: ObservationKind;
   args: Record<string, unknown>;
   target?: ObservedTarget;
+  dropTarget?: ObservedTarget;
   navigation?: { url: string; status?: number };
 }
 
@@ -39,7 +41,9 @@ export interface BrowserToolState {
   readonly allowedOrigins: string[];
   /** The session's observation log. */
   readonly observations: ObservationLog;
-  /** The page the tools act on now. */
+  /** The session's tabs and its dialog answers. */
+  readonly tabs: BrowserTabs;
+  /** The page the tools act on now (the current tab). */
   page(): Page;
   /**
    * Runs a tool body; any failure becomes a ToolError whose message starts with `what`, and is recorded in the
@@ -51,8 +55,8 @@ export interface BrowserToolState {
     call?: BrowserCall,
   ): Promise<ToolOutput | string>;
   /**
-   * A one-line result, any new console errors, then URL, title and a fresh snapshot; the call and the snapshot
-   * are recorded in the observation log. `details.pageChanged` says whether the page differs from the last view.
+   * A one-line result, tabs opened (followed) or closed, dialogs answered, any new console errors, then URL,
+   * title and a fresh snapshot of the current tab; the call and the snapshot are recorded in the observation log. `details.pageChanged` says whether the page differs from the last view.
    */
   report(result: string, call: BrowserCall): Promise<ToolOutput>;
   /** Console messages the model has not been shown yet, marking them shown. */
@@ -63,28 +67,36 @@ export interface BrowserToolState {
 export function createBrowserToolState(session: BrowserToolSession): BrowserToolState {
   let shown = 0;
   const observations = session.observations ?? new ObservationLog();
-  observations.watch(session.page);
+  const tabs = new BrowserTabs(session.page, observations);
   const state: BrowserToolState = {
     session,
     allowedOrigins: normalizeOrigins(session.allowedOrigins),
     observations,
-    page: () => session.page,
+    tabs,
+    page: () => tabs.current(),
     async run(what, body, call) {
       const page = state.page();
       try {
         return await body(page);
       } catch (error) {
         const failure = toToolError(error, what);
-        if (call) observations.record({ ...call, ok: false, error: failure.message, url: page.url() });
-        throw failure;
+        if (!call) throw failure;
+        const entry = observations.record({ ...call, ok: false, error: failure.message, url: page.url() });
+        // A dialog the failed action opened is news the model needs as much as the failure.
+        const dialogs = entry.dialogs.map(describeDialog);
+        throw dialogs.length ? new ToolError([failure.message, ...dialogs].join('\n')) : failure;
       }
     },
     async report(result, call) {
+      const followed = await tabs.follow();
       const page = state.page();
       const alerts = state
         .takeUnseenConsole()
         .filter((line) => ALERT_PREFIXES.some((p) => line.startsWith(p)));
-      const lines = [result];
+      const view = await describePage(page);
+      const newTabs = followed.newTabs.length ? { newTabs: followed.newTabs } : {};
+      const entry = observations.record({ ...call, ...newTabs, ok: true, url: page.url(), snapshot: view });
+      const lines = [result, ...followed.lines, ...entry.dialogs.map(describeDialog)];
       if (alerts.length) {
         lines.push(`New console errors (${alerts.length}):`, ...alerts.slice(-MAX_ALERTS_PER_RESULT));
       }
@@ -92,9 +104,7 @@ export function createBrowserToolState(session: BrowserToolSession): BrowserTool
       if (outside && page.url() !== 'about:blank') {
         lines.push('Note: the page is now outside the app under test.');
       }
-      const view = await describePage(page);
       lines.push(view);
-      const entry = observations.record({ ...call, ok: true, url: page.url(), snapshot: view });
       return {
         content: lines.join('\n'),
         details: { observation: entry.seq, pageChanged: entry.pageChanged },

@@ -6,7 +6,15 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { defineTool, type Tool, ToolError } from '../tool.js';
-import { action, clickTool, pressKeyTool, selectOptionTool, typeTool } from './browser-actions.js';
+import {
+  action,
+  clickTool,
+  dragTool,
+  hoverTool,
+  pressKeyTool,
+  selectOptionTool,
+  typeTool,
+} from './browser-actions.js';
 import {
   ACTION_TIMEOUT_MS,
   actAndSettle,
@@ -20,6 +28,8 @@ import {
   type BrowserToolState,
   createBrowserToolState,
 } from './browser-state.js';
+import { fileUploadTool } from './browser-upload.js';
+import { handleDialogTool, navigateBackTool, resizeTool, tabsTool } from './browser-window.js';
 import { truncateMiddle } from './truncate.js';
 
 export * from './browser-log.js';
@@ -28,11 +38,18 @@ export type { BrowserToolSession } from './browser-state.js';
 /** Names of the browser tools, in the order `createBrowserTools` returns them. */
 export const BROWSER_TOOL_NAMES = [
   'browser_navigate',
+  'browser_navigate_back',
   'browser_snapshot',
   'browser_click',
   'browser_type',
   'browser_press_key',
   'browser_select_option',
+  'browser_hover',
+  'browser_drag',
+  'browser_file_upload',
+  'browser_handle_dialog',
+  'browser_tabs',
+  'browser_resize',
   'browser_wait_for',
   'browser_take_screenshot',
   'browser_console_messages',
@@ -51,11 +68,18 @@ export function createBrowserTools(session: BrowserToolSession): Tool[] {
   const state = createBrowserToolState(session);
   return [
     navigateTool(state),
+    navigateBackTool(state),
     snapshotTool(state),
     clickTool(state),
     typeTool(state),
     pressKeyTool(state),
     selectOptionTool(state),
+    hoverTool(state),
+    dragTool(state),
+    fileUploadTool(state),
+    handleDialogTool(state),
+    tabsTool(state),
+    resizeTool(state),
     waitForTool(state),
     screenshotTool(state),
     consoleMessagesTool(state),

@@ -98,20 +98,22 @@ describe('nightshift run (foreground)', () => {
 
 // `nightshift run --prompt "…"`: the planner writes the spec unattended (the demo policy plays it too), the run
 // builds it to done, and the workspace's first commit says which prompt the spec came from.
-const PROMPT = 'A todo list for the household: add chores, tick them off, see how many are left.';
+// `[scripted:features-4]`: the scripted planner's spec asks the scripted initializer for four features only.
+const PROMPT =
+  'A todo list for the household: add chores, tick them off, see how many are left. [scripted:features-4]';
 
 describe('nightshift run --prompt', () => {
   it('plans a spec from the prompt, builds it to done, and records the prompt in the first commit', async () => {
     const workspace = path.join(context.root, 'todo-planned');
     const { env, output } = await runForeground(['--prompt', PROMPT, '--workspace', workspace], 'run-prompt');
     expect(output).toMatch(/planning p-[a-z0-9]+ with anthropic:scripted \(unattended\)/);
-    expect(output).toMatch(/run done — 8\/8 features passing/);
+    expect(output).toMatch(/run done — 4\/4 features passing/);
     const runId = /run (r-[A-Za-z0-9_-]+): workspace/.exec(output)?.[1] as string;
 
     const status = await runCliOnce(['status', runId, '--json'], env);
     expect(JSON.parse(status.stdout)).toMatchObject({
       status: 'done',
-      features: { total: 8, passing: 8, failing: 0, blocked: 0 },
+      features: { total: 4, passing: 4, failing: 0, blocked: 0 },
     });
     expect((await readFeatureList(workspace)).every((feature) => feature.passes)).toBe(true);
 

@@ -12,6 +12,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Policy } from '../types.js';
 import { runScript, type ScriptIO } from './script.js';
+import { withScriptedFeatureCount } from './todo-features.js';
 import { SCRIPTED_SOURCES_DIR } from './todo-sources.js';
 
 /** The questions the scripted planner asks, in order: who it is for, how it should look. */
@@ -42,7 +43,7 @@ export function answersOf(result: string): string[] {
 /** The todo spec for an idea, with the answers (or the defaults) filled in. */
 export function todoSpecFor(idea: string, answers: readonly string[] = []): string {
   const oneLine = idea
-    .replace(/\[scripted:[a-z-]+\]/g, '')
+    .replace(/\[scripted:[a-z0-9-]+\]/g, '')
     .replace(/\s+/g, ' ')
     .trim();
   const fill: Record<string, string> = {
@@ -50,7 +51,13 @@ export function todoSpecFor(idea: string, answers: readonly string[] = []): stri
     audience: answers[0] || DEFAULT_ANSWERS[0],
     look: answers[1] || DEFAULT_ANSWERS[1],
   };
-  return readFileSync(TEMPLATE_PATH, 'utf8').replace(/\{\{(\w+)\}\}/g, (_, key: string) => fill[key] ?? '');
+  const spec = readFileSync(TEMPLATE_PATH, 'utf8').replace(
+    /\{\{(\w+)\}\}/g,
+    (_, key: string) => fill[key] ?? '',
+  );
+  // `[scripted:features-N]` in the idea: a spec the scripted initializer breaks into its first N features only.
+  const count = /\[scripted:features-(\d+)\]/.exec(idea)?.[1];
+  return count ? withScriptedFeatureCount(spec, Number(count)) : spec;
 }
 
 /** True when the harness refused a submission (read from the text: the OpenAI wire has no error flag). */

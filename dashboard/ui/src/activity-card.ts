@@ -28,6 +28,8 @@ interface CardState {
   activity: ActivityView;
   /** The last session that ended, as the events told (shown while between sessions). */
   ended: { seq: number; outcome: string } | null;
+  /** The last app start that failed (an evaluation, or after the initializer), until a later session works. */
+  appStart: { seq: number; text: string } | null;
 }
 
 /** Creates the card (hidden until the run is loaded). */
@@ -65,6 +67,14 @@ export function createActivityCard(): ActivityCard {
   const render = () => {
     if (!state) return;
     element.hidden = false;
+    draw(state);
+    if (state.appStart)
+      element.append(
+        el('p', { class: 'now-line app-start', 'data-field': 'app-start' }, state.appStart.text),
+      );
+  };
+
+  const draw = (state: CardState) => {
     const { running, queued } = state.activity;
     if (running) {
       since.textContent = elapsed(running.startedAt, null);
@@ -100,6 +110,7 @@ export function createActivityCard(): ActivityCard {
         detail: response.run.detail,
         activity: response.activity,
         ended: state?.ended ?? null,
+        appStart: state?.appStart ?? null,
       };
       render();
     },
@@ -116,6 +127,11 @@ export function createActivityCard(): ActivityCard {
       } else if (event.type === 'session.finished') {
         if (state.activity.running?.seq === event.seq) state.activity = { running: null, queued: null };
         state.ended = { seq: event.seq, outcome: event.outcome };
+        // A later evaluation or initializer that completed had an app that started.
+        const started = event.outcome === 'completed' && event.role !== 'generator';
+        if (started && state.appStart && event.seq > state.appStart.seq) state.appStart = null;
+      } else if (event.type === 'app.start_failed') {
+        state.appStart = { seq: event.seq, text: appStartText(event) };
       } else if (event.type === 'run.status') {
         state.status = event.status;
         state.detail = event.detail;
@@ -124,6 +140,14 @@ export function createActivityCard(): ActivityCard {
     },
     dispose: () => clearInterval(tick),
   };
+}
+
+/** `The app did not start in session 4 (evaluator, F-002): init.sh exited with code 1. Last log line: …` */
+function appStartText(event: Extract<StoredRunEvent['event'], { type: 'app.start_failed' }>): string {
+  const how = event.exitCode === null ? 'did not answer in time' : `exited with code ${event.exitCode}`;
+  const who = [event.role, ...event.featureIds].join(', ');
+  const last = event.logTail.at(-1);
+  return `The app did not start in session ${event.seq} (${who}): init.sh ${how}.${last ? ` Last log line: ${last}` : ''} Log: ${event.logFile} (data dir).`;
 }
 
 function features(ids: readonly string[]): HTMLElement {

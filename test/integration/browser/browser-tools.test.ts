@@ -89,7 +89,7 @@ describe('browser tools against the todo fixture app', () => {
     await harness.evaluation.close();
   });
 
-  it('offers exactly the tools named in DESIGN.md', () => {
+  it('offers exactly the browser tools of the evaluator', () => {
     const tools = createBrowserTools({
       page: harness.evaluation.page,
       evidenceDir: evidenceRoot,
@@ -97,6 +97,24 @@ describe('browser tools against the todo fixture app', () => {
       allowedOrigins: [app.origin],
     });
     expect(tools.map((tool) => tool.name)).toEqual([...BROWSER_TOOL_NAMES]);
+    expect([...BROWSER_TOOL_NAMES].sort()).toEqual([
+      'browser_click',
+      'browser_console_messages',
+      'browser_drag',
+      'browser_file_upload',
+      'browser_handle_dialog',
+      'browser_hover',
+      'browser_navigate',
+      'browser_navigate_back',
+      'browser_press_key',
+      'browser_resize',
+      'browser_select_option',
+      'browser_snapshot',
+      'browser_tabs',
+      'browser_take_screenshot',
+      'browser_type',
+      'browser_wait_for',
+    ]);
   });
 
   it('adds and completes a todo through refs, and the snapshot shows the remaining count', async () => {

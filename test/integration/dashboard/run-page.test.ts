@@ -176,6 +176,23 @@ describe('run page in Chromium', () => {
       seededResult('evaluator', ['F-009'], started, 60_000, [], inFlight),
     );
     await page.waitForSelector(`#now[data-state="idle"] >> text=Session ${inFlight} ended (completed)`);
+    await env.store.appendEvent(building.id, {
+      type: 'app.start_failed',
+      runId: building.id,
+      at: new Date().toISOString(),
+      seq: inFlight,
+      role: 'evaluator',
+      featureIds: ['F-009'],
+      exitCode: 1,
+      logFile: `runs/${building.id}/sessions/${inFlight}-app.log`,
+      logTail: ['> node server.js', "Error: Cannot find module 'express'"],
+      reason: 'init.sh exited with code 1 before the app answered',
+    });
+    const appStart = card.locator('[data-field="app-start"]');
+    await appStart.waitFor();
+    expect(await appStart.textContent()).toBe(
+      `The app did not start in session ${inFlight} (evaluator, F-009): init.sh exited with code 1. Last log line: Error: Cannot find module 'express' Log: runs/${building.id}/sessions/${inFlight}-app.log (data dir).`,
+    );
     const next = await env.store.nextSeq(building.id);
     await env.store.appendEvent(building.id, {
       type: 'session.queued',
@@ -199,6 +216,8 @@ describe('run page in Chromium', () => {
     await page.waitForSelector('#now[data-state="running"] >> text=worker worker-b');
     expect(await card.locator('[data-role]').textContent()).toBe('generator');
     expect(await card.locator('[data-field="features"]').textContent()).toBe('F-011');
+    // Still shown while the generator that got the log works on it.
+    expect(await appStart.count()).toBe(1);
     inFlight = next;
   });
 

@@ -1,10 +1,13 @@
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../../core/errors.js';
-import { adoptWorkspace } from '../../../handoff/adopt.js';
+import { adoptWorkspace, FIXED_PORT_FEEDBACK } from '../../../handoff/adopt.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
+import { readFeedback } from '../../../handoff/feedback.js';
 import { isClean, openRepo } from '../../../handoff/git.js';
 import { progressTail } from '../../../handoff/progress.js';
 import { createWorkspace } from '../../../handoff/workspace.js';
@@ -67,9 +70,10 @@ describe('adoptWorkspace', () => {
       passing: 1,
       idsAssigned: 3,
       progressSource: 'claude-progress.txt',
-      initScript: { present: true, executable: true },
+      initScript: { present: true, executable: true, fixedPort: false },
       gitInitialized: false,
       problems: [],
+      portTask: null,
     });
     const onDisk = JSON.parse(await readFile(path.join(dir, 'feature_list.json'), 'utf8')) as Array<
       Record<string, unknown>
@@ -107,12 +111,69 @@ describe('adoptWorkspace', () => {
     const temp = tempDir();
     cleanups.push(temp.cleanup);
     const empty = await adoptWorkspace(temp.dir);
-    expect(empty).toMatchObject({ kind: 'empty', features: 0, gitInitialized: true, progressSource: null });
+    // Refused: not even `git init`.
+    expect(empty).toMatchObject({ kind: 'empty', features: 0, gitInitialized: false, progressSource: null });
+    expect(existsSync(path.join(temp.dir, '.git'))).toBe(false);
     expect(empty.problems).toEqual(['init.sh is missing']);
     await writeFile(path.join(temp.dir, 'feature_list.json'), JSON.stringify([{ description: 'x' }]));
     const bad = await adoptWorkspace(temp.dir);
     expect(bad.problems.join('\n')).toContain('feature_list.json: [0].category');
     expect(bad.features).toBe(0);
+  });
+});
+
+/** Every file under `dir` (`.git` included) with its mode and a hash of its bytes: equal means byte for byte. */
+function snapshotTree(dir: string): Record<string, string> {
+  const tree: Record<string, string> = {};
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const file = path.join(dir, name);
+    const info = lstatSync(file);
+    const content = info.isFile() ? createHash('sha256').update(readFileSync(file)).digest('hex') : '';
+    tree[name] = `${info.mode.toString(8)} ${content}`;
+  }
+  return tree;
+}
+
+describe('adoptWorkspace: fixed ports and refusals', () => {
+  it('adopts an init.sh on a fixed port: the first failing feature’s feedback asks the generator for $PORT', async () => {
+    const dir = await quickstartWorkspace();
+    await writeFile(path.join(dir, 'init.sh'), '#!/bin/bash\nnpm install\nnpx serve -l 3000 .\n', {
+      mode: 0o755,
+    });
+    agentGit(dir, 'commit', '-qam', 'serve on 3000');
+    const report = await adoptWorkspace(dir);
+    expect(report).toMatchObject({
+      problems: [],
+      idsAssigned: 3,
+      initScript: { present: true, executable: true, fixedPort: true },
+      // F-001 passes already: the task goes with the first feature a generator will work on.
+      portTask: 'F-002',
+    });
+    const feedback = await readFeedback(dir, 'F-002');
+    expect(feedback).toBe(FIXED_PORT_FEEDBACK);
+    expect(feedback).toContain('listens on\n127.0.0.1:$PORT');
+    expect(agentGit(dir, 'show', '--format=%s', '--name-only', 'HEAD').split('\n').filter(Boolean)).toEqual([
+      'nightshift(harness): assign ids to 3 features in feature_list.json; $PORT task on F-002',
+      '.nightshift/feedback/F-002.md',
+      'feature_list.json',
+    ]);
+    expect(await isClean(openRepo(dir))).toBe(true);
+  });
+
+  it('a refused adoption leaves the workspace byte for byte as it was, its .git included', async () => {
+    const dir = await quickstartWorkspace();
+    // A list the harness refuses (a feature without steps), an uncommitted file of the user, a fixed port.
+    await writeFile(
+      path.join(dir, 'feature_list.json'),
+      JSON.stringify([{ category: 'functional', description: 'x', passes: false }, ...quickstartList]),
+    );
+    await writeFile(path.join(dir, 'init.sh'), '#!/bin/bash\nnode server.js 8080\n', { mode: 0o755 });
+    await writeFile(path.join(dir, 'wip.txt'), 'uncommitted');
+    const before = snapshotTree(dir);
+    const report = await adoptWorkspace(dir);
+    expect(report.problems.join('\n')).toContain('feature_list.json: [0].steps');
+    expect(report).toMatchObject({ idsAssigned: 0, portTask: null });
+    expect(snapshotTree(dir)).toEqual(before);
   });
 });
 

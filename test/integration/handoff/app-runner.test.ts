@@ -74,7 +74,7 @@ describe.skipIf(!info.bubblewrap)('startApp in the box', () => {
   });
 
   it('gives a blocked reason with the exit code and last lines when init.sh fails', async () => {
-    const lines = Array.from({ length: 30 }, (_, i) => `echo "line ${i + 1}"`).join('\n');
+    const lines = Array.from({ length: 50 }, (_, i) => `echo "line ${i + 1}"`).join('\n');
     const { dir, logFile } = await workspaceWith(
       `#!/bin/bash\n${lines}\necho "npm ERR! missing script" >&2\nexit 3\n`,
     );
@@ -82,7 +82,7 @@ describe.skipIf(!info.bubblewrap)('startApp in the box', () => {
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.exitCode).toBe(3);
-    expect(result.lastLines).toHaveLength(20);
+    expect(result.lastLines).toHaveLength(40);
     expect(result.lastLines.at(-1)).toBe('npm ERR! missing script');
     expect(result.lastLines[0]).toBe('line 12');
     expect(result.reason).toContain('init.sh exited with code 3');

@@ -95,7 +95,9 @@ describe('RecordedCheck and the generated spec', () => {
     const spec = generateSpec(check, 'Add a todo\nsecond line');
     expect(spec).toContain("test('F-001: Add a todo second line', async ({ page }) => {");
     expect(spec).toContain(".fill('It\\'s `$(done)`');");
-    expect(spec).toContain("page.once('dialog', (dialog) => dialog.accept());");
+    expect(spec).toContain(
+      "nextDialog = { answer: 'accept' };\n  await page.getByRole('button', { name: 'Delete' }).click();",
+    );
     expect(spec).toContain("await settled(page);\n  await page.goto('/');");
     expect(spec).toContain("await expect(page.getByText('Gone').filter({ visible: true })).toHaveCount(0);");
     expect(spec).toContain('.toBeChecked();');

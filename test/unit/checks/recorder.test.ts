@@ -166,6 +166,71 @@ describe('a pass with nothing replayable', () => {
   });
 });
 
+describe('recordSegment and the newer browser tools', () => {
+  const button = (name: string) => ({ locator: `getByRole('button', { name: '${name}' })` });
+
+  it('records prompt answers, popups, key-by-key typing, drags, resizes and tab switches', () => {
+    const log = [
+      entry('browser_navigate', { url: BASE }, { navigation: { url: BASE } }),
+      entry(
+        'browser_click',
+        { ref: 'e2' },
+        {
+          target: button('Rename'),
+          dialogs: [{ type: 'prompt', message: 'Name?', answer: 'accepted', promptText: 'Home' }],
+        },
+      ),
+      entry('browser_click', { ref: 'e3' }, { target: button('Help'), newTabs: [`${BASE}help`] }),
+      entry('browser_tabs', { action: 'select', index: 0 }),
+      entry('browser_type', { ref: 'e4', text: 'ab', slowly: true }, { target: button('Search') }),
+      entry(
+        'browser_drag',
+        { start_ref: 'e5', end_ref: 'e6' },
+        { target: button('A'), dropTarget: button('B') },
+      ),
+      entry('browser_resize', { width: 400, height: 700 }),
+      entry('browser_handle_dialog', { accept: false }, { kind: 'observation' }),
+      entry('browser_tabs', { action: 'list' }, { kind: 'observation' }),
+    ];
+    const segment = recordSegment(log, 0, BASE);
+    expect(segment.unrecordable).toBeUndefined();
+    expect(segment.actions.slice(1)).toEqual([
+      {
+        kind: 'click',
+        target: "getByRole('button', { name: 'Rename' })",
+        dialog: 'accept',
+        promptText: 'Home',
+      },
+      { kind: 'click', target: "getByRole('button', { name: 'Help' })", popup: true },
+      { kind: 'tab', index: 0 },
+      { kind: 'type', target: "getByRole('button', { name: 'Search' })", text: 'ab' },
+      {
+        kind: 'drag',
+        target: "getByRole('button', { name: 'A' })",
+        to: "getByRole('button', { name: 'B' })",
+      },
+      { kind: 'resize', width: 400, height: 700 },
+    ]);
+  });
+
+  it('says why a closed tab, an upload or a drop on an element without a stable locator cannot be replayed', () => {
+    const why = (tool: string, args: Record<string, unknown>, extra: Partial<ObservationEntry> = {}) =>
+      recordSegment([entry(tool, args, { target: button('X'), ...extra })], 0, BASE).unrecordable;
+    expect(why('browser_tabs', { action: 'close', index: 1 })).toBe(
+      'browser_tabs close is not an action a check can replay',
+    );
+    expect(why('browser_file_upload', { ref: 'e1', paths: ['a.txt'] })).toBe(
+      'browser_file_upload is not an action a check can replay',
+    );
+    expect(why('browser_drag', { start_ref: 'e1', end_ref: 'e2' }, { dropTarget: { ref: 'e2' } })).toBe(
+      'the element browser_drag dropped on has no stable locator',
+    );
+    expect(why('browser_press_key', { key: 'Enter' }, { newTabs: [`${BASE}help`] })).toBe(
+      'browser_press_key opened a tab; a check follows a new tab only after a click',
+    );
+  });
+});
+
 describe('quotedTexts', () => {
   it('collects distinct straight and curly quoted texts', () => {
     expect(

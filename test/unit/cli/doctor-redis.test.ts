@@ -19,7 +19,7 @@ describe('doctor checks', () => {
     expect(both).toEqual({
       name: 'api keys',
       status: 'ok',
-      detail: 'ANTHROPIC_API_KEY set, OPENAI_API_KEY set',
+      detail: 'ANTHROPIC_API_KEY set, OPENAI_API_KEY set; the configured models need no other key',
       fix: null,
     });
     const openaiOnly = checkApiKeys({ OPENAI_API_KEY: 'sk-oai-secret' }, config);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createProgressRenderer, formatProgressLine, type ProgressUpdate } from '../../../cli/progress.js';
+import {
+  createProgressRenderer,
+  formatAppStartFailure,
+  formatProgressLine,
+  type ProgressUpdate,
+} from '../../../cli/progress.js';
 
 const NOW = new Date('2026-01-01T01:00:00.000Z');
 
@@ -99,5 +104,35 @@ describe('progress renderer', () => {
     expect(out.text.trimEnd().split('\n').at(-1)).toBe(
       'run paused (budget): cost $20.00 reached the budget of $20.00 — 4/10 features passing, 1 blocked, 12 sessions, $20.00, 1m 00s',
     );
+  });
+});
+
+describe('an app start failure while following a run', () => {
+  const failure = {
+    seq: 4,
+    role: 'evaluator' as const,
+    exitCode: 1,
+    logTail: ['> node server.js', "Error: Cannot find module 'express'"],
+    logFile: 'runs/r-1/sessions/4-app.log',
+  };
+
+  it('is one line with the exit code, the last log line and the log', () => {
+    expect(formatAppStartFailure(failure)).toBe(
+      "session 4: the app did not start (init.sh exited with code 1); last log line: Error: Cannot find module 'express'; log: runs/r-1/sessions/4-app.log",
+    );
+    expect(formatAppStartFailure({ ...failure, role: 'initializer', exitCode: null, logTail: [] })).toBe(
+      'session 4: the app did not start after the initializer (init.sh did not answer in time); log: runs/r-1/sessions/4-app.log',
+    );
+  });
+
+  it('stays above the progress line on a terminal, which is drawn again after it', () => {
+    const out = stream();
+    const renderer = createProgressRenderer({ stream: out, isTTY: true, now: () => NOW });
+    renderer.update(update());
+    renderer.note('session 4: the app did not start');
+    renderer.update(update());
+    const [first, second] = out.text.split('\n');
+    expect(first).toMatch(/passing.*\r\x1b\[2Ksession 4: the app did not start$/);
+    expect(second).toMatch(/^\r\x1b\[2K.*3\/10 passing/);
   });
 });
