@@ -4,6 +4,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { measureAppStart } from './app-start.js';
+import { measureChecks } from './checks.js';
 import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
@@ -34,6 +35,7 @@ function repetitions(quick: boolean): Repetitions {
     dashboardPageLoads: quick ? 2 : 5,
     appStarts: quick ? 5 : 12,
     recoveryKillsPerMode: quick ? 2 : 3,
+    checkReplays: quick ? 30 : 100,
   };
 }
 
@@ -46,7 +48,15 @@ function progress(message: string, started: number): void {
 }
 
 /** The sections `--only` can name, in the order they run. */
-export const SECTIONS = ['demo', 'evaluator', 'app-start', 'scale', 'dashboard', 'recovery'] as const;
+export const SECTIONS = [
+  'demo',
+  'evaluator',
+  'app-start',
+  'scale',
+  'dashboard',
+  'recovery',
+  'checks',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /** How each section's load samples are labelled (so a partial rerun replaces only its own). */
@@ -57,6 +67,7 @@ const SECTION_LABEL: Record<Section, string> = {
   scale: 'scale:',
   dashboard: 'dashboard:',
   recovery: 'recovery:',
+  checks: 'checks:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -112,6 +123,11 @@ async function recoveryAfterKills(reps: Repetitions, mark: Mark, started: number
   });
 }
 
+async function recordedChecks(reps: Repetitions, mark: Mark) {
+  mark('checks', 'checks: LLM evaluation of the demo features vs replays of their recorded checks');
+  return measureChecks({ replays: reps.checkReplays ?? 100 });
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -152,6 +168,8 @@ async function measure(
   const recovery = only.has('recovery')
     ? await recoveryAfterKills(reps, mark, started)
     : keep('recovery', previous?.recovery);
+  // Older results have no checks section either.
+  const checks = only.has('checks') ? await recordedChecks(reps, mark) : keep('checks', previous?.checks);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -167,6 +185,7 @@ async function measure(
     scale,
     dashboard,
     recovery,
+    checks,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }

@@ -40,6 +40,12 @@ every millisecond and every token below is the harness's own. The report below i
   one worker (restarted at once), then with a second one already running; nightshift's failover settings and
   BullMQ's defaults, each on its own \`redis-server\`, whose \`INFO commandstats\` also counts one idle worker's
   commands per second. See [reliability.md](reliability.md).
+- **Recorded checks** (issue 15) build the finished demo app into a workspace and run one scripted LLM evaluator
+  session of all its features (a regression evaluation without checks: what every sweep cost before them; each
+  pass is also replayed once by the pass gate), record one check per feature the way the demo does (one evaluate
+  session per feature), replay them round-robin on one freshly started app with the evaluator's warm browser
+  (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use; a fresh context per replay), and end with a
+  replay-first regression session of all features. Model requests are counted on the scripted server.
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
@@ -258,6 +264,28 @@ function recoverySection(results: BenchResults): string {
   );
 }
 
+function checksSection(results: BenchResults): string {
+  const c = results.checks;
+  if (!c) return '';
+  const r = c.replays;
+  const load = results.machine.load.find((sample) => sample.section.startsWith('checks:'));
+  const session = (label: string, s: typeof c.llmEvaluation) =>
+    `| ${label} | ${s.features} | ${s.passes} | ${(s.wallMs / 1000).toFixed(1)} s | ${s.modelRequests} | ${s.inputTokens.toLocaleString('en')} / ${s.outputTokens.toLocaleString('en')} | ${s.costUsd === null ? '—' : `$${s.costUsd}`} |`;
+  return [
+    '## Recorded checks vs an LLM evaluation',
+    '',
+    `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green, ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the contexts, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own — copies of one check see each other's todos).`,
+    '',
+    '| session | features | passes | wall time | model requests | tokens in / out | cost (scripted model at $3/$15 per MTok) |',
+    '|---|---|---|---|---|---|---|',
+    session('LLM regression evaluation (no checks)', c.llmEvaluation),
+    session('replay-first regression session (every feature has a check)', c.replayFirstSweep),
+    '',
+    `Load average (1/5/15 min, as \`uptime\` shows it) when this section started: ${load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded'}. A replay waits for the page (settled actions, polled expectations), so its time stretches with the load: compare the figures with the load, not with an idle machine.`,
+    '',
+  ].join('\n');
+}
+
 function scaleRow(s: ScaleResult): string[] {
   return s.perWorker.map(
     (w, index) =>
@@ -315,5 +343,6 @@ export function renderReport(results: BenchResults): string {
     scaleSection(results),
     dashboardSection(results),
     recoverySection(results),
+    checksSection(results),
   ].join('\n');
 }

@@ -1,6 +1,7 @@
 /** The shape of bench/results/latest.json. */
 import { z } from 'zod';
 import { AppStartResult } from './app-start.js';
+import { ChecksResult } from './checks.js';
 import { DashboardResult } from './dashboard.js';
 import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
@@ -31,6 +32,8 @@ export const Repetitions = z.object({
   appStarts: z.number().int().optional(),
   /** Worker kills per mode (one worker restarted; a second one running) and per variant. */
   recoveryKillsPerMode: z.number().int().optional(),
+  /** Replays of the demo's recorded checks on one app. */
+  checkReplays: z.number().int().optional(),
 });
 export type Repetitions = z.infer<typeof Repetitions>;
 
@@ -56,6 +59,8 @@ export const BenchResults = z.object({
   dashboard: DashboardResult,
   /** Recovery after a worker kill (absent in results recorded before it). */
   recovery: RecoveryResult.optional(),
+  /** Recorded checks vs an LLM evaluation (absent in results recorded before them). */
+  checks: ChecksResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import type { CheckAction, CheckExpectation } from './format.js';
-import { canonicalLocatorCode, printLocatorCode } from './locator-code.js';
+import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
 import { pathOf } from './replay.js';
 
 /** Longest quoted evidence text turned into an expectation. */
@@ -113,10 +113,30 @@ function stableTarget(observed: ObservationEntry['target']): string | undefined 
   const code = observed?.locator;
   if (!code) return undefined;
   try {
-    return canonicalLocatorCode(code);
+    return printLocatorCode(exactRoleNames(parseLocatorCode(code), observed));
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The target's role step matches the whole accessible name: Playwright's normalized code matches a name as a
+ * case-insensitive substring, so a recorded "Add" would also find an "Add tag" added later. The full name comes
+ * from the snapshot line of the element (the code may hold only a prefix of a long name); without it the step is
+ * left as it is, since an exact prefix would never match.
+ */
+export function exactRoleNames(
+  steps: readonly LocatorStep[],
+  target: { role?: string; name?: string } = {},
+): LocatorStep[] {
+  const targetStep = steps.findLastIndex((step) => step.kind === 'role');
+  const full = target.name?.replace(/\s+/g, ' ').trim();
+  return steps.map((step, index) => {
+    if (index !== targetStep || step.kind !== 'role' || step.name === undefined || step.exact) return step;
+    const confirmed =
+      target.role === step.role && !!full && full.toLowerCase().includes(step.name.toLowerCase());
+    return confirmed ? { ...step, name: full, exact: true } : step;
+  });
 }
 
 /**

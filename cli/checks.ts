@@ -1,13 +1,15 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { playwrightConfig } from '../checks/codegen.js';
+import { z } from 'zod';
+import { generateSpec, playwrightConfig, SPEC_DIR, specPath } from '../checks/codegen.js';
 import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
 import { readCheckFile } from '../checks/store.js';
 import { InputError } from '../core/errors.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
+import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
@@ -24,14 +26,26 @@ interface ChecksOptions {
 }
 
 /** One row of `checks run`. */
-export interface CheckRunRow {
-  featureId: string;
-  version: number;
-  ok: boolean;
-  durationMs: number;
-  failure?: string;
-  screenshot?: string;
-}
+export const CheckRunRow = z.object({
+  featureId: z.string(),
+  version: z.number().int().positive(),
+  ok: z.boolean(),
+  durationMs: z.number().int().nonnegative(),
+  /** `expectation 2: text "Buy milk" is visible (no visible element shows this text)` when red. */
+  failure: z.string().optional(),
+  /** The page when it failed (absolute path). */
+  screenshot: z.string().optional(),
+});
+export type CheckRunRow = z.infer<typeof CheckRunRow>;
+
+/** The document `checks run --json` prints. */
+export const CheckRunReport = z.object({
+  runId: z.string(),
+  green: z.number().int().nonnegative(),
+  red: z.number().int().nonnegative(),
+  results: z.array(CheckRunRow),
+});
+export type CheckRunReport = z.infer<typeof CheckRunReport>;
 
 /** Registers `checks run [RUN] [--feature ID] [--json]` and `checks export [RUN]`. */
 export function registerChecksCommand(program: Command, deps: CliDeps = {}): void {
@@ -72,9 +86,13 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
         const rows = selected.map((check) => toRow(check, results.get(check.featureId)));
         const red = rows.filter((row) => !row.ok).length;
         if (options.json) {
-          resolved.stdout.write(
-            `${JSON.stringify({ runId: run.id, green: rows.length - red, red, results: rows }, null, 2)}\n`,
-          );
+          const report = CheckRunReport.parse({
+            runId: run.id,
+            green: rows.length - red,
+            red,
+            results: rows,
+          });
+          resolved.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
         } else resolved.stdout.write(`${formatCheckTable(rows)}\n`);
         resolved.setExitCode(red > 0 ? 1 : 0);
       }),
@@ -90,19 +108,19 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
       withOrchestrator(orchestratorOptions(resolved, options.config), async (context) => {
         const run = await findRun(context.orchestrator.store, runId);
         const workspace = localWorkspace(run);
-        await mkdir(path.join(workspace, 'e2e'), { recursive: true });
+        const specs = await writeSpecs(workspace);
         await writeFile(path.join(workspace, 'playwright.config.ts'), playwrightConfig());
-        // Committed, or the next session's clean start would remove it.
+        // Committed, or the next session's clean start would remove them.
         await checkpoint(openRepo(workspace), {
           role: 'harness',
           runId: run.id,
           session: run.seq,
-          summary: 'checks export: playwright.config.ts',
-          paths: ['playwright.config.ts'],
+          summary: 'checks export: playwright.config.ts and the specs',
+          paths: ['playwright.config.ts', ...specs],
         });
         resolved.stdout.write(
           [
-            `Wrote ${path.join(workspace, 'playwright.config.ts')} (committed). To run the recorded checks:`,
+            `Wrote ${path.join(workspace, 'playwright.config.ts')} and ${specs.length} spec(s) in ${SPEC_DIR}/ (committed). To run the recorded checks:`,
             `  cd ${workspace}`,
             `  npm install --save-dev @playwright/test@${PLAYWRIGHT_TEST_VERSION}   # the devDependency the suite needs`,
             '  npx playwright test            # or CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
@@ -135,6 +153,24 @@ function localWorkspace(run: RunRecord): string {
       hint: 'Clone the run branch and run `npx playwright test` in it after `nightshift checks export`, or use a local run.',
     },
   );
+}
+
+/** (Re)writes `e2e/<id>.spec.ts` of every feature's current check (a spec deleted or edited by hand comes back). */
+async function writeSpecs(workspace: string): Promise<string[]> {
+  const features = await readFeatureList(workspace);
+  const written: string[] = [];
+  for (const feature of features) {
+    const file = await readCheckFile(workspace, feature.id);
+    if (!file) continue;
+    // Through the workspace's safe writer: a symlinked e2e/ must not steer the write outside the workspace.
+    await writeWorkspaceFile(
+      workspace,
+      specPath(feature.id),
+      generateSpec(file.current, feature.description),
+    );
+    written.push(specPath(feature.id));
+  }
+  return written;
 }
 
 /** The current checks of the run's features (or of one), in feature-list order. */

@@ -1,6 +1,10 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
 import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
+import type { FeatureCheckView } from './checks-view.js';
+
+export type { FeatureCheckView };
+
 import type { FeatureStateName } from './feature-state.js';
 
 /** Pass/fail/blocked totals of a run. */
@@ -222,4 +226,10 @@ export interface PlanView {
 export interface PlanningInfoResponse {
   model: string;
   maxQuestions: number;
+}
+
+/** `GET /api/runs/:id/checks`: every feature's recorded check and last replay (none listed for a remote run). */
+export interface ChecksResponse {
+  local: boolean;
+  checks: FeatureCheckView[];
 }

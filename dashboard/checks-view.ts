@@ -1,5 +1,7 @@
+import path from 'node:path';
+import { specPath } from '../checks/codegen.js';
 import { describeExpectation } from '../checks/format.js';
-import { type ReplayRecord, readCheckFile, readReplays } from '../checks/store.js';
+import { checkFilePath, type ReplayRecord, readCheckFile, readReplays } from '../checks/store.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 
@@ -8,6 +10,9 @@ export interface FeatureCheckView {
   featureId: string;
   check: {
     version: number;
+    /** The check file and its spec, relative to the workspace. */
+    file: string;
+    spec: string;
     recordedAt: string;
     reason: string;
     actions: number;
@@ -17,6 +22,14 @@ export interface FeatureCheckView {
   } | null;
   /** Green/red, when, by whom, what failed; `screenshot` is relative to the data dir (served under /evidence). */
   lastReplay: ReplayRecord | null;
+  /** Where the dashboard serves the last replay's failure screenshot, when it left one. */
+  screenshotUrl: string | null;
+}
+
+function screenshotUrl(runId: string, screenshot: string | undefined): string | null {
+  if (!screenshot) return null;
+  const name = path.basename(screenshot);
+  return `/api/runs/${encodeURIComponent(runId)}/check-screenshots/${encodeURIComponent(name)}`;
 }
 
 /** The checks of a run's features (a remote run's checks live in its repository: `local: false`, none listed). */
@@ -36,6 +49,8 @@ export async function checksView(
       check: file
         ? {
             version: file.current.version,
+            file: checkFilePath(feature.id),
+            spec: specPath(feature.id),
             recordedAt: file.current.recordedAt,
             reason: file.current.origin.reason,
             actions: file.current.actions.length,
@@ -45,6 +60,7 @@ export async function checksView(
           }
         : null,
       lastReplay: replays[feature.id] ?? null,
+      screenshotUrl: screenshotUrl(run.id, replays[feature.id]?.screenshot),
     });
   }
   return { local: true, checks };

@@ -7,7 +7,7 @@ import { moduleLogger } from '../core/log.js';
 import type { RunStore } from '../orchestrator/run-store.js';
 import { apiRoutes, errorResponse } from './api.js';
 import { type RunControls, storeRunControls } from './controls.js';
-import { serveEvidence } from './evidence.js';
+import { serveCheckScreenshot, serveEvidence } from './evidence.js';
 import type { PlanDesk } from './plan-desk.js';
 import { planRoutes } from './plans-api.js';
 import { QUEUES_PATH, queuesRoutes } from './queues.js';
@@ -92,6 +92,7 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
   api.onError(errorResponse);
   app.get('/api/runs/:id/events', (c) => runEventsStream(c, options.store, options.heartbeatMs));
   app.get('/api/runs/:id/evidence/*', (c) => serveEvidence(c, options.dataDir));
+  app.get('/api/runs/:id/check-screenshots/:name', (c) => serveCheckScreenshot(c, options.dataDir));
   app.route('/api/plans', planRoutes(options.planning));
   app.route('/api', api);
   app.all('/api/*', (c) =>

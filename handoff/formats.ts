@@ -79,6 +79,8 @@ export const VerdictRecord = z.object({
   evidence: z.array(z.string()),
   /** Passes of this evaluation the harness found ungrounded (sent back, or recorded as blocked). */
   ungrounded: z.array(GroundingFailure).optional(),
+  /** A pass kept without a recorded check: why nothing replayable was recorded (sweeps must ask a model for it). */
+  unrecordable: z.string().optional(),
   /** Set on a `blocked` verdict recorded because the app did not start: the generator gets it as feedback. */
   appStart: AppStartFailure.optional(),
 });

@@ -89,6 +89,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   let regressionChecked = false;
   for (const verdict of verdicts) {
     events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
+    if (verdict.unrecordable) {
+      const { featureId, unrecordable: reason } = verdict;
+      events.push({ type: 'check.unrecordable', runId: input.run.id, at: now, seq, featureId, reason });
+    }
     const feature = byId.get(verdict.featureId);
     if (!feature || feature.lastVerdictSeq > seq) continue;
     if (feature.passes) regressionChecked = true;

@@ -74,6 +74,14 @@ export const RunEvent = z.discriminatedUnion('type', [
     problems: z.array(z.string()),
     final: z.boolean(),
   }),
+  /** A pass kept without a recorded check (nothing the evaluator did could be replayed): no sweep can replay it. */
+  z.object({
+    type: z.literal('check.unrecordable'),
+    ...base,
+    seq: z.number().int(),
+    featureId: z.string(),
+    reason: z.string(),
+  }),
   /** The app did not answer after `init.sh` (evaluation, or the harness's start after the initializer). */
   z.object({
     type: z.literal('app.start_failed'),

@@ -7,6 +7,7 @@ import {
   PausedReason,
   type RunState,
   sweepCandidates,
+  windowSweepCandidates,
 } from './run-state.js';
 
 /** What the run should do next, as decided by the harness. */
@@ -30,6 +31,7 @@ export type NextAction = z.infer<typeof NextAction>;
  * 3. budget / deadline / stuck → pause;
  * 4. too many provider errors in a row → fail;
  * 5. no feature list → initialize (or fail after `maxInitializerAttempts` failed initializers);
+ * 5b. a nightly window just opened → a regression sweep of every passing feature checked before it (replay first);
  * 6. the follow-up of the last counted session (generator done → evaluate; checkpointed → generate again, until
  *    `maxGeneratorSessionsPerAttempt` in a row → evaluate; `blocked` verdict → evaluate again, unless the app
  *    did not start: then generate, the feedback file holding init.sh's exit code and log tail);
@@ -80,6 +82,14 @@ export function nextAction(state: RunState, now: Date): NextAction {
     return { kind: 'initialize' };
   }
 
+  // A nightly window starts by re-checking what passes: replays of the recorded checks, no model if all are green.
+  const windowSweep = windowSweepCandidates(state);
+  if (windowSweep.length > 0) {
+    return {
+      kind: 'regress',
+      featureIds: windowSweep.slice(0, run.config.regressBatchSize).map((f) => f.id),
+    };
+  }
   const followUp = followUpOfLastSession(state);
   if (followUp) return followUp;
   if (

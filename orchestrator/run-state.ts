@@ -75,6 +75,11 @@ export const RunCounters = z.object({
   regressions: z.number().int().nonnegative(),
   /** Completed regression sweeps. */
   sweeps: z.number().int().nonnegative(),
+  /**
+   * Set when a nightly window opens (the next seq then): passing features last checked before it are re-checked
+   * first, by a regression sweep that replays their recorded checks before any model request (0 = none).
+   */
+  windowSweepBeforeSeq: z.number().int().nonnegative().default(0),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 
@@ -241,6 +246,7 @@ export function emptyCounters(): RunCounters {
     lastProviderError: null,
     regressions: 0,
     sweeps: 0,
+    windowSweepBeforeSeq: 0,
   };
 }
 
@@ -292,9 +298,17 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
  * Empty when the last sweep covered everything.
  */
 export function sweepCandidates(state: RunState): FeatureState[] {
-  const since = state.run.counters.lastPassSeq;
+  const since = Math.max(state.run.counters.lastPassSeq, state.run.counters.windowSweepBeforeSeq);
   return state.features.filter(
     (feature) => feature.passes && !feature.blocked && feature.lastCheckedSeq < since,
+  );
+}
+
+/** Passing features a nightly window re-checks before anything else (last checked before the window opened). */
+export function windowSweepCandidates(state: RunState): FeatureState[] {
+  const before = state.run.counters.windowSweepBeforeSeq;
+  return state.features.filter(
+    (feature) => feature.passes && !feature.blocked && feature.lastCheckedSeq < before,
   );
 }
 

@@ -241,6 +241,17 @@ export class RunStore {
     }));
   }
 
+  /** A nightly window opens: every passing feature is re-checked (replay first) before other work. */
+  async requestWindowSweep(runId: string): Promise<RunRecord> {
+    return casUpdateRun(this.redis, this.keys(runId), runId, {}, (current) => ({
+      run: {
+        ...current,
+        counters: { ...current.counters, windowSweepBeforeSeq: current.seq + 1 },
+        updatedAt: this.now().toISOString(),
+      },
+    }));
+  }
+
   /** Sets the feature list (after the initializer); features already known keep their harness state. */
   async replaceFeatures(runId: string, features: Feature[]): Promise<RunRecord> {
     const list = FeatureList.parse(features);

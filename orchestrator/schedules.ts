@@ -228,6 +228,8 @@ export async function handleScheduledStart(
     if (data.budgetUsd !== undefined) budgets.maxCostUsd = roundUsd(found.counters.costUsd + data.budgetUsd);
     return { ...config, budgets };
   });
+  // The window begins by replaying every recorded check (a regression sweep: no model request if all are green).
+  await orchestrator.store.requestWindowSweep(runId);
   const { run, features } = await orchestrator.store.loadState(runId);
   const window = await openWindow(orchestrator, {
     runId,

@@ -199,7 +199,12 @@ export async function prepareEvaluator(
             failures.get(id),
           );
           const ungrounded = collector.groundingFailures(id);
-          return ungrounded.length ? { ...record, ungrounded } : record;
+          const unrecordable = record.verdict === 'pass' ? gate.unrecorded.get(id) : undefined;
+          return {
+            ...record,
+            ...(ungrounded.length ? { ungrounded } : {}),
+            ...(unrecordable ? { unrecordable } : {}),
+          };
         });
       await gate.write();
       const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';

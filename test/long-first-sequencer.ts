@@ -13,6 +13,7 @@ export const LONG_FIRST: readonly string[] = [
   'test/e2e/worker-kill',
   'test/integration/security/secrets',
   'test/integration/cli/cli-process',
+  'test/integration/cli/checks-cli',
   'test/integration/deploy/image-steps',
   'test/integration/security/bad-input',
   'test/integration/checks/replay',

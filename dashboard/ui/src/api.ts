@@ -1,5 +1,6 @@
 // The dashboard's JSON API as seen from the browser (same origin; the token travels in an HttpOnly cookie).
 import type {
+  ChecksResponse,
   ErrorResponse,
   FeatureDetailResponse,
   FeaturesResponse,
@@ -56,6 +57,7 @@ export const api = {
     call<SessionsResponse>(`${run(id)}/sessions?offset=${offset}&limit=${limit}`),
   transcript: (id: string, seq: number, offset: number, limit: number) =>
     call<TranscriptResponse>(`${run(id)}/sessions/${seq}/transcript?offset=${offset}&limit=${limit}`),
+  checks: (id: string) => call<ChecksResponse>(`${run(id)}/checks`),
   progress: (id: string) => call<ProgressResponse>(`${run(id)}/progress`),
   control: (id: string, action: 'pause' | 'resume' | 'cancel') =>
     call<RunResponse>(`${run(id)}/${action}`, { method: 'POST' }),

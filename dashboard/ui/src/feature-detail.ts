@@ -1,7 +1,8 @@
-// The feature panel: steps, verdict history with evidence, the feedback file, and the retry control.
+// The feature panel: steps, recorded check, verdict history with evidence, the feedback file, and the retry control.
 import type { FeatureDetailResponse, VerdictHistoryEntry } from '../../api-types.js';
 import { featureState } from '../../feature-state.js';
 import { api } from './api.js';
+import { checkSection } from './check-status.js';
 import { el, replaceChildren } from './dom.js';
 import { dateTime } from './format.js';
 import { hashFor, hashLink } from './hash.js';
@@ -63,6 +64,7 @@ export async function showFeature(
     retryControl(runId, detail, actions),
     el('h3', null, 'Steps'),
     el('ol', { class: 'steps' }, ...feature.steps.map((step) => el('li', null, step))),
+    checkSection(runId, feature.id),
     el('h3', null, `Verdicts (${detail.verdicts.length})`),
     detail.verdicts.length
       ? el('div', { class: 'verdicts' }, ...detail.verdicts.map(verdictEntry))

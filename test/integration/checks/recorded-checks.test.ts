@@ -92,7 +92,7 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
     expect(file?.current.actions).toContainEqual(
       expect.objectContaining({
         kind: 'fill',
-        target: "getByRole('textbox', { name: 'New todo' })",
+        target: "getByRole('textbox', { name: 'New todo', exact: true })",
       }),
     );
     expect(file?.current.expectations).toContainEqual({ kind: 'text', text: 'Add', visible: true });
@@ -118,6 +118,7 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
       featureId: 'F-002',
       check: null,
       lastReplay: null,
+      screenshotUrl: null,
     });
   });
 

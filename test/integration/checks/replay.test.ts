@@ -4,8 +4,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeTarget } from '../../../agent/tools/browser-log.js';
 import { generateSpec, playwrightConfig, specPath } from '../../../checks/codegen.js';
 import { RecordedCheck } from '../../../checks/format.js';
+import { buildLocator } from '../../../checks/locator-code.js';
+import { recordSegment } from '../../../checks/recorder.js';
 import { replayCheck } from '../../../checks/replay.js';
 import { freePort } from '../browser/todo-app.js';
 import { assembleDemoApp, type DemoApp, startDemoApp } from './demo-app.js';
@@ -93,6 +96,42 @@ describe('replaying a recorded check on the demo app (real Chromium)', () => {
       description: 'text "7 items left" is visible',
       message: 'no visible element shows this text',
     });
+  });
+
+  it('records an exact role name: the check\'s "Add" finds only "Add", not "Add tag"', async () => {
+    const page = await browser.newPage();
+    try {
+      // Recorded while the page has one "Add" button: Playwright's own code for it is not exact.
+      await page.setContent('<button>Add</button>');
+      const target = await describeTarget(page.getByRole('button'), 'e1', '- button "Add" [ref=e1]');
+      expect(target.locator).toBe("getByRole('button', { name: 'Add' })");
+      const entry = {
+        seq: 1,
+        at: '2026-01-01T00:00:00.000Z',
+        tool: 'browser_click',
+        kind: 'action' as const,
+        args: { ref: 'e1' },
+        ok: true,
+        afterAction: 1,
+        url: 'http://127.0.0.1:1/',
+        console: [],
+        pageErrors: [],
+        dialogs: [],
+        pageChanged: false,
+        target,
+      };
+      const click = recordSegment([entry], 0, 'http://127.0.0.1:1/').actions[1];
+      expect(click).toEqual({ kind: 'click', target: "getByRole('button', { name: 'Add', exact: true })" });
+      // Later the page also has an "Add tag" button.
+      await page.setContent('<button>Add tag</button><button>Add</button>');
+      const recorded = buildLocator(page, click?.kind === 'click' ? click.target : '');
+      expect(await recorded.count()).toBe(1);
+      expect(await recorded.textContent()).toBe('Add');
+      // What the non-exact code would have matched.
+      expect(await buildLocator(page, "getByRole('button', { name: 'Add' })").count()).toBe(2);
+    } finally {
+      await page.close();
+    }
   });
 
   it('generates a spec that passes under `npx playwright test`, and fails when the feature is missing', async () => {

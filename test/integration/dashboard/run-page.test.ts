@@ -5,12 +5,15 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RecordedCheck } from '../../../checks/format.js';
+import { saveReplay, writeCheck } from '../../../checks/store.js';
+import { checkReplaysDir } from '../../../core/paths.js';
 import { evidenceDir } from '../../../dashboard/paths.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
 import { launchChromium, pngOf, watchedPages } from './browser.js';
-import { openStore, SteppingClock, seededResult, seedRun, writeTranscript } from './seed.js';
+import { makeFeatures, openStore, SteppingClock, seededResult, seedRun, writeTranscript } from './seed.js';
 
 const ISSUE = 'Clicking <b>Save</b> left the list empty <img src=x onerror="window.__pwned = 1">';
 
@@ -79,8 +82,40 @@ describe('run page in Chromium', () => {
       at: new Date().toISOString(),
       evidence: [`runs/${building.id}/evidence/77/01-after-save.png`],
     });
+    await seedCheck(path.join(dataDir, 'ws1'), building.id, png);
     server = await createDashboardServer({ store: env.store, dataDir, port: 0 });
   });
+
+  /** F-005 has a recorded check (v2, v1 in its history) whose last replay, by a sweep, was red with a screenshot. */
+  async function seedCheck(workspace: string, runId: string, png: Buffer) {
+    await writeFile(path.join(workspace, 'feature_list.json'), JSON.stringify(makeFeatures(30)));
+    for (const version of [1, 2]) {
+      const check = RecordedCheck.parse({
+        featureId: 'F-005',
+        version,
+        recordedAt: new Date().toISOString(),
+        origin: { runId, session: 70 + version, reason: version === 1 ? 'evaluate' : 'rerecord' },
+        actions: [{ kind: 'goto', path: '/' }],
+        expectations: [{ kind: 'text', text: 'Todos' }],
+      });
+      await writeCheck(workspace, check, { title: 'Save a task', flaky: null });
+    }
+    const shot = path.join(checkReplaysDir(dataDir, runId), 'screenshots', 'F-005-v2.png');
+    await mkdir(path.dirname(shot), { recursive: true });
+    await writeFile(shot, png);
+    const failure = {
+      stage: 'expectation' as const,
+      index: 0,
+      description: 'text "Todos" is visible',
+      message: ISSUE,
+    };
+    await saveReplay(
+      dataDir,
+      runId,
+      { featureId: 'F-005', version: 2, ok: false, durationMs: 812, failure, screenshot: shot },
+      { by: 'sweep', at: new Date().toISOString() },
+    );
+  }
 
   afterAll(async () => {
     await browser?.close();
@@ -243,6 +278,36 @@ describe('run page in Chromium', () => {
     expect(await verdict.locator('b, img:not(.shot)').count()).toBe(0);
     // The feedback file repeats the verdict for the generator: it stays folded.
     expect(await page.locator('#feature-detail details.feedback-file').getAttribute('open')).toBeNull();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  });
+
+  it("shows the feature's recorded check and its last replay, red, with the failure as text and its screenshot", async () => {
+    await open(`${server.url}/runs/${building.id}#feature=F-005`);
+    const status = page.locator('#feature-detail .check-status[data-check="red"]');
+    await status.waitFor();
+    expect(await status.locator('[data-field="check-version"]').textContent()).toBe('v2');
+    expect(await status.locator('[data-field="check-file"]').textContent()).toBe(
+      '.nightshift/checks/F-005.json',
+    );
+    const text = (await status.textContent()) ?? '';
+    expect(text).toContain('earlier: v1');
+    expect(await status.locator('[data-field="last-replay"]').textContent()).toMatch(
+      /^red last replay v2 by a regression sweep, .+, 812 ms$/,
+    );
+    expect(text).toContain(`Failed at expectation 1: text "Todos" is visible (${ISSUE})`);
+    expect(await status.locator('b, img').count()).toBe(0);
+    const href = await status.locator('[data-field="replay-screenshot"]').getAttribute('href');
+    const shot = await page.request.get(`${server.url}${href}`);
+    expect(shot.status()).toBe(200);
+    expect(shot.headers()['content-type']).toBe('image/png');
+    expect(
+      (
+        await page.request.get(`${server.url}/api/runs/${building.id}/check-screenshots/..%2Fsecrets.png`)
+      ).status(),
+    ).toBe(404);
+    // A feature without a check says so.
+    await page.goto(`${server.url}/runs/${building.id}#feature=F-006`);
+    await page.locator('#feature-detail .check-status[data-check="none"]').waitFor();
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 

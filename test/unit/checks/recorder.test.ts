@@ -1,6 +1,9 @@
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
-import { quotedTexts, recordSegment } from '../../../checks/recorder.js';
+import { ObservationLog } from '../../../agent/tools/browser-log.js';
+import { exactRoleNames, quotedTexts, recordSegment } from '../../../checks/recorder.js';
+import { CheckGate } from '../../../roles/check-gate.js';
 
 const BASE = 'http://127.0.0.1:4100/';
 let seq = 0;
@@ -84,6 +87,82 @@ describe('recordSegment', () => {
     expect(segment.actions[0]).toEqual({ kind: 'goto', path: '/list' });
     expect(segment.unrecordable).toContain('the img of browser_click has no stable locator');
     expect(JSON.stringify(segment.actions)).not.toContain('aria-ref');
+  });
+});
+
+describe('exact accessible names', () => {
+  const click = (target: Record<string, string>) =>
+    recordSegment([entry('browser_click', { ref: 'e3' }, { target: { ref: 'e3', ...target } })], 0, BASE)
+      .actions[1];
+
+  it('a role locator matches the whole name, so "Add" no longer also finds "Add tag"', () => {
+    expect(click({ role: 'button', name: 'Add', locator: "getByRole('button', { name: 'Add' })" })).toEqual({
+      kind: 'click',
+      target: "getByRole('button', { name: 'Add', exact: true })",
+    });
+  });
+
+  it('takes the full name from the snapshot when the code holds a prefix or another case', () => {
+    const long = 'Archive every completed todo of this list';
+    expect(
+      click({
+        role: 'button',
+        name: long,
+        locator: "getByRole('button', { name: 'archive every completed' })",
+      }),
+    ).toEqual({ kind: 'click', target: `getByRole('button', { name: '${long}', exact: true })` });
+  });
+
+  it('leaves the name alone when the snapshot does not confirm it (an exact prefix would never match)', () => {
+    const code = "getByRole('listitem').getByRole('button', { name: 'Delete' })";
+    expect(exactRoleNames([{ kind: 'role', role: 'button', name: 'Delete' }])).toEqual([
+      { kind: 'role', role: 'button', name: 'Delete' },
+    ]);
+    expect(click({ role: 'link', name: 'Delete', locator: code })).toEqual({ kind: 'click', target: code });
+    expect(click({ role: 'button', name: 'Remove', locator: code })).toEqual({ kind: 'click', target: code });
+    // Only the target's own step (the last role call) takes the element's name.
+    expect(
+      exactRoleNames(
+        [
+          { kind: 'role', role: 'listitem', name: 'Buy' },
+          { kind: 'role', role: 'button', name: 'Delete' },
+        ],
+        { role: 'button', name: 'Delete Buy milk' },
+      ),
+    ).toEqual([
+      { kind: 'role', role: 'listitem', name: 'Buy' },
+      { kind: 'role', role: 'button', name: 'Delete Buy milk', exact: true },
+    ]);
+  });
+});
+
+describe('a pass with nothing replayable', () => {
+  it('is accepted without a check and the gate says why (the verdict record carries it)', async () => {
+    const observations = new ObservationLog(() => 0);
+    const gate = new CheckGate({
+      runId: 'r-test',
+      session: 2,
+      dataDir: '/nonexistent',
+      workspace: '/nonexistent',
+      features: [],
+      reason: 'evaluate',
+      page: {} as Page, // evidence quoting nothing never reaches the page
+      appUrl: BASE,
+      observations,
+      replay: () => {
+        throw new Error('nothing to replay: the test fails if a replay is asked for');
+      },
+      clock: () => 0,
+    });
+    const verdict = {
+      feature_id: 'F-001',
+      verdict: 'pass' as const,
+      steps: [{ step: 'Open the app', ok: true, evidence: 'the page opened' }],
+      issues: [],
+    };
+    expect(await gate.review(verdict)).toEqual({ accept: verdict });
+    expect(gate.unrecorded.get('F-001')).toBe('no quoted evidence was confirmed on the page');
+    expect(await gate.write()).toEqual([]);
   });
 });
 

@@ -225,6 +225,33 @@ describe('applySessionResult', () => {
   });
 });
 
+describe('a pass without a recorded check', () => {
+  it('is applied, and a check.unrecordable event says why no sweep can replay it', () => {
+    const pass = {
+      ...verdict('F-001', 'pass', 2),
+      unrecordable: 'no quoted evidence was confirmed on the page',
+    };
+    const out = apply(makeState([featureState(1)]), 2, result('evaluator', ['F-001'], { verdicts: [pass] }));
+    expect(out.changed).toEqual([expect.objectContaining({ id: 'F-001', passes: true })]);
+    expect(out.events.filter((event) => event.type === 'check.unrecordable')).toEqual([
+      {
+        type: 'check.unrecordable',
+        runId: 'r-test',
+        at: T0.toISOString(),
+        seq: 2,
+        featureId: 'F-001',
+        reason: 'no quoted evidence was confirmed on the page',
+      },
+    ]);
+    const recorded = apply(
+      makeState([featureState(1)]),
+      2,
+      result('evaluator', ['F-001'], { verdicts: [verdict('F-001', 'pass', 2)] }),
+    );
+    expect(recorded.events.some((event) => event.type === 'check.unrecordable')).toBe(false);
+  });
+});
+
 describe('a feature that keeps regressing', () => {
   it('is blocked after maxAttemptsPerFeature regressions, so pass/regress cycles end', () => {
     const state = makeState([featureState(1, { passes: true, regressions: 1 })], {

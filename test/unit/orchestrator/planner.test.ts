@@ -172,6 +172,23 @@ const cases: Case[] = [
     expected: { kind: 'regress', featureIds: ['F-004'] },
   },
   {
+    name: 'a nightly window starts with a sweep of every feature passing before it, before the follow-up',
+    state: makeState([passing(1, 2), passing(2, 8), passing(3, 12), featureState(4)], {
+      config: { regressEvery: 5, regressBatchSize: 3 },
+      counters: { lastPassSeq: 8, passesSinceLastRegression: 1, windowSweepBeforeSeq: 11 },
+      lastSession: { seq: 10, role: 'generator', featureIds: ['F-004'], outcome: 'completed' },
+    }),
+    expected: { kind: 'regress', featureIds: ['F-001', 'F-002'] },
+  },
+  {
+    name: 'after the window sweep the follow-up goes on',
+    state: makeState([passing(1, 12), passing(2, 12), featureState(4, { generatorSessions: 1 })], {
+      counters: { lastPassSeq: 8, passesSinceLastRegression: 1, windowSweepBeforeSeq: 11 },
+      lastSession: { seq: 12, role: 'evaluator', featureIds: ['F-001', 'F-002'], outcome: 'completed' },
+    }),
+    expected: { kind: 'generate', featureId: 'F-004' },
+  },
+  {
     name: 'does not sweep before regressEvery passes',
     state: makeState([passing(1, 1), passing(2, 3), featureState(3)], {
       counters: { lastPassSeq: 3, passesSinceLastRegression: 2 },

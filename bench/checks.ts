@@ -1,0 +1,232 @@
+/**
+ * Recorded checks against an LLM regression evaluation of the same features (issue 15): on the finished demo
+ * app (examples/todo), one scripted LLM evaluator session checks all its features (recording a check per pass),
+ * then the recorded checks are replayed `replays` times on one freshly started app with a warm browser
+ * (`replayOnOneApp`, what sweeps and `nightshift checks run` use), then a replay-first regression session runs.
+ * Model requests are counted on the scripted server: the replays must make none.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { createAnthropicProvider } from '../agent/providers/index.js';
+import type { RecordedCheck } from '../checks/format.js';
+import { readCheckFile } from '../checks/store.js';
+import { checkpoint, ensureRepo, openRepo } from '../handoff/git.js';
+import { replayOnOneApp } from '../roles/check-sweep.js';
+import { runRoleSession } from '../roles/session.js';
+import type { RoleSessionInput } from '../roles/types.js';
+import demoPolicy from '../testkit/policies/demo.js';
+import { assembleTodoApp } from '../testkit/policies/todo-assemble.js';
+import { startModelServer } from '../testkit/server.js';
+import type { ModelServer } from '../testkit/types.js';
+import { type BrowserPool, createBrowserPool } from '../workers/browser-pool.js';
+import { Spread, spread } from './stats.js';
+
+/** Price the scripted model is charged at (a Sonnet-class model), per million tokens. */
+const PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
+
+/** One evaluator session of the demo's features: wall time, model requests, cost. */
+const SessionFigures = z.object({
+  features: z.number().int(),
+  passes: z.number().int(),
+  wallMs: z.number(),
+  modelRequests: z.number().int(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  costUsd: z.number().nullable(),
+});
+
+/** The recorded-checks section of the report. */
+export const ChecksResult = z.object({
+  /** Features of the demo app and how many have a recorded check after the LLM evaluation. */
+  features: z.number().int(),
+  checks: z.number().int(),
+  /** One LLM regression evaluation of all the features (no checks yet; each pass replayed once by the pass gate). */
+  llmEvaluation: SessionFigures,
+  replays: z.object({
+    n: z.number().int(),
+    green: z.number().int(),
+    /** Red on the shared app, replayed again on an app of their own (the result kept is the second one). */
+    retriedOnOwnApp: z.number().int(),
+    /** Per replay (fresh browser context, actions, expectations), as `replayCheck` times it. */
+    perReplayMs: Spread,
+    p95Ms: z.number().nullable(),
+    /** The whole `replayOnOneApp` call (app start, contexts, replays, results kept) divided by `n`. */
+    wallPerReplayMs: z.number(),
+    overheadMs: z.number(),
+    modelRequests: z.number().int(),
+  }),
+  /** A regression session once every feature has a check: replay first, the model only for red ones. */
+  replayFirstSweep: SessionFigures,
+});
+export type ChecksResult = z.infer<typeof ChecksResult>;
+
+/** The finished demo app as a committed workspace whose features have ids. */
+async function demoWorkspace(workspace: string): Promise<{ workspace: string; ids: string[] }> {
+  await assembleTodoApp(workspace);
+  const listPath = path.join(workspace, 'feature_list.json');
+  const features = JSON.parse(await readFile(listPath, 'utf8')) as Array<Record<string, unknown>>;
+  const ids = features.map((_, index) => `F-${String(index + 1).padStart(3, '0')}`);
+  const withIds = features.map((feature, index) => ({ id: ids[index], ...feature }));
+  await writeFile(listPath, `${JSON.stringify(withIds, null, 2)}\n`);
+  await writeFile(path.join(workspace, '.gitignore'), 'data/\n');
+  const repo = await ensureRepo(workspace);
+  await checkpoint(repo, { role: 'harness', runId: 'bench', session: 0, summary: 'demo app' });
+  return { workspace, ids };
+}
+
+async function evaluatorSession(
+  server: ModelServer,
+  input: Pick<RoleSessionInput, 'workspace' | 'dataDir' | 'featureIds' | 'session' | 'browser'> & {
+    mode: 'evaluate' | 'regression';
+  },
+): Promise<z.infer<typeof SessionFigures>> {
+  const provider = createAnthropicProvider({
+    model: 'scripted',
+    apiKey: 'sk-ant-bench-000000',
+    baseURL: server.anthropicBaseURL,
+    maxRetries: 0,
+  });
+  const before = server.requests.length;
+  const started = performance.now();
+  const result = await runRoleSession({
+    role: 'evaluator',
+    runId: 'bench',
+    provider,
+    prices: { [provider.id]: PRICE },
+    limits: { maxSteps: 200, maxMinutes: 10 },
+    sandbox: { sandbox: 'none' },
+    ...input,
+  });
+  return {
+    features: input.featureIds.length,
+    passes: result.verdicts.filter((verdict) => verdict.verdict === 'pass').length,
+    wallMs: Math.round(performance.now() - started),
+    modelRequests: server.requests.length - before,
+    // The scripted server reports most input as cache reads and writes, as a cached prompt would be.
+    inputTokens: result.usage.inputTokens + result.usage.cacheReadTokens + result.usage.cacheWriteTokens,
+    outputTokens: result.usage.outputTokens,
+    costUsd: result.costUsd === null ? null : Number(result.costUsd.toFixed(4)),
+  };
+}
+
+/** `count` checks cycling through `checks`, each copy under an id of its own (results are kept per feature). */
+function copies(checks: readonly RecordedCheck[], count: number): RecordedCheck[] {
+  return Array.from({ length: count }, (_, index) => {
+    const check = checks[index % checks.length] as RecordedCheck;
+    return { ...check, featureId: `${check.featureId}-r${String(index).padStart(3, '0')}` };
+  });
+}
+
+/** A browser source that counts the contexts it hands out (one per replay; more when red ones were retried). */
+function counting(source: BrowserPool): { source: BrowserPool; contexts: () => number } {
+  let contexts = 0;
+  const counted = Object.create(source) as BrowserPool;
+  counted.acquireContext = (options) => {
+    contexts += 1;
+    return source.acquireContext(options);
+  };
+  return { source: counted, contexts: () => contexts };
+}
+
+/** The demo's checks as its run records them: one evaluate session per feature (a check per pass). */
+async function recordChecks(
+  server: ModelServer,
+  browser: BrowserPool,
+  root: string,
+): Promise<{ workspace: string; dataDir: string; ids: string[]; checks: RecordedCheck[] }> {
+  const { workspace, ids } = await demoWorkspace(path.join(root, 'recorded'));
+  const dataDir = path.join(root, 'recorded-data');
+  const checks: RecordedCheck[] = [];
+  for (const [index, id] of ids.entries()) {
+    await evaluatorSession(server, {
+      workspace,
+      dataDir,
+      featureIds: [id],
+      session: index + 1,
+      browser,
+      mode: 'evaluate',
+    });
+    const file = await readCheckFile(workspace, id);
+    if (file) checks.push(file.current);
+  }
+  if (checks.length === 0) throw new Error('the evaluate sessions recorded no check');
+  return { workspace, dataDir, ids, checks };
+}
+
+async function replayMany(
+  server: ModelServer,
+  browser: BrowserPool,
+  recorded: { workspace: string; dataDir: string; checks: RecordedCheck[] },
+  count: number,
+): Promise<ChecksResult['replays']> {
+  const list = copies(recorded.checks, count);
+  const counted = counting(browser);
+  const before = server.requests.length;
+  const started = performance.now();
+  const input = {
+    runId: 'bench',
+    session: 100,
+    dataDir: recorded.dataDir,
+    sandbox: { sandbox: 'none' as const },
+  };
+  const results = await replayOnOneApp(input, openRepo(recorded.workspace), counted.source, list, 'cli');
+  const wallMs = performance.now() - started;
+  const durations = [...results.values()].map((result) => result.durationMs);
+  const sorted = [...durations].sort((a, b) => a - b);
+  const p95 = sorted.length ? (sorted[Math.ceil(sorted.length * 0.95) - 1] as number) : null;
+  return {
+    n: results.size,
+    green: [...results.values()].filter((result) => result.ok).length,
+    retriedOnOwnApp: counted.contexts() - list.length,
+    perReplayMs: spread(durations),
+    p95Ms: p95 === null ? null : Number(p95.toFixed(1)),
+    wallPerReplayMs: Number((wallMs / list.length).toFixed(1)),
+    // What the call spent outside the replays: app start and stop, contexts, results kept.
+    overheadMs: Math.round(wallMs - durations.reduce((sum, value) => sum + value, 0)),
+    modelRequests: server.requests.length - before,
+  };
+}
+
+/**
+ * Measures an LLM regression evaluation of the demo's features (a workspace without checks), records the checks
+ * as the demo does, replays them `replays` times on one app, then runs a replay-first regression session.
+ */
+export async function measureChecks(options: { replays: number }): Promise<ChecksResult> {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'ns-bench-checks-'));
+  const server = await startModelServer({ policy: demoPolicy });
+  const browser = createBrowserPool();
+  try {
+    const plain = await demoWorkspace(path.join(root, 'llm'));
+    const llmEvaluation = await evaluatorSession(server, {
+      workspace: plain.workspace,
+      dataDir: path.join(root, 'llm-data'),
+      featureIds: plain.ids,
+      session: 1,
+      browser,
+      mode: 'regression',
+    });
+    const recorded = await recordChecks(server, browser, root);
+    const replays = await replayMany(server, browser, recorded, options.replays);
+    const replayFirstSweep = await evaluatorSession(server, {
+      workspace: recorded.workspace,
+      dataDir: recorded.dataDir,
+      featureIds: recorded.ids,
+      session: 200,
+      browser,
+      mode: 'regression',
+    });
+    return {
+      features: recorded.ids.length,
+      checks: recorded.checks.length,
+      llmEvaluation,
+      replays,
+      replayFirstSweep,
+    };
+  } finally {
+    await browser.close();
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  }
+}
