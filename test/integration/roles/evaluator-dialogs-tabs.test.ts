@@ -119,7 +119,7 @@ function deleteVerdict(seen: string) {
 
 /** The help verdict, decided from the tab list and snapshot browser_tabs returned. */
 function helpVerdict(seen: string) {
-  const tabs = /\/help/.test(seen) && /tab 1|\b1\b.*\/help/i.test(seen);
+  const tabs = /^1: \S+\/help "Todo help" \(current\)$/m.test(seen);
   const shown = /heading "Todo help"/.test(seen);
   const ok = tabs && shown;
   return {
@@ -218,8 +218,8 @@ describe('evaluating a todo app with a confirm() delete and a new-tab help link'
       // browser_tabs listing both tabs with the help page current.
       expect(seen[2]).toContain('A confirm dialog appeared: "Delete Buy milk?" (accepted).');
       expect(seen[4]).toMatch(/A new tab opened: http:\/\/127\.0\.0\.1:\d+\/help/);
-      expect(seen[5]).toMatch(/\b0\b.*127\.0\.0\.1:\d+\/(?!help)/);
-      expect(seen[5]).toMatch(/\b1\b.*\/help.*current|current.*\b1\b.*\/help/i);
+      expect(seen[5]).toMatch(/^0: http:\/\/127\.0\.0\.1:\d+\/ "Todos"$/m);
+      expect(seen[5]).toMatch(/^1: http:\/\/127\.0\.0\.1:\d+\/help "Todo help" \(current\)$/m);
 
       // The pass gate recorded both checks (with the dialog answer and the popup) and replayed them green.
       const deleteCheck = (await readCheckFile(workspace, 'F-001'))?.current;
