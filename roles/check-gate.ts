@@ -31,8 +31,11 @@ export interface CheckGateInput {
   features: readonly Feature[];
   /** `rerecord` when the features' old checks went red in a sweep. */
   reason: 'evaluate' | 'rerecord';
-  /** The evaluator's page (expectations are confirmed on it) and the app URL it used. */
-  page: Page;
+  /**
+   * The evaluator's current tab (expectations are confirmed on it: a replay ends on the tab the recorded actions
+   * end on, a popup after a click that opened one) and the app URL it used.
+   */
+  page: () => Page;
   appUrl: string;
   observations: ObservationLog;
   replay: FreshReplay;
@@ -60,7 +63,7 @@ export class CheckGate {
     if (verdict.verdict !== 'pass') return { accept: verdict };
     const id = verdict.feature_id;
     const evidence = verdict.steps.filter((step) => step.ok).map((step) => step.evidence);
-    const expectations = await confirmedExpectations(this.input.page, evidence, segment.typed);
+    const expectations = await confirmedExpectations(this.input.page(), evidence, segment.typed);
     const why =
       segment.unrecordable ??
       (expectations.length === 0 ? 'no quoted evidence was confirmed on the page' : undefined);

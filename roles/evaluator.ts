@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { AgentResult } from '../agent/loop.js';
-import { createBrowserTools } from '../agent/tools/browser.js';
+import { createBrowserToolSet } from '../agent/tools/browser.js';
 import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { checkReplaysDir, sessionEvidenceDir } from '../core/paths.js';
@@ -124,6 +124,13 @@ export async function prepareEvaluator(
     onUngrounded: (featureId, failure, final) =>
       input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
   });
+  const browserTools = createBrowserToolSet({
+    page: evaluation.page,
+    evidenceDir,
+    consoleMessages: () => evaluation.consoleMessages,
+    allowedOrigins: [app.url],
+    observations,
+  });
   const replayApps = appsAhead((index) => startFreshApp(input, repo, `replay-${index}`));
   const gate = new CheckGate({
     ...input,
@@ -131,7 +138,7 @@ export async function prepareEvaluator(
     workspace: repo.dir,
     features,
     reason: mode === 'regression' ? 'rerecord' : 'evaluate',
-    page: evaluation.page,
+    page: browserTools.currentPage,
     appUrl: app.url,
     observations,
     replay: freshReplay({
@@ -161,13 +168,7 @@ export async function prepareEvaluator(
     firstMessage: evaluatorMessage({ appUrl: app.url, features: open, mode, failures }),
     tools: [
       ...createFileTools({ readOnly: true }),
-      ...createBrowserTools({
-        page: evaluation.page,
-        evidenceDir,
-        consoleMessages: () => evaluation.consoleMessages,
-        allowedOrigins: [app.url],
-        observations,
-      }),
+      ...browserTools.tools,
       createSubmitVerdictTool(collector, (verdict) => gate.review(verdict)),
     ],
     protectedPaths: EVALUATOR_PROTECTED_PATHS,

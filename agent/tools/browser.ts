@@ -4,6 +4,7 @@
  */
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { z } from 'zod';
 import { defineTool, type Tool, ToolError } from '../tool.js';
 import {
@@ -65,7 +66,16 @@ const CONSOLE_MAX_BYTES = 16_000;
 
 /** The browser tools bound to one evaluation's page. */
 export function createBrowserTools(session: BrowserToolSession): Tool[] {
+  return createBrowserToolSet(session).tools;
+}
+
+/** The browser tools and the tab they act on now (a popup they followed, a tab the model selected). */
+export function createBrowserToolSet(session: BrowserToolSession): { tools: Tool[]; currentPage(): Page } {
   const state = createBrowserToolState(session);
+  return { tools: toolsOf(state), currentPage: () => state.page() };
+}
+
+function toolsOf(state: BrowserToolState): Tool[] {
   return [
     navigateTool(state),
     navigateBackTool(state),
