@@ -146,7 +146,7 @@ describe('a pass with nothing replayable', () => {
       workspace: '/nonexistent',
       features: [],
       reason: 'evaluate',
-      page: {} as Page, // evidence quoting nothing never reaches the page
+      page: () => ({}) as Page, // evidence quoting nothing never reaches the page
       appUrl: BASE,
       observations,
       replay: () => {
