@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -42,6 +43,35 @@ function hashTree(dir: string): string {
   };
   walk(dir);
   return hash.digest('hex');
+}
+
+/** Runs git in `dir` as the workspace's own user would (not the harness). */
+function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-c', 'user.name=u', '-c', 'user.email=u@example.com', ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+  }).trim();
+}
+
+/** A workspace as the autonomous-coding quickstart leaves it: a feature list without ids, committed. */
+function quickstartWorkspace(name: string, initScript: string): string {
+  const dir = path.join(home, name);
+  fs.mkdirSync(dir);
+  const list = [
+    {
+      category: 'functional',
+      description: 'Add a todo',
+      steps: ['Type a todo', 'Press Enter'],
+      passes: false,
+    },
+  ];
+  fs.writeFileSync(path.join(dir, 'feature_list.json'), JSON.stringify(list, null, 2));
+  fs.writeFileSync(path.join(dir, 'claude-progress.txt'), 'Session 1: set up.\n');
+  fs.writeFileSync(path.join(dir, 'init.sh'), initScript, { mode: 0o755 });
+  gitIn(dir, 'init', '-q', '-b', 'main');
+  gitIn(dir, 'add', '-A');
+  gitIn(dir, 'commit', '-qm', 'quickstart session 1');
+  return dir;
 }
 
 beforeAll(() => {
@@ -233,6 +263,41 @@ describe('one run per workspace', () => {
     expect(out.stdout.trim()).toBe('r-paused');
     expect(out.stderr).toMatch(/run r-paused on this workspace was paused \(user\): resumed/);
     expect((await store.getRun('r-paused')).status).toBe('building');
+  });
+
+  it('adopts a quickstart workspace whose init.sh uses a fixed port: the first generator is asked for $PORT', async () => {
+    const workspace = quickstartWorkspace('ws-fixed-port', '#!/bin/bash\nnpm install\nnode server.js 3000\n');
+    const spec = path.join(home, 'spec.md');
+    fs.writeFileSync(spec, '# A todo app\n');
+    const out = await cli(['run', spec, '--workspace', workspace, '--detach', '--no-preflight-request'], {
+      env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-test-0000' },
+    });
+    expect(out.code, out.stderr).toBe(0);
+    const runId = out.stdout.trim();
+    const status = await cli(['status', runId, '--json']);
+    expect(JSON.parse(status.stdout).next).toMatch(/^generator session on F-001/);
+    const feedback = fs.readFileSync(path.join(workspace, '.nightshift/feedback/F-001.md'), 'utf8');
+    expect(feedback).toMatch(/^# Before this feature: make init\.sh use \$PORT/);
+    expect(gitIn(workspace, 'status', '--porcelain')).toBe('');
+    expect(gitIn(workspace, 'log', '-1', '--format=%s')).toMatch(/\$PORT task on F-001/);
+  });
+
+  it('a quickstart workspace it cannot adopt is refused and left byte for byte, .git included', async () => {
+    const workspace = quickstartWorkspace('ws-refused', '#!/bin/bash\nnode server.js 3000\n');
+    // A feature without steps: not adoptable, and nothing (not the ids, not the port task) may be written.
+    fs.writeFileSync(
+      path.join(workspace, 'feature_list.json'),
+      JSON.stringify([{ category: 'functional', description: 'Add a todo', passes: false }]),
+    );
+    const spec = path.join(home, 'spec.md');
+    fs.writeFileSync(spec, '# A todo app\n');
+    const before = hashTree(workspace);
+    const out = await cli(['run', spec, '--workspace', workspace, '--detach', '--no-preflight-request'], {
+      env: { ...env, ANTHROPIC_API_KEY: 'sk-ant-test-0000' },
+    });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/cannot be resumed:\n.*feature_list\.json: \[0\]\.steps/);
+    expect(hashTree(workspace)).toBe(before);
   });
 
   it('--workspace naming a file is a clear error without a stack trace', async () => {
