@@ -299,7 +299,7 @@ describe('browser tools for dialogs, tabs, hover, drag, upload, back, resize and
     expect(await evaluation.page.locator('#search').inputValue()).toBe('bread');
     expect(recordSegment(log.entries(), 0, `${origin}/`).actions.at(-1)).toEqual({
       kind: 'type',
-      target: "getByRole('textbox', { name: 'Search' })",
+      target: "getByRole('textbox', { name: 'Search', exact: true })",
       text: 'bread',
     });
     const replay = await replayed([
