@@ -43,8 +43,8 @@ describe('.ci/run', () => {
     expect(lint).toMatch(/biome check \./);
     expect(lint).toMatch(/tsc --noEmit/);
     expect(CI_RUN).toMatch(/^export NIGHTSHIFT_CI=1$/m);
-    // The chaos suite is run by hand until CI has room for it (docs/reliability.md).
-    expect(CI_RUN).not.toMatch(/^npm run test:chaos$/m);
+    // The chaos suite runs in CI too, after the README's commands, so a regression in recovery cannot land.
+    expect(CI_RUN).toMatch(/^bash scripts\/readme-commands\.sh\n[\s\S]*^npm run test:chaos$/m);
     for (const [script] of CI_RUN.matchAll(/scripts\/[\w.-]+\.sh/g))
       expect(() => readFileSync(path.join(ROOT, script)), script).not.toThrow();
   });
