@@ -266,6 +266,24 @@ export async function statWorkspaceFile(
   return { size: opened.info.size, mode: opened.info.mode };
 }
 
+/**
+ * Removes a workspace file the harness wrote; false when it is not there. No directory on the way may be a link
+ * (a linked `.nightshift/` would otherwise aim the removal outside); a link at the name itself is removed, never
+ * followed.
+ */
+export async function removeWorkspaceFile(workspace: string, relative: string): Promise<boolean> {
+  const root = await rootOf(workspace);
+  const parts = components(relative);
+  if (!(await walkParents(root, parts, relative, false))) return false;
+  const target = path.join(root, ...parts);
+  const info = await lstatOrNull(target);
+  if (info === null) return false;
+  if (info.isDirectory())
+    throw new UnsafeFileError(relative, 'not_regular', 'is a directory; a file was expected');
+  await rm(target, { force: true });
+  return true;
+}
+
 /** Adds mode bits to an existing workspace file (through its descriptor: a link is never followed). */
 export async function chmodWorkspaceFile(workspace: string, relative: string, mode: number): Promise<void> {
   const opened = await openChecked(await rootOf(workspace), relative);

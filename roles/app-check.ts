@@ -3,13 +3,17 @@
  * gets. A failure is kept in `.nightshift/app-start.md` (committed, so the next initializer session reads it
  * in its brief) and ends the session `failed`; a start that works removes the note.
  */
-import { unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { renderAppStartFailure } from '../handoff/feedback.js';
 import { type AppStartFailure, WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, type WorkspaceRepo } from '../handoff/git.js';
-import { readWorkspaceText, UnsafeFileError, writeWorkspaceFile } from '../handoff/safe-fs.js';
+import {
+  readWorkspaceText,
+  removeWorkspaceFile,
+  UnsafeFileError,
+  writeWorkspaceFile,
+} from '../handoff/safe-fs.js';
 import { startFreshApp } from './fresh-app.js';
 import type { RoleSessionInput } from './types.js';
 
@@ -29,12 +33,14 @@ export async function checkAppAfterInit(
 ): Promise<AppCheckResult> {
   const sandbox = input.startAppAfterInit?.sandbox ?? input.sandbox;
   const started = await startFreshApp({ ...input, ...(sandbox ? { sandbox } : {}) }, repo, 'after-init');
-  const note = path.join(repo.dir, WORKSPACE_FILES.appStartNote);
   if (started.ok) {
     await started.app.stop();
-    const removed = await unlink(note).then(
-      () => true,
-      () => false,
+    // A note the harness cannot reach safely (a linked `.nightshift/`) stays; the guard deals with the link.
+    const removed = await removeWorkspaceFile(repo.dir, WORKSPACE_FILES.appStartNote).catch(
+      (error: unknown) => {
+        if (error instanceof UnsafeFileError) return false;
+        throw error;
+      },
     );
     if (removed) await commitNote(input, repo, 'the app starts: app-start note removed');
     return { ok: true };

@@ -1,9 +1,8 @@
-import { unlink } from 'node:fs/promises';
-import path from 'node:path';
 import { readFeatureList, writeFeatureList } from '../handoff/feature-list.js';
 import { feedbackPath, writeFeedback } from '../handoff/feedback.js';
 import type { SubmittedVerdict, VerdictRecord } from '../handoff/formats.js';
 import { checkpoint, type WorkspaceRepo } from '../handoff/git.js';
+import { removeWorkspaceFile } from '../handoff/safe-fs.js';
 import { appendVerdict } from '../handoff/verdicts.js';
 
 /** Where an evaluation happened, for the records. */
@@ -60,7 +59,8 @@ export async function applyVerdicts(
     if (!feature) continue;
     if (record.verdict === 'pass') {
       feature.passes = true;
-      await unlink(path.join(repo.dir, feedbackPath(record.featureId))).catch(() => undefined);
+      // Never through a linked `.nightshift/`: a refused removal leaves the old feedback, which is harmless.
+      await removeWorkspaceFile(repo.dir, feedbackPath(record.featureId)).catch(() => false);
     } else if (record.verdict === 'fail') {
       feature.passes = false;
       await writeFeedback(repo.dir, record);

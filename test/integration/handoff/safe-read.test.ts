@@ -16,6 +16,7 @@ import {
   appendWorkspaceFile,
   readWorkspaceFile,
   readWorkspaceTail,
+  removeWorkspaceFile,
   UnsafeFileError,
   writeWorkspaceFile,
 } from '../../../handoff/safe-fs.js';
@@ -190,5 +191,27 @@ describe('the harness readers use it', () => {
     fs.rmSync(path.join(workspace, 'progress.md'));
     execFileSync('mkfifo', [path.join(workspace, 'progress.md')]);
     expect(await progressTail(workspace, 3000)).toMatch(/is a FIFO/);
+  });
+});
+
+describe('removeWorkspaceFile', () => {
+  it('removes a harness file, but never through a linked directory, and removes a link without following it', async () => {
+    const { workspace, outside, secretFile } = setup();
+    await writeWorkspaceFile(workspace, '.nightshift/feedback/F-001.md', 'old feedback\n');
+    expect(await removeWorkspaceFile(workspace, '.nightshift/feedback/F-001.md')).toBe(true);
+    expect(fs.existsSync(path.join(workspace, '.nightshift/feedback/F-001.md'))).toBe(false);
+    expect(await removeWorkspaceFile(workspace, '.nightshift/feedback/F-001.md')).toBe(false);
+
+    // A `.nightshift/feedback` linked to a directory outside: the file there is not removed.
+    fs.rmSync(path.join(workspace, '.nightshift/feedback'), { recursive: true });
+    fs.symlinkSync(outside, path.join(workspace, '.nightshift/feedback'));
+    const linked = await refusal(removeWorkspaceFile(workspace, '.nightshift/feedback/secret.txt'));
+    expect(linked.problem).toBe('symlink');
+    expect(fs.existsSync(secretFile)).toBe(true);
+
+    // A link at the name itself is removed; what it points at stays.
+    fs.symlinkSync(secretFile, path.join(workspace, 'note.md'));
+    expect(await removeWorkspaceFile(workspace, 'note.md')).toBe(true);
+    expect(fs.existsSync(secretFile)).toBe(true);
   });
 });
