@@ -1,5 +1,10 @@
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { FINISHED_STATUSES, knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
+import {
+  FINISHED_STATUSES,
+  knownCostUsd,
+  type RunRecord,
+  type SessionRecord,
+} from '../orchestrator/run-state.js';
 import { createProgressRenderer, formatAppStartFailure, type ProgressRenderer } from './progress.js';
 import { runElapsedMs } from './status.js';
 
@@ -64,6 +69,29 @@ export class InFlightCost {
   }
 }
 
+/** Reads of the run record per poll at most, when sessions keep ending between them. */
+const CONSISTENT_READS = 3;
+
+/**
+ * The run and its newest session as of one moment: the record is read again after the session, and the pair
+ * is kept only when no session ended in between. Otherwise a session that ended between the two reads would
+ * be in neither the counters nor in flight (the cost would dip), or, read the other way round, in both.
+ */
+async function readConsistently(
+  orchestrator: Orchestrator,
+  runId: string,
+): Promise<{ run: RunRecord; latest: SessionRecord | undefined }> {
+  let run = await orchestrator.store.getRun(runId);
+  for (let read = 1; ; read++) {
+    const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
+    const again = await orchestrator.store.getRun(runId);
+    if (again.counters.sessions === run.counters.sessions || read >= CONSISTENT_READS) {
+      return { run: again, latest: sessions[0] };
+    }
+    run = again;
+  }
+}
+
 /**
  * Shows a run's live progress (passing/total bar, current role and feature, cost including the session in
  * flight, the run's elapsed time) until it ends, then prints the summary line and returns the final record.
@@ -80,7 +108,7 @@ export async function followRun(
   });
   const inFlight = new InFlightCost(orchestrator, runId);
   for (;;) {
-    const run = await orchestrator.store.getRun(runId);
+    const { run, latest } = await readConsistently(orchestrator, runId);
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
     const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {
@@ -95,8 +123,6 @@ export async function followRun(
       });
       return run;
     }
-    const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
-    const latest = sessions[0];
     const current = latest && !latest.finishedAt ? latest : null;
     const running = await inFlight.of(current?.seq ?? null);
     for (const note of inFlight.drainNotes()) renderer.note(note);
