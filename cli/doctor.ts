@@ -9,7 +9,8 @@ import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
 import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
 import { type CliDeps, resolveDeps } from './context.js';
-import { DEFAULT_REDIS_URL, findEmbeddedRedis, findRedisServer, maskUrl, pingRedis } from './redis.js';
+import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';
+import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 
 /** Chromium used when neither the config nor NIGHTSHIFT_CHROMIUM names one. */
 const DEFAULT_CHROMIUM = '/usr/bin/chromium';
