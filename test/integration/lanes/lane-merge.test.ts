@@ -105,7 +105,7 @@ describe('lane merges', () => {
     const text = fs.readFileSync(path.join(repo.dir, 'app.js'), 'utf8');
     expect(text).toContain('<<<<<<<');
     // What the scripted generator does with it: both registrations above the marker, once each.
-    expect(keepBothSides(text)).toBe('a\nlane\nmain\n// marker\n');
+    expect(keepBothSides(text)).toBe('a\nmain\nlane\n// marker\n');
     await undoMerge(repo, (await runGit(repo, ['rev-parse', 'HEAD~1'])).trim());
     expect(fs.readFileSync(path.join(repo.dir, 'app.js'), 'utf8')).toBe('a\nlane\n// marker\n');
   });
