@@ -143,7 +143,9 @@ async function prepareBesideBackup(
   repo: WorkspaceRepo,
   startCommit: string,
 ): Promise<RolePlan | RoleFinish> {
-  const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId), { head: startCommit });
+  const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), {
+    head: startCommit,
+  });
   const [prepared, backedUp] = await Promise.allSettled([PREPARERS[input.role](input, repo), backup]);
   if (backedUp.status === 'rejected') {
     if (prepared.status === 'fulfilled' && 'system' in prepared.value) {
@@ -235,7 +237,7 @@ async function checkIntegrity(
   const violations: IntegrityViolation[] = [];
   const history = await verifyDescendsFrom(repo, startCommit, {
     branch: input.branch ?? 'main',
-    backupDir: repoBackupDir(input.dataDir, input.runId),
+    backupDir: repoBackupDir(input.dataDir, input.runId, input.lane),
     label: `${input.runId}-${input.session}`,
   });
   if (!history.ok) violations.push(history.violation);
