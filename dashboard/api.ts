@@ -5,7 +5,7 @@ import { moduleLogger } from '../core/log.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
-import { loadLanesView } from '../orchestrator/lane-view.js';
+import { loadLanesView, withMerges } from '../orchestrator/lane-view.js';
 import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
 import { RunTransitionError } from '../orchestrator/transitions.js';
 import { runActivity } from './activity.js';
@@ -115,13 +115,18 @@ export function apiRoutes(deps: ApiDeps): Hono {
   app.get('/runs/:id/*', stampLastEvent);
   const runResponse = async (id: string): Promise<RunResponse> => {
     const run = await store.getRun(id);
-    const [nextAt, digest, activity] = await Promise.all([
+    const [nextAt, digest, activity, lanes] = await Promise.all([
       next(id),
       digests.get(id),
       runActivity(store, run),
+      loadLanesView(store, run),
     ]);
-    const lanes = await loadLanesView(store, run, digest.recentMerges);
-    return { run: toRunView(run, nextAt), nightlySummary: digest.nightlySummary, activity, lanes };
+    return {
+      run: toRunView(run, nextAt),
+      nightlySummary: digest.nightlySummary,
+      activity,
+      lanes: lanes && withMerges(lanes, digest.recentMerges),
+    };
   };
 
   app.get('/runs', async (c) => {

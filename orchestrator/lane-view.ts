@@ -125,8 +125,6 @@ export async function loadLanesView(
   const activities = lanes.map((lane, index): LaneActivity => {
     const feature = parsed(FeatureState, featureJson[index]);
     const session = parsed(SessionRecord, sessionJson[index]);
-    const lastMerge =
-      recentMerges.find((merge) => merge.lane === lane.lane && merge.featureId === lane.featureId) ?? null;
     return {
       lane: lane.lane,
       featureId: lane.featureId,
@@ -135,16 +133,27 @@ export async function loadLanesView(
       step: laneStep(run, lane, feature, session),
       mergeSetbacks: lane.mergeSetbacks,
       last: lane.last,
-      lastMerge,
+      lastMerge: null,
     };
   });
-  return LanesView.parse({
+  const view = LanesView.parse({
     configured: run.config.lanes,
     lanes: activities,
     merging: activities.find((lane) => lane.step.kind === 'merging')?.lane ?? null,
     waiting: activities.filter((lane) => lane.step.kind === 'waiting-merge').map((lane) => lane.lane),
-    recentMerges: [...recentMerges],
+    recentMerges: [],
   });
+  return withMerges(view, recentMerges);
+}
+
+/** `view` with the newest merge results (newest first), each lane's own newest as its `lastMerge` (pure). */
+export function withMerges(view: LanesView, recentMerges: readonly LaneMergeView[]): LanesView {
+  const lanes = view.lanes.map((lane) => ({
+    ...lane,
+    lastMerge:
+      recentMerges.find((merge) => merge.lane === lane.lane && merge.featureId === lane.featureId) ?? null,
+  }));
+  return { ...view, lanes, recentMerges: [...recentMerges] };
 }
 
 function parsed<S extends z.ZodTypeAny>(schema: S, json: string | null | undefined): z.infer<S> | undefined {
