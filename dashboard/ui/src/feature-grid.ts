@@ -104,7 +104,9 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
     button.dataset.state = cell.state;
     const description = descriptions.get(cell.id);
     const mark = lanes.get(cell.id);
-    const onLane = mark ? ` · lane ${mark.lane}${mark.waiting ? ', waiting to merge' : ''}` : '';
+    const onLane = mark
+      ? ` · lane ${mark.lane}${mark.waiting ? ': passed on its lane, waiting to merge' : ''}`
+      : '';
     button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${onLane}${description ? `\n${description}` : ''}`;
     if (mark) button.classList.add('on-lane');
     if (mark?.waiting) button.classList.add('merge-pending');

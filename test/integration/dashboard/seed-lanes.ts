@@ -93,12 +93,23 @@ export async function seedLanes(store: RunStore, runId: string, clock: SteppingC
     lane: 2,
   });
   clock.advance(60_000);
+  const pass = {
+    featureId: 'F-005',
+    verdict: 'pass' as const,
+    steps: [{ step: 'Show an empty state', ok: true, evidence: 'The list says "Nothing to do".' }],
+    issues: [],
+    mode: 'evaluate' as const,
+    runId,
+    session: evaluatorSeq,
+    at: clock.now().toISOString(),
+    evidence: [],
+  };
+  // A pass on a lane leaves the feature waiting for the merge queue (mergePending), not passing yet.
   await store.recordSessionResult(
     runId,
     evaluatorSeq,
-    seededResult('evaluator', ['F-005'], startedAt, 60_000, [], evaluatorSeq),
+    seededResult('evaluator', ['F-005'], startedAt, 60_000, [pass], evaluatorSeq),
   );
-  await setMergePending(store, runId, 'F-005');
   const mergingSeq = await claim(MAIN_SLOT, { kind: 'merge', featureId: 'F-005', lane: 2 });
   return { generatorSeq, evaluatorSeq, mergingSeq };
 }
