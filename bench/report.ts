@@ -323,7 +323,7 @@ function dashboardSection(results: BenchResults): string {
     '|---|---|---|',
     ...d.api.map((t) => `| ${t.request} | ${cell(t.ms)} | ${t.bytes.toLocaleString('en')} |`),
     '',
-    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.${d.gridCompleteInPageMs ? ` The grid renders in chunks (first screen first); its last cell was in the DOM at ${cell(d.gridCompleteInPageMs)} (page clock).` : ''}`,
+    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.${d.gridCompleteInPageMs ? ` The grid renders in chunks (first screen first); its last cell was in the DOM at ${cell(d.gridCompleteInPageMs)} (page clock).` : ''}${d.firstScreenInPageMs ? ` The first screen (header and the grid's first cells; the chart and the timeline are drawn after them) was there at ${cell(d.firstScreenInPageMs)} (page clock).` : ''}`,
     '',
   ].join('\n');
 }

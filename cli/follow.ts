@@ -75,6 +75,29 @@ export class InFlightCost {
   }
 }
 
+/** Reads of the run record per poll at most, when sessions keep ending between them. */
+const CONSISTENT_READS = 3;
+
+/**
+ * The run and its newest session as of one moment: the record is read again after the session, and the pair
+ * is kept only when no session ended in between. Otherwise a session that ended between the two reads would
+ * be in neither the counters nor in flight (the cost would dip), or, read the other way round, in both.
+ */
+async function readConsistently(
+  orchestrator: Orchestrator,
+  runId: string,
+): Promise<{ run: RunRecord; latest: SessionRecord | undefined }> {
+  let run = await orchestrator.store.getRun(runId);
+  for (let read = 1; ; read++) {
+    const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
+    const again = await orchestrator.store.getRun(runId);
+    if (again.counters.sessions === run.counters.sessions || read >= CONSISTENT_READS) {
+      return { run: again, latest: sessions[0] };
+    }
+    run = again;
+  }
+}
+
 /**
  * Shows a run's live progress (passing/total bar, current role and feature, cost including the session in
  * flight, the run's elapsed time) until it ends, then prints the summary line and returns the final record.
@@ -91,7 +114,7 @@ export async function followRun(
   });
   const inFlight = new InFlightCost(orchestrator, runId);
   for (;;) {
-    const run = await orchestrator.store.getRun(runId);
+    const { run, latest } = await readConsistently(orchestrator, runId);
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
     const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {
@@ -106,7 +129,7 @@ export async function followRun(
       });
       return run;
     }
-    const { current, inFlightSeqs, lanes } = await runningNow(orchestrator, run);
+    const { current, inFlightSeqs, lanes } = await runningNow(orchestrator, run, latest);
     const running = await inFlight.of(inFlightSeqs);
     for (const note of inFlight.drainNotes()) renderer.note(note);
     renderer.update({
@@ -128,21 +151,16 @@ export async function followRun(
 }
 
 /**
- * What runs now: the session in flight and its seq (serial runs); with lanes, the busy lanes, every session in
+ * What runs now: the newest session if it is in flight (serial runs); with lanes, the busy lanes, every session in
  * flight, and the run slot's own session (initializer, sweep) as `current`.
  */
 async function runningNow(
   orchestrator: Orchestrator,
   run: RunRecord,
+  latest: SessionRecord | undefined,
 ): Promise<{ current: SessionRecord | null; inFlightSeqs: number[]; lanes?: ProgressLane[] }> {
   const lanesView = await loadLanesView(orchestrator.store, run);
   if (!lanesView) {
-    const { sessions } = await orchestrator.store.listSessions(run.id, {
-      offset: 0,
-      limit: 1,
-      order: 'desc',
-    });
-    const latest = sessions[0];
     const current = latest && !latest.finishedAt ? latest : null;
     return { current, inFlightSeqs: current ? [current.seq] : [] };
   }

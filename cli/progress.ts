@@ -140,7 +140,7 @@ export function createProgressRenderer(options: ProgressRendererOptions): Progre
     update(update) {
       const line = formatProgressLine(update, now());
       if (options.isTTY) {
-        const width = Math.max(20, (options.stream.columns ?? 80) - 1);
+        const width = Math.max(20, (options.stream.columns || 80) - 1);
         // \r + "erase line": the new line overwrites the old one even when it is shorter.
         options.stream.write(`\r\x1b[2K${truncate(line, width)}`);
         drawn = true;

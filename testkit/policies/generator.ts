@@ -134,8 +134,8 @@ export function conflictedFiles(feedback: string): string[] {
 }
 
 /**
- * Both sides of every conflict, ours first, a line both sides have kept once: right for the todo app, whose lanes
- * insert lines above one marker line.
+ * Both sides of every conflict, theirs (the run branch: features merged earlier) first, then ours, a line both sides
+ * have kept once: right for the todo app, whose lanes insert registrations above one marker line, in build order.
  */
 export function keepBothSides(text: string): string {
   return text.replace(
@@ -143,10 +143,10 @@ export function keepBothSides(text: string): string {
     (_match, ours: string, theirs: string, end: string) => {
       const kept = ours.split('\n').filter((line) => line !== '');
       const added = theirs.split('\n').filter((line) => line !== '' && !kept.includes(line));
-      // Their lines go before the lines both sides share at the end (the marker the registrations sit above).
+      // Both sides' lines go before the lines they share at the end (the marker the registrations sit above).
       const shared = kept.filter((line) => theirs.split('\n').includes(line));
       const own = kept.filter((line) => !shared.includes(line));
-      return `${[...own, ...added, ...shared].join('\n')}${end}`;
+      return `${[...added, ...own, ...shared].join('\n')}${end}`;
     },
   );
 }

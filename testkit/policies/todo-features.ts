@@ -294,7 +294,8 @@ export function withScriptedFeatureCount(spec: string, count: number): string {
 /** `feature_list.json` as the initializer writes it (the first `count` features): no ids, all failing. */
 /**
  * What each feature needs to be checked at all, by list position (1-based), as a real initializer would declare it:
- * every feature adds todos and shows the loaded list (1, 2); counting, filtering and clearing need completing (3).
+ * every feature adds todos and shows the loaded list (1, 2); counting, filtering, editing (its PATCH fields) and
+ * clearing need completing (3).
  * Lanes start a feature only once these pass on the run branch.
  */
 const TODO_DEPENDENCIES: readonly (readonly number[])[] = [
@@ -304,7 +305,7 @@ const TODO_DEPENDENCIES: readonly (readonly number[])[] = [
   [1, 2],
   [1, 2, 3],
   [1, 2, 3],
-  [1, 2],
+  [1, 2, 3],
   [1, 2, 3],
 ];
 

@@ -177,7 +177,7 @@ interface Parts {
   summary: HTMLElement;
   chart: HTMLElement;
   grid: FeatureGrid;
-  timeline: { reload(): Promise<void>; setLanes(lanes: number): void };
+  timeline: { reload(after?: Promise<unknown>): Promise<void>; setLanes(lanes: number): void };
 }
 
 /** The grid marks of a run's lanes: each busy lane's feature, and whether it waits for (or is in) the merge queue. */
@@ -207,7 +207,10 @@ function refresher(runId: string, parts: Parts): () => Promise<void> {
   };
   return async () => {
     try {
-      // Each part renders as soon as its data arrives; the grid does not wait for the chart.
+      // Everything is fetched at once; the header and the grid's first screen are drawn as soon as their data
+      // arrives, the chart and the timeline (below the first screen) only after the grid's first chunk.
+      const gridShown = api.grid(runId).then((grid) => syncGrid(gridCells(grid)));
+      const afterGrid = gridShown.catch(() => undefined);
       await Promise.all([
         api.run(runId).then((run) => {
           parts.header.render(run);
@@ -217,17 +220,11 @@ function refresher(runId: string, parts: Parts): () => Promise<void> {
           parts.timeline.setLanes(run.lanes?.configured ?? 0);
           renderSummary(parts.summary, run.nightlySummary);
         }),
-        api.grid(runId).then((grid) => syncGrid(gridCells(grid))),
-        api
-          .progress(runId)
-          .then((progress) =>
-            replaceChildren(
-              parts.chart,
-              el('h2', null, 'Passing features over time'),
-              progressChart(progress),
-            ),
-          ),
-        parts.timeline.reload(),
+        gridShown,
+        Promise.all([api.progress(runId), afterGrid]).then(([progress]) =>
+          replaceChildren(parts.chart, el('h2', null, 'Passing features over time'), progressChart(progress)),
+        ),
+        parts.timeline.reload(afterGrid),
       ]);
     } catch (error) {
       replaceChildren(

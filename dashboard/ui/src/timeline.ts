@@ -10,10 +10,10 @@ import { roleBadge, sessionResult } from './labels.js';
 
 const PAGE = 50;
 
-/** The timeline panel: `reload()` refetches the current page (live updates call it). */
+/** The timeline panel: `reload()` refetches the current page (live updates call it), drawn once `after` settles. */
 export interface Timeline {
   element: HTMLElement;
-  reload(): Promise<void>;
+  reload(after?: Promise<unknown>): Promise<void>;
   /** Shows the Lane column for a run with `lanes` > 1 (0 or 1: hidden). */
   setLanes(lanes: number): void;
 }
@@ -70,7 +70,11 @@ export function createTimeline(runId: string): Timeline {
     prev.disabled = offset === 0;
     next.disabled = offset + PAGE >= total;
   };
-  const reload = async () => render(await api.sessions(runId, offset, PAGE));
+  const reload = async (after?: Promise<unknown>) => {
+    const page = await api.sessions(runId, offset, PAGE);
+    await after?.catch(() => undefined);
+    render(page);
+  };
   prev.addEventListener('click', () => {
     offset = Math.max(0, offset - PAGE);
     void reload();
