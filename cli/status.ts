@@ -283,7 +283,7 @@ function describeAction(action: NextAction): string {
   }
 }
 
-function nextHint({ run, lastSession, next, workers }: StatusDetails): string {
+function nextHint({ run, lastSession, next, workers, lanes }: StatusDetails): string {
   switch (run.status) {
     case 'paused':
       return run.pausedReason === 'budget'
@@ -300,8 +300,12 @@ function nextHint({ run, lastSession, next, workers }: StatusDetails): string {
     case 'cancelled':
       return 'nothing (cancelled); start a new run with `nightshift run SPEC`';
     default: {
-      const step =
-        lastSession && !lastSession.finishedAt ? 'the running session ends' : next && describeAction(next);
+      // With lanes, the serial planner's one next step is not what happens: each lane goes on by itself.
+      const step = lanes?.lanes.length
+        ? 'each busy lane goes on with its feature (lanes above); free lanes take the next features'
+        : lastSession && !lastSession.finishedAt
+          ? 'the running session ends'
+          : next && describeAction(next);
       const noWorker = workers === 0 ? ' (no worker is connected: start one with `nightshift worker`)' : '';
       return `${step ?? 'the planner decides'}${noWorker}`;
     }

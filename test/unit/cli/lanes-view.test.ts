@@ -204,6 +204,7 @@ describe('status of a run in lanes', () => {
     );
     expect(text).toMatch(/lane 4\s+free\n/);
     expect(text).toMatch(/last merge\s+lane 3 · F-002: conflict in src\/app\.ts — back to a generator/);
+    expect(text).toMatch(/next\s+each busy lane goes on with its feature/);
   });
 
   it('lists the lanes in --json (null for a serial run), keeping every other field', () => {
