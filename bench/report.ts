@@ -1,4 +1,5 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
+import { lanesSection } from './lanes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread, type Spread } from './stats.js';
@@ -344,5 +345,12 @@ export function renderReport(results: BenchResults): string {
     dashboardSection(results),
     recoverySection(results),
     checksSection(results),
+    lanesSection(
+      results.lanes,
+      (() => {
+        const load = results.machine.load.find((sample) => sample.section.startsWith('lanes:'));
+        return load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded';
+      })(),
+    ),
   ].join('\n');
 }

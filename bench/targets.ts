@@ -1,4 +1,5 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
+import { lanesTargetRow } from './lanes.js';
 import type { BenchResults, TargetRow } from './results.js';
 
 type Measured = Omit<BenchResults, 'targets'>;
@@ -221,5 +222,6 @@ export function targetRows(results: Measured): TargetRow[] {
     ...scaleRows(results),
     ...dashboardRows(results),
     ...checksRow(results),
+    ...lanesTargetRow(results.lanes),
   ];
 }

@@ -67,7 +67,7 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
   /** A run in the store whose lane 1 holds F-002, passed on its branch `branch` (made from main plus `change`). */
   async function laneReadyToMerge(id: string, change: (dir: string) => Promise<void>) {
     const { store } = harness.orchestrator;
-    const run = await store.createRun({
+    await store.createRun({
       id,
       spec: { path: '/spec.md', name: 'spec.md' },
       workspace: { kind: 'local', path: workspace },
