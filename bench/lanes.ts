@@ -97,7 +97,9 @@ async function buildWithLanes(lanes: number, features: number, latencyMs: number
         );
       for (const event of events) {
         if (event.type === 'lane.merge')
-          process.stderr.write(`merge #${event.seq} lane ${event.lane} ${event.outcome} at +${((Date.parse(event.at) - t0) / 1000).toFixed(1)} s\n`);
+          process.stderr.write(
+            `merge #${event.seq} lane ${event.lane} ${event.outcome} at +${((Date.parse(event.at) - t0) / 1000).toFixed(1)} s\n`,
+          );
       }
     }
     if (process.env.NSBENCH_DEBUG === 'events') {

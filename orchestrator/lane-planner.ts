@@ -46,7 +46,8 @@ export type LanePlan =
  * 1. the run-level rules of `nextAction` (not active → wait; all done → finish, only once no lane holds a
  *    feature and nothing is in flight; budgets → pause; provider errors → fail; no feature list → initialize,
  *    alone);
- * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch, in lane order), else
+ * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch; the lane sent
+ *    back most often first, then in lane order), else
  *    a nightly-window sweep, else a regression sweep when due (before finishing only once every lane is empty);
  * 3. every free lane that holds a feature: its follow-up (generator done → evaluate; failed, blocked by the app,
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
@@ -149,8 +150,9 @@ function mainSlotAction(
 ): LaneAction | undefined {
   const { run, features } = state;
   const byId = new Map(features.map((feature) => [feature.id, feature]));
+  // The lane sent back most often goes first: in a train, the earlier lanes win the conflicts.
   const toMerge = [...run.lanes]
-    .sort((a, b) => a.lane - b.lane)
+    .sort((a, b) => b.mergeSetbacks - a.mergeSetbacks || a.lane - b.lane)
     .filter((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending)
     .map(({ lane, featureId }) => ({ lane, featureId }));
   if (toMerge.length > 0) return { kind: 'merge', lanes: toMerge };

@@ -66,6 +66,8 @@ export type MergeResult = z.infer<typeof MergeResult>;
 
 /** Merge errors in a row after which the lane's feature is blocked (the merge queue must not loop). */
 const MAX_MERGE_ERRORS = 3;
+/** Merge-queue setbacks of one lane (conflicts included) after which its feature is blocked. */
+const MAX_MERGE_CONFLICTS = 6;
 
 /** What one merge step changes, built up result by result inside one compare-and-set. */
 interface MergeChanges {
@@ -77,9 +79,9 @@ interface MergeChanges {
 
 /**
  * Records the results of one merge-queue step (one per lane it took) in one step: `merged` makes the feature pass
- * on the run branch (and marks the features whose checks replayed green as checked) and frees the lane; `conflict`
- * and `rejected` send the lane back to a generator, counted like a failed evaluation; `error` leaves the merge
- * queued, bounded. A duplicate or stale delivery (a lane no longer at `seq`) changes nothing.
+ * on the run branch (and marks the features whose checks replayed green as checked) and frees the lane; `rejected`
+ * sends the lane back to a generator, counted like a failed evaluation; `conflict` sends it back too, bounded on
+ * its own (other lanes merged first: not the feature's failure); `error` leaves the merge queued, bounded. A duplicate or stale delivery (a lane no longer at `seq`) changes nothing.
  */
 export async function recordMergeResults(
   store: RunStore,
@@ -162,6 +164,13 @@ function applyMerge(
   );
   if (merge.outcome === 'error') {
     if (setbacks >= MAX_MERGE_ERRORS) block(`the merge queue failed ${setbacks} times: ${merge.detail}`);
+    return;
+  }
+  if (merge.outcome === 'conflict') {
+    // Not the feature's failure (other lanes merged first): bounded on its own, not as a failed attempt.
+    changes.changed.set(feature.id, { ...feature, mergePending: false, generatorSessions: 0 });
+    if (setbacks >= MAX_MERGE_CONFLICTS)
+      block(`its lane conflicted with the run branch ${setbacks} times: ${merge.detail}`);
     return;
   }
   const attempts = feature.attempts + 1;

@@ -71,6 +71,7 @@ describe('nightshift run (foreground)', () => {
         'spec',
         'blocked',
         'budgets',
+        'lanes',
         'lastSession',
         'next',
         'workers',

@@ -73,6 +73,22 @@ describe('nextLaneActions (pure)', () => {
     expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT, 3])))).toEqual([]);
   });
 
+  it('puts the lane sent back most often first in the train, so it does not keep losing the race', () => {
+    const features = [featureState(1, { mergePending: true }), featureState(2, { mergePending: true })];
+    const state = makeState(features, {
+      config: { lanes: 2 },
+      lanes: [lane(1, 'F-001'), lane(2, 'F-002', { mergeSetbacks: 2 })],
+    });
+    const [merge] = actions(nextLaneActions(state, T0, new Set()));
+    expect(merge?.action).toEqual({
+      kind: 'merge',
+      lanes: [
+        { lane: 2, featureId: 'F-002' },
+        { lane: 1, featureId: 'F-001' },
+      ],
+    });
+  });
+
   it('follows each lane up on its own: generator done → evaluate, failed → generate, sent back by the merge queue → generate', () => {
     const features = [
       featureState(1, { generatorSessions: 1 }),
