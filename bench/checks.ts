@@ -131,7 +131,7 @@ function counting(source: BrowserPool): { source: BrowserPool; contexts: () => n
 }
 
 /** The demo's checks as its run records them: one evaluate session per feature (a check per pass). */
-async function recordChecks(
+export async function recordChecks(
   server: ModelServer,
   browser: BrowserPool,
   root: string,

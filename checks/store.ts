@@ -96,24 +96,37 @@ export async function saveReplay(
   result: ReplayResult,
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord> {
-  const record: ReplayRecord = ReplayRecord.parse({
-    featureId: result.featureId,
-    version: result.version,
-    ok: result.ok,
-    at: meta.at,
-    durationMs: result.durationMs,
-    by: meta.by,
-    ...(result.failure ? { failure: result.failure } : {}),
-    ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
-  });
+  const [record] = await saveReplays(home, runId, [result], meta);
+  return record as ReplayRecord;
+}
+
+/** Keeps replay results as their features' last replays (one write for a whole sweep). */
+export async function saveReplays(
+  home: string,
+  runId: string,
+  results: readonly ReplayResult[],
+  meta: { by: ReplayRecord['by']; at: string },
+): Promise<ReplayRecord[]> {
+  const records = results.map((result) =>
+    ReplayRecord.parse({
+      featureId: result.featureId,
+      version: result.version,
+      ok: result.ok,
+      at: meta.at,
+      durationMs: result.durationMs,
+      by: meta.by,
+      ...(result.failure ? { failure: result.failure } : {}),
+      ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
+    }),
+  );
   const index = await readReplays(home, runId);
-  index[record.featureId] = record;
+  for (const record of records) index[record.featureId] = record;
   const dir = checkReplaysDir(home, runId);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'last-replays.json');
   await writeFile(`${file}.tmp`, JSON.stringify(index, null, 2));
   await rename(`${file}.tmp`, file);
-  return record;
+  return records;
 }
 
 /** The last replay of every feature of the run (empty when none ran; an unreadable file counts as none). */
