@@ -84,6 +84,11 @@ export const ReplayRecord = z.object({
     .optional(),
   /** Failure screenshot, relative to the data dir. */
   screenshot: z.string().optional(),
+  /**
+   * This version of the check holds on a clean app only: a sweep found it red on its shared app and green on an
+   * app of its own (it expects the whole app's state, e.g. a count). Later sweeps replay it first.
+   */
+  needsCleanApp: z.boolean().optional(),
 });
 export type ReplayRecord = z.infer<typeof ReplayRecord>;
 
@@ -107,6 +112,7 @@ export async function saveReplays(
   results: readonly ReplayResult[],
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord[]> {
+  const index = await readReplays(home, runId);
   const records = results.map((result) =>
     ReplayRecord.parse({
       featureId: result.featureId,
@@ -117,9 +123,9 @@ export async function saveReplays(
       by: meta.by,
       ...(result.failure ? { failure: result.failure } : {}),
       ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
+      ...(needsCleanApp(result, index[result.featureId]) ? { needsCleanApp: true } : {}),
     }),
   );
-  const index = await readReplays(home, runId);
   for (const record of records) index[record.featureId] = record;
   const dir = checkReplaysDir(home, runId);
   await mkdir(dir, { recursive: true });
@@ -127,6 +133,12 @@ export async function saveReplays(
   await writeFile(`${file}.tmp`, JSON.stringify(index, null, 2));
   await rename(`${file}.tmp`, file);
   return records;
+}
+
+/** Green only on an app of its own now, or known to need one for this version before. */
+function needsCleanApp(result: ReplayResult, last: ReplayRecord | undefined): boolean {
+  if (result.ownApp && result.ok) return true;
+  return last?.needsCleanApp === true && last.version === result.version;
 }
 
 /** The last replay of every feature of the run (empty when none ran; an unreadable file counts as none). */

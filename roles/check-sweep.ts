@@ -8,7 +8,7 @@ import { describeExpectation, type RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
 import { ReplayContextResetError, ReusedReplayContext } from '../checks/replay-context.js';
 import { withReplayData } from '../checks/replay-data.js';
-import { readCheckFile, saveReplays } from '../checks/store.js';
+import { readCheckFile, readReplays, saveReplays } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { checkReplaysDir } from '../core/paths.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
@@ -93,7 +93,7 @@ export async function replayOnOneApp(
       await started.app.stop();
     }
   };
-  await replayOn('sweep', checks);
+  await replayOn('sweep', await cleanAppFirst(input, checks));
   // Checks share the sweep's app, so one may see another's data: a red one gets an app of its own before it counts.
   for (const check of checks.filter((c) => !results.get(c.featureId)?.ok)) {
     await replayOn(`sweep-${check.featureId}`, [check], true);
@@ -103,6 +103,17 @@ export async function replayOnOneApp(
     log.warn({ err: error }, 'could not keep the replay results'),
   );
   return results;
+}
+
+/**
+ * The checks with those first that hold on a clean app only (found by earlier sweeps): the first replay of a
+ * sweep meets the app as fresh as an app of its own, so one such check needs no second app.
+ */
+async function cleanAppFirst(input: AppStartInput, checks: RecordedCheck[]): Promise<RecordedCheck[]> {
+  const last = await readReplays(input.dataDir, input.runId);
+  const needs = (check: RecordedCheck) =>
+    last[check.featureId]?.needsCleanApp === true && last[check.featureId]?.version === check.version;
+  return [...checks.filter(needs), ...checks.filter((check) => !needs(check))];
 }
 
 /** A suffix unique to a replay of the sweep, none a prefix of another (`r007`). */
