@@ -44,8 +44,9 @@ every millisecond and every token below is the harness's own. The report below i
   session of all its features (a regression evaluation without checks: what every sweep cost before them; each
   pass is also replayed once by the pass gate), record one check per feature the way the demo does (one evaluate
   session per feature), replay them round-robin on one freshly started app with the evaluator's warm browser
-  (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use; a fresh context per replay), and end with a
-  replay-first regression session of all features. Model requests are counted on the scripted server.
+  (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use: one context and page for the sweep, cleared
+  between checks; each copy of a check types data of its own), and end with a replay-first regression session of
+  all features. Model requests are counted on the scripted server.
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
@@ -274,8 +275,14 @@ function checksSection(results: BenchResults): string {
   return [
     '## Recorded checks vs an LLM evaluation',
     '',
-    `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green, ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the contexts, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own — copies of one check see each other's todos).`,
+    `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green (${r.greenOnSharedApp ?? '?'} of them on the shared app), ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the context, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own).`,
     '',
+    ...(r.split
+      ? [
+          `Where a replay's time goes (median per part, replays on the shared app): readying the page (leaving the last replay's page, clearing its cookies and storage) ${r.split.pageMs} ms, navigations to \`load\` ${r.split.navigationMs} ms, the other actions with Playwright's actionability waits ${r.split.actionsMs} ms, waiting for the requests the actions started (and a frame after them) ${r.split.settleMs} ms, expectations ${r.split.expectationsMs} ms.`,
+          '',
+        ]
+      : []),
     '| session | features | passes | wall time | model requests | tokens in / out | cost (scripted model at $3/$15 per MTok) |',
     '|---|---|---|---|---|---|---|',
     session('LLM regression evaluation (no checks)', c.llmEvaluation),
