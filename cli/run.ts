@@ -53,6 +53,8 @@ interface RunOptions {
   for?: string;
   /** `--app-ready-timeout`, in milliseconds. */
   appReadyTimeout?: number;
+  /** `--lanes N`. */
+  lanes?: number;
   network?: string;
   allowHost?: string[];
   detach?: boolean;
@@ -107,6 +109,11 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       durationMs('--app-ready-timeout', '5m'),
     )
     .option(
+      '--lanes <n>',
+      `features in flight at once, each on its own branch, merged one at a time (1–8; default: ${DEFAULTS.lanes}, or run.lanes)`,
+      positiveInt('--lanes'),
+    )
+    .option(
       '--network <mode>',
       `network of the sandbox: none, registries or open (default: ${DEFAULTS.sandbox.network}, or run.sandbox.network)`,
     )
@@ -152,6 +159,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
             maxSessions: options.maxSessions,
             forDuration: options.for,
             appReadyTimeoutMs: options.appReadyTimeout,
+            ...(options.lanes === undefined ? {} : { lanes: options.lanes }),
             network: options.network,
             allowHosts: options.allowHost,
             webhooks: [
@@ -300,7 +308,9 @@ export async function detachOrFollow(
   const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
   const log = logFile();
   resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
-  const worker = await startCliWorker(context, resolved.env);
+  // The in-process worker runs every lane of the run at once (a run in lanes also takes other workers' slots).
+  const slots = Math.max(context.config.worker.concurrency, run.config.lanes);
+  const worker = await startCliWorker(context, resolved.env, slots);
   const stop = new AbortController();
   let interrupted = false;
   void untilSignal().then(async (signal) => {

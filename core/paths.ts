@@ -29,8 +29,8 @@ export function sessionAppLogPath(home: string, runId: string, seq: number): str
 }
 
 /** The mirror of a workspace's repository, refreshed before each session, to rebuild a destroyed `.git`. */
-export function repoBackupDir(home: string, runId: string): string {
-  return path.join(runDataDir(home, runId), 'backup.git');
+export function repoBackupDir(home: string, runId: string, lane?: number): string {
+  return path.join(runDataDir(home, runId), lane ? `backup-lane-${lane}.git` : 'backup.git');
 }
 
 /** Where the files of one planner session live (`<data>/plans/<plan>/`): transcript, spec, record. */

@@ -27,6 +27,8 @@ export interface SyncOptions extends RepoOptions {
   branch: string;
   /** This worker's clone (one per worker, under the data dir). */
   cacheDir: string;
+  /** A missing `branch` is made from this branch of the remote (a lane from the run branch); default its HEAD. */
+  baseBranch?: string;
 }
 
 /** The synced clone: on the run branch, at the remote's head, with no local changes or untracked files. */
@@ -56,9 +58,11 @@ export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
         await resetToRef(repo, options.branch, remoteRef);
         return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
       }
-      const base = (await resolves(repo, 'refs/remotes/origin/HEAD'))
-        ? 'refs/remotes/origin/HEAD'
-        : await rootCommit(repo);
+      const base = options.baseBranch
+        ? `refs/remotes/origin/${options.baseBranch}`
+        : (await resolves(repo, 'refs/remotes/origin/HEAD'))
+          ? 'refs/remotes/origin/HEAD'
+          : await rootCommit(repo);
       await resetToRef(repo, options.branch, base);
       try {
         await pushUnlocked(repo, options.branch);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { moduleLogger } from '../core/log.js';
+import { advanceLanes } from './advance-lanes.js';
 import { runKeys, sessionJobId } from './keys.js';
+import { usesLanes } from './lanes.js';
 import type { Orchestrator } from './orchestrator.js';
 import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
@@ -17,7 +19,7 @@ import {
 const log = moduleLogger('orchestrator/advance');
 
 /** BullMQ job states in which a session job still counts as in flight. */
-const IN_FLIGHT_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
+export const IN_FLIGHT_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 /** How long one advance may hold the run's advance mutex. */
 const ADVANCE_MUTEX_MS = 15_000;
 
@@ -48,8 +50,13 @@ export async function advanceRun(
 ): Promise<AdvanceResult> {
   const mutexKey = `${runKeys(orchestrator.prefix, runId).lock}:advance`;
   const token = randomUUID();
-  const taken = await orchestrator.redis.set(mutexKey, token, 'PX', ADVANCE_MUTEX_MS, 'NX');
-  if (taken !== 'OK') return { kind: 'busy' };
+  // A finishing job waits its turn: in lanes mode another lane's advance may hold the mutex, and one that saw
+  // this job still active planned nothing for its slot.
+  const waitUntil = Date.now() + (options.finishedJobId ? ADVANCE_MUTEX_MS : 0);
+  while ((await orchestrator.redis.set(mutexKey, token, 'PX', ADVANCE_MUTEX_MS, 'NX')) !== 'OK') {
+    if (Date.now() >= waitUntil) return { kind: 'busy' };
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   try {
     return await advanceLocked(orchestrator, runId, options);
   } finally {
@@ -71,6 +78,7 @@ async function advanceLocked(
   const state = await store.loadState(runId);
   const { run } = state;
   if (!ACTIVE_STATUSES.includes(run.status)) return { kind: 'idle', reason: `run is ${run.status}` };
+  if (usesLanes(run.config)) return advanceLanes(orchestrator, state, options, applyAction);
   if (run.seq > 0) {
     const jobId = sessionJobId(runId, run.seq);
     const job = await queues.sessions.getJob(jobId);
@@ -81,6 +89,7 @@ async function advanceLocked(
   return applyAction(orchestrator, state, action);
 }
 
+/** Applies a run-level action (finish, pause, fail, wait) or enqueues a serial run's session. */
 async function applyAction(
   orchestrator: Orchestrator,
   { run, features }: RunState,
@@ -146,13 +155,22 @@ export async function changeStatus(
 async function enqueueSession(
   orchestrator: Orchestrator,
   run: RunRecord,
-  action: SessionJobData['action'],
+  action: SessionAction,
 ): Promise<AdvanceResult> {
   const working: RunStatus = action.kind === 'initialize' ? 'initializing' : 'building';
   if (run.status !== working) await changeStatus(orchestrator, run, working);
   const seq = await orchestrator.store.nextSeq(run.id);
+  return addSessionJob(orchestrator, run, { runId: run.id, seq, action });
+}
+
+/** Adds a session job (job id `<runId>-<seq>`) and appends `session.queued` (merges ask no model: no event). */
+export async function addSessionJob(
+  orchestrator: Orchestrator,
+  run: RunRecord,
+  data: SessionJobData,
+): Promise<Extract<AdvanceResult, { kind: 'queued' }>> {
+  const { seq, action } = data;
   const jobId = sessionJobId(run.id, seq);
-  const data: SessionJobData = { runId: run.id, seq, action };
   await orchestrator.queues.sessions.add('session', data, {
     jobId,
     attempts: 3,
@@ -160,6 +178,8 @@ async function enqueueSession(
     removeOnComplete: { age: 7 * 24 * 3600, count: 5_000 },
     removeOnFail: { age: 30 * 24 * 3600 },
   });
+  log.info({ runId: run.id, seq, action: action.kind, slot: data.slot }, 'session queued');
+  if (action.kind === 'merge') return { kind: 'queued', seq, jobId, action };
   const { role, kind, featureIds } = describeAction(action);
   await orchestrator.store.appendEvent(run.id, {
     type: 'session.queued',
@@ -171,12 +191,14 @@ async function enqueueSession(
     kind,
     featureIds,
   });
-  log.info({ runId: run.id, seq, action: action.kind }, 'session queued');
   return { kind: 'queued', seq, jobId, action };
 }
 
+/** A job's action that runs a role session (everything but a merge). */
+export type SessionAction = Exclude<SessionJobData['action'], { kind: 'merge' }>;
+
 /** The role, session kind and features of a session action. */
-export function describeAction(action: SessionJobData['action']): {
+export function describeAction(action: SessionAction): {
   role: 'initializer' | 'generator' | 'evaluator';
   kind: SessionKind;
   featureIds: string[];

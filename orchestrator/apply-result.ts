@@ -4,6 +4,7 @@ import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
 import type { Budgets } from './config.js';
 import { blockDependents } from './dependencies.js';
 import type { RunEvent } from './events.js';
+import type { LaneLastStep, LaneRecord } from './lanes.js';
 import {
   type FeatureState,
   type RunCounters,
@@ -99,6 +100,7 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
     applyVerdict(feature, verdict, {
       seq,
       now,
+      lane: input.session.lane !== null,
       runId: input.run.id,
       budgets: input.run.config.budgets,
       counters,
@@ -122,6 +124,13 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   for (const violation of result.violations) {
     events.push({ type: 'integrity.violation', runId: run.id, at: now, seq, violation });
   }
+  if (input.session.lane !== null)
+    run.lanes = updateLane(
+      run.lanes,
+      input.session.lane,
+      byId,
+      counted && { seq, role: result.role, outcome: result.outcome },
+    );
   if (counted && seq > (run.lastSession?.seq ?? 0)) {
     run.lastSession = { seq, role: result.role, featureIds: result.featureIds, outcome: result.outcome };
   }
@@ -141,6 +150,21 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   });
   const changedFeatures = replaced ? features : features.filter((feature) => changed.has(feature.id));
   return { run, features, changed: changedFeatures, replaced, session, events };
+}
+
+/** The lane after one of its sessions: its last step noted; released once its feature is blocked (or passes). */
+function updateLane(
+  lanes: readonly LaneRecord[],
+  laneNumber: number,
+  byId: ReadonlyMap<string, FeatureState>,
+  last: LaneLastStep | false,
+): LaneRecord[] {
+  return lanes.flatMap((lane) => {
+    if (lane.lane !== laneNumber) return [lane];
+    const feature = byId.get(lane.featureId);
+    if (!feature || feature.blocked || feature.passes) return [];
+    return [last ? { ...lane, last } : lane];
+  });
 }
 
 /**
@@ -193,6 +217,8 @@ function withMissingVerdicts(input: ApplyInput, byId: Map<string, FeatureState>)
 interface VerdictContext {
   seq: number;
   now: string;
+  /** The verdict comes from a lane: a pass waits for the merge queue before the feature passes. */
+  lane: boolean;
   runId: string;
   budgets: Budgets;
   counters: RunCounters;
@@ -218,7 +244,10 @@ function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: Ve
   };
   if (verdict.verdict === 'pass') {
     Object.assign(feature, { blockedEvaluations: 0, lastCheckedSeq: seq });
-    if (!wasPassing) {
+    if (!wasPassing && context.lane) {
+      feature.mergePending = true;
+      counters.evaluationsSinceLastPass = 0;
+    } else if (!wasPassing) {
       Object.assign(feature, { passes: true, blocked: false, blockedReason: null });
       counters.passesSinceLastRegression += 1;
       counters.lastPassSeq = Math.max(counters.lastPassSeq, seq);

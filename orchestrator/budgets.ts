@@ -104,7 +104,8 @@ export function checkStopConditions(state: Pick<RunState, 'run'>, now: Date): St
   }
   if (status.stop) return status.stop;
   const evaluations = state.run.counters.evaluationsSinceLastPass;
-  if (evaluations >= stuckAfterEvaluations) {
+  // Lanes evaluate side by side: the limit is per lane, so N lanes get N times the evaluations.
+  if (evaluations >= stuckAfterEvaluations * state.run.config.lanes) {
     return { reason: 'stuck', detail: `${evaluations} evaluations in a row without a new pass` };
   }
   return null;

@@ -177,6 +177,11 @@ export const RunConfig = z.strictObject({
   regressEvery: z.number().int().positive().default(5),
   /** Features re-checked per regression session. */
   regressBatchSize: z.number().int().positive().default(10),
+  /**
+   * Features in flight at once, each on its own branch, merged by the merge queue (1 = one session at a time, the
+   * serial loop). See docs/lanes.md for the measurements behind the default.
+   */
+  lanes: z.number().int().min(1).max(8).default(1),
   limits: Limits.prefault({}),
   /** How many features the initializer should write. */
   featureCount: z
@@ -233,6 +238,8 @@ export interface RunOverrides {
   allowHosts?: string[];
   /** `--app-ready-timeout 180s`: how long the app may take to answer after init.sh starts (ms). */
   appReadyTimeoutMs?: number;
+  /** `--lanes N`: features in flight at once. */
+  lanes?: number;
   /** `--webhook URL` / `--slack-webhook URL`: added to `notifications.webhooks` of this run. */
   webhooks?: Array<{ url: string; format: 'json' | 'slack' }>;
 }
@@ -269,7 +276,15 @@ export function buildRunConfig(base: RunConfigInput, overrides: RunOverrides, no
   if (overrides.appReadyTimeoutMs !== undefined) app.readyTimeoutSeconds = overrides.appReadyTimeoutMs / 1000;
   return parseOrThrow(
     UserRunConfig,
-    { ...base, models, budgets, sandbox, app, notifications },
+    {
+      ...base,
+      models,
+      budgets,
+      sandbox,
+      app,
+      notifications,
+      ...(overrides.lanes === undefined ? {} : { lanes: overrides.lanes }),
+    },
     'run options',
   );
 }

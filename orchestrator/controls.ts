@@ -128,11 +128,13 @@ export async function retryFeature(
   return feature;
 }
 
-/** A queued (not yet started) session of a stopped run is dropped; a running one stops by itself. */
+/** Queued (not yet started) sessions of a stopped run are dropped, every lane's too; running ones stop by themselves. */
 async function removeWaitingJob(orchestrator: Orchestrator, run: RunRecord): Promise<void> {
-  if (run.seq === 0) return;
-  const job = await orchestrator.queues.sessions.getJob(sessionJobId(run.id, run.seq));
-  if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) {
-    await job.remove().catch(() => undefined);
+  const seqs = new Set([run.seq, run.mainSeq, ...run.lanes.map((lane) => lane.seq)].filter((seq) => seq > 0));
+  for (const seq of seqs) {
+    const job = await orchestrator.queues.sessions.getJob(sessionJobId(run.id, seq));
+    if (job && ['waiting', 'delayed', 'prioritized'].includes(await job.getState())) {
+      await job.remove().catch(() => undefined);
+    }
   }
 }

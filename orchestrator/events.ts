@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
+import { MergeOutcome } from './lanes.js';
 import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js';
 
 const base = { runId: z.string(), at: z.string() };
@@ -42,6 +43,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     role: RoleName,
     featureIds: z.array(z.string()),
     workerId: z.string(),
+    lane: z.number().int().positive().optional(),
   }),
   z.object({
     type: z.literal('session.finished'),
@@ -144,6 +146,21 @@ export const RunEvent = z.discriminatedUnion('type', [
     event: z.string(),
     attempts: z.number().int(),
     error: z.string(),
+  }),
+  /** Lanes mode: a lane's feature reached the merge queue, and how its merge ended. */
+  z.object({
+    type: z.literal('lane.merge'),
+    ...base,
+    seq: z.number().int(),
+    lane: z.number().int().positive(),
+    featureId: z.string(),
+    outcome: MergeOutcome,
+    /** Conflicting files, the red checks, or the error; empty when merged. */
+    detail: z.string(),
+    /** The run branch's head after a merge (null when nothing was merged). */
+    head: z.string().nullable(),
+    /** Features whose recorded checks replayed green on the merged head. */
+    checked: z.array(z.string()).default([]),
   }),
   z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),
 ]);

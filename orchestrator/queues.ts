@@ -1,5 +1,6 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import { z } from 'zod';
+import { LaneAction } from './lane-planner.js';
 
 /** The queue of role sessions: one job = one session of one run. */
 export const SESSION_QUEUE = 'sessions';
@@ -12,12 +13,10 @@ export const RECONCILE_EVERY_MS = 30_000;
 export const SessionJobData = z.object({
   runId: z.string(),
   seq: z.number().int().positive(),
-  action: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('initialize') }),
-    z.object({ kind: z.literal('generate'), featureId: z.string() }),
-    z.object({ kind: z.literal('evaluate'), featureId: z.string() }),
-    z.object({ kind: z.literal('regress'), featureIds: z.array(z.string()).min(1) }),
-  ]),
+  /** Lanes mode: the slot (0 = the run's own: initializer, sweeps, merges; 1…N = a lane). Absent: a serial run. */
+  slot: z.number().int().nonnegative().optional(),
+  /** A role session, or (lanes mode) a merge of a lane into the run branch, which asks no model. */
+  action: LaneAction,
 });
 export type SessionJobData = z.infer<typeof SessionJobData>;
 

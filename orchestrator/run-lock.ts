@@ -30,6 +30,8 @@ export interface AcquireRunLockOptions {
   renewMs?: number;
   /** Poll interval while waiting. */
   pollMs?: number;
+  /** A lane's own lock (`lane-2`) instead of the run's: lanes of one run work at once, each one at a time. */
+  name?: string;
 }
 
 /**
@@ -44,7 +46,8 @@ export async function acquireRunLock(
   token: string,
   options: AcquireRunLockOptions = {},
 ): Promise<HeldRunLock | undefined> {
-  const key = runKeys(prefix, runId).lock;
+  const base = runKeys(prefix, runId).lock;
+  const key = options.name ? `${base}:${options.name}` : base;
   const ttl = options.ttlMs ?? RUN_LOCK_TTL_MS;
   const deadline = Date.now() + (options.waitMs ?? 0);
   for (;;) {

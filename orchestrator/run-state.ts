@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { Feature, VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { RunConfig } from './config.js';
+import { LaneRecord } from './lanes.js';
 
 /**
  * Lifecycle of a run: `created → initializing → building ⇄ paused → done | incomplete | failed | cancelled`.
@@ -123,6 +124,10 @@ export const RunRecord = z.object({
   counters: RunCounters,
   features: FeatureSummary,
   lastSession: LastSession.nullable(),
+  /** Parallel lanes (config `lanes` > 1): each holds one feature on its own branch until it is merged. */
+  lanes: z.array(LaneRecord).default([]),
+  /** Lanes mode: the seq of the last job of the run's own slot (initializer, sweep, merge queue); 0 = none. */
+  mainSeq: z.number().int().nonnegative().default(0),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
@@ -156,6 +161,8 @@ export const FeatureState = Feature.extend({
   lastVerdictSeq: z.number().int().nonnegative(),
   /** Seq of the session that gave the last conclusive check (pass or fail); 0 = never. */
   lastCheckedSeq: z.number().int().nonnegative(),
+  /** Lanes mode: passed on its lane's branch, waiting for the merge queue (not passing on the run branch yet). */
+  mergePending: z.boolean().default(false),
 });
 export type FeatureState = z.infer<typeof FeatureState>;
 
@@ -200,6 +207,8 @@ export const SessionRecord = z.object({
   commits: z.array(z.string()),
   violations: z.number().int().nonnegative(),
   verdicts: z.array(SessionVerdict),
+  /** The lane the session worked on (lanes mode), null for the run's own slot and serial runs. */
+  lane: z.number().int().positive().nullable().default(null),
 });
 export type SessionRecord = z.infer<typeof SessionRecord>;
 
@@ -217,6 +226,8 @@ export const SessionStart = z.object({
   kind: SessionKind.optional(),
   featureIds: z.array(z.string()),
   workerId: z.string().min(1),
+  /** The lane (lanes mode). */
+  lane: z.number().int().positive().optional(),
   /** Defaults to now. */
   startedAt: z.string().optional(),
 });
@@ -287,6 +298,7 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
     lastVerdictAt: null,
     lastVerdictSeq: 0,
     lastCheckedSeq: 0,
+    mergePending: false,
     ...(previous ?? {}),
     ...feature,
     position,
@@ -340,5 +352,6 @@ export function emptySession(
     commits: [],
     violations: 0,
     verdicts: [],
+    lane: null,
   };
 }

@@ -129,6 +129,8 @@ export class RunStore {
       counters: emptyCounters(),
       features: summarizeFeatures([]),
       lastSession: null,
+      lanes: [],
+      mainSeq: 0,
     });
     const keys = this.keys(run.id);
     const created = await this.redis.set(keys.run, JSON.stringify(run), 'NX');
@@ -328,6 +330,7 @@ export class RunStore {
           ...emptySession(valid.seq, valid.jobId, valid.role, at),
           ...valid,
           kind: valid.kind ?? null,
+          lane: valid.lane ?? null,
           startedAt: at,
         };
         return { run: { ...current, updatedAt: at }, session };
@@ -335,7 +338,7 @@ export class RunStore {
     );
     const record = session as SessionRecord;
     if (!record.finishedAt) {
-      const { seq, jobId, role, featureIds, workerId } = record;
+      const { seq, jobId, role, featureIds, workerId, lane } = record;
       await this.appendEvent(runId, {
         type: 'session.started',
         runId,
@@ -345,6 +348,7 @@ export class RunStore {
         role,
         featureIds,
         workerId,
+        ...(lane ? { lane } : {}),
       });
     }
     return record;

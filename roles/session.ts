@@ -74,7 +74,7 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
   // Leftovers of a crashed session are not trusted: every session starts from the last commit.
   await rollback(repo, startCommit);
-  await backupRepo(repo, repoBackupDir(input.dataDir, input.runId));
+  await backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane));
   const prepared = await PREPARERS[input.role](input, repo);
   const plan = 'system' in prepared ? prepared : undefined;
   let finished: RoleFinish & { agent?: AgentResult | undefined };
@@ -215,7 +215,7 @@ async function checkIntegrity(
   const violations: IntegrityViolation[] = [];
   const history = await verifyDescendsFrom(repo, startCommit, {
     branch: input.branch ?? 'main',
-    backupDir: repoBackupDir(input.dataDir, input.runId),
+    backupDir: repoBackupDir(input.dataDir, input.runId, input.lane),
     label: `${input.runId}-${input.session}`,
   });
   if (!history.ok) violations.push(history.violation);

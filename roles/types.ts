@@ -50,8 +50,10 @@ export interface RoleSessionInput {
   session: number;
   /** Absolute path of the workspace (a git repository). */
   workspace: string;
-  /** The run branch (default `main`). */
+  /** The run branch (default `main`); a lane's session: the lane's branch. */
   branch?: string;
+  /** Lanes mode: the lane the session works on (its clone keeps its own backup). */
+  lane?: number;
   /** Features to work on: one for a generator, one or more for an evaluator, none for the initializer. */
   featureIds: string[];
   /** `regression` re-checks features that already pass (evaluator only). */

@@ -5,11 +5,13 @@ import { type ResolvedModelSettings, resolveModelSettings } from '../agent/model
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { readFeatureList } from '../handoff/feature-list.js';
-import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
-import { advanceRun, describeAction } from '../orchestrator/advance.js';
+import { advanceRun, describeAction, type SessionAction } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
+import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
+import { recordMergeResult } from '../orchestrator/lane-store.js';
+import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-lock.js';
@@ -18,6 +20,8 @@ import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { BrowserSource } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
+import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
+import { mergeLane } from './merge-processor.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
@@ -61,18 +65,23 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     orchestrator.prefix,
     data.runId,
     `${jobId}/${deps.workerId}`,
-    deps.runLock,
+    { ...deps.runLock, ...(data.slot ? { name: `lane-${data.slot}` } : {}) },
   );
   if (!lock) return skip(data, 'another session of this run holds its lock');
   try {
     const run = await orchestrator.store.getRun(data.runId);
     if (!ACTIVE_STATUSES.includes(run.status)) return skip(data, `run is ${run.status}`);
-    if (run.seq !== data.seq) return skip(data, `stale job: the run is at session ${run.seq}`);
-    const existing = await orchestrator.store.getSession(data.runId, data.seq);
-    if (existing?.finishedAt) return skip(data, 'this session already has a result');
-    const result = await runSession(deps, run, data, jobId, lock.lost);
-    if (result.outcome === 'rate_limited') await handleRateLimit(deps, run, result);
-    else await clearRateLimit(orchestrator, run.id);
+    const stale = staleReason(run, data);
+    if (stale) return skip(data, stale);
+    if (data.action.kind === 'merge') {
+      await runMerge(deps, data.runId, data.seq, data.action.lane);
+    } else {
+      const existing = await orchestrator.store.getSession(data.runId, data.seq);
+      if (existing?.finishedAt) return skip(data, 'this session already has a result');
+      const result = await runSession(deps, run, { ...data, action: data.action }, jobId, lock.lost);
+      if (result.outcome === 'rate_limited') await handleRateLimit(deps, run, result);
+      else await clearRateLimit(orchestrator, run.id);
+    }
   } finally {
     await lock.release();
   }
@@ -86,6 +95,31 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
   return { kind: 'done', outcome: session?.outcome ?? 'aborted' };
 }
 
+/** Why the job is no longer its slot's current one (a stale or duplicate delivery), if it is not. */
+function staleReason(run: RunRecord, data: SessionJobData): string | undefined {
+  if (data.slot === undefined) {
+    return run.seq === data.seq ? undefined : `stale job: the run is at session ${run.seq}`;
+  }
+  const current =
+    data.slot === MAIN_SLOT ? run.mainSeq : run.lanes.find((lane) => lane.lane === data.slot)?.seq;
+  return current === data.seq ? undefined : `stale job: slot ${data.slot} is at job ${current ?? 'none'}`;
+}
+
+/** A merge-queue step: merge, check the merged head, record the result in one step. */
+async function runMerge(
+  deps: SessionWorkerDeps,
+  runId: string,
+  seq: number,
+  laneNumber: number,
+): Promise<void> {
+  const { orchestrator } = deps;
+  const state = await orchestrator.store.loadState(runId);
+  const lane = state.run.lanes.find((candidate) => candidate.lane === laneNumber);
+  if (!lane) return;
+  const result = await mergeLane(deps, state, lane, seq);
+  await recordMergeResult(orchestrator.store, runId, seq, result, orchestrator.now());
+}
+
 function skip(data: SessionJobData, reason: string): SessionJobOutcome {
   log.info({ runId: data.runId, seq: data.seq, reason }, 'session job skipped');
   return { kind: 'skipped', reason };
@@ -94,12 +128,13 @@ function skip(data: SessionJobData, reason: string): SessionJobOutcome {
 async function runSession(
   deps: SessionWorkerDeps,
   run: RunRecord,
-  data: SessionJobData,
+  data: SessionJobData & { action: SessionAction },
   jobId: string,
   lockLost: AbortSignal,
 ): Promise<SessionResult> {
   const { orchestrator } = deps;
   const { role, kind, featureIds, mode } = describeAction(data.action);
+  const lane = data.slot ? run.lanes.find((candidate) => candidate.lane === data.slot) : undefined;
   await orchestrator.store.recordSessionStarted(run.id, {
     seq: data.seq,
     jobId,
@@ -107,8 +142,11 @@ async function runSession(
     kind,
     featureIds,
     workerId: deps.workerId,
+    ...(lane ? { lane: lane.lane } : {}),
   });
-  const workspace = await prepareWorkspace(deps, run);
+  const workspace = lane
+    ? await prepareLane(deps, run, lane, { refresh: role === 'generator', seq: data.seq })
+    : await prepareWorkspace(deps, run);
   const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, deps.secrets);
   const limits = run.config.limits[role];
   const result = await runRoleSession({
@@ -116,7 +154,8 @@ async function runSession(
     runId: run.id,
     session: data.seq,
     workspace: workspace.dir,
-    ...(run.workspace.kind === 'remote' ? { branch: run.workspace.branch } : {}),
+    ...(workspace.branch ? { branch: workspace.branch } : {}),
+    ...(lane ? { lane: lane.lane } : {}),
     featureIds,
     ...(mode ? { mode } : {}),
     provider: providerFor(deps, run, role),
@@ -143,7 +182,7 @@ async function runSession(
       ),
     secrets: deps.secrets,
   });
-  if (workspace.remote) await pushSession(workspace.repo, workspace.remote.branch, result);
+  if (workspace.publish) await publishSession(workspace.publish, result);
   await forwarder.flush();
   // The initializer's feature list enters the run store with its result, in one atomic step.
   const features =
@@ -193,16 +232,28 @@ function providerFor(deps: SessionWorkerDeps, run: RunRecord, role: RoleName) {
 
 interface PreparedWorkspace {
   dir: string;
-  repo?: WorkspaceRepo;
-  remote?: { url: string; branch: string };
+  /** The branch the session works on, when it is not the local workspace's checked-out one. */
+  branch?: string;
+  /** Pushes the session's commits (a remote run's branch, a lane's branch). */
+  publish?: () => Promise<void>;
+}
+
+/** A lane's session works in this worker's clone of the lane, and pushes the lane's branch after. */
+async function prepareLane(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+  lane: LaneRecord,
+  options: { refresh: boolean; seq: number },
+): Promise<PreparedWorkspace> {
+  const repo = await syncLane(deps, run, lane);
+  // A generator builds on what the run has now (features merged since the lane began), when that merges cleanly.
+  if (options.refresh) await refreshLane(deps, run, repo, lane, options.seq);
+  return { dir: repo.dir, branch: lane.branch, publish: () => publishLane(deps, run, repo, lane.branch) };
 }
 
 /** A local run works in its directory; a remote run in this worker's own clone, reset to the run branch. */
-async function prepareWorkspace(
-  deps: SessionWorkerDeps,
-  run: RunRecord,
-): Promise<PreparedWorkspace & { repo: WorkspaceRepo | undefined }> {
-  if (run.workspace.kind === 'local') return { dir: run.workspace.path, repo: undefined };
+async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promise<PreparedWorkspace> {
+  if (run.workspace.kind === 'local') return { dir: run.workspace.path };
   const cacheDir = path.join(deps.dataDir, 'clones', deps.workerId, run.id);
   const synced = await syncWorkspace({
     url: run.workspace.url,
@@ -211,24 +262,20 @@ async function prepareWorkspace(
     // The same known-good record the session checks `.git` against (recorded by the clone).
     guard: { recordFile: gitRecordPath(deps.dataDir, run.id, cacheDir) },
   });
+  const branch = run.workspace.branch;
   return {
     dir: synced.repo.dir,
-    repo: synced.repo,
-    remote: { url: run.workspace.url, branch: run.workspace.branch },
+    branch,
+    publish: () => pushFastForward(synced.repo, branch).then(() => undefined),
   };
 }
 
 /** Pushes the session's commits fast-forward; a rejected push means the work is kept only locally — say so. */
-async function pushSession(
-  repo: WorkspaceRepo | undefined,
-  branch: string,
-  result: SessionResult,
-): Promise<void> {
-  if (!repo) return;
+async function publishSession(publish: () => Promise<void>, result: SessionResult): Promise<void> {
   try {
-    await pushFastForward(repo, branch);
+    await publish();
   } catch (error) {
-    log.error({ err: error, branch }, 'push rejected: the session result is recorded as aborted');
+    log.error({ err: error }, 'push rejected: the session result is recorded as aborted');
     result.outcome = 'aborted';
     result.reason = `push rejected: ${(error as Error).message}`;
   }

@@ -80,6 +80,11 @@ export function generatorScript(io: ScriptIO): void {
     return;
   }
   const { featureId, feature, feedback } = brief;
+  const conflicted = feedback ? conflictedFiles(feedback) : [];
+  if (conflicted.length > 0) {
+    resolveConflicts(io, featureId, conflicted);
+    return;
+  }
   const bug = feature.plantedBug;
   const paths = [
     ...new Set([...feature.insertions.map((insertion) => insertion.path), ...(bug ? [bug.path] : [])]),
@@ -119,6 +124,52 @@ export function generatorScript(io: ScriptIO): void {
     commitAll(io, `${featureId}: commit remaining changes`);
     correction = io.finish('Committed the remaining changes.');
   }
+}
+
+/** Files the merge queue's feedback lists as holding conflict markers (lanes mode). */
+export function conflictedFiles(feedback: string): string[] {
+  const at = feedback.search(/conflict markers/i);
+  if (at < 0) return [];
+  return [...feedback.slice(at).matchAll(/^- (\S+)$/gm)].map((match) => match[1] as string);
+}
+
+/**
+ * Both sides of every conflict, theirs (the run branch: features merged earlier) first, then ours, a line both sides
+ * have kept once: right for the todo app, whose lanes insert registrations above one marker line, in build order.
+ */
+export function keepBothSides(text: string): string {
+  return text.replace(
+    /^<{7}[^\n]*\n([\s\S]*?)^={7}\n([\s\S]*?)^>{7}[^\n]*(\n|$)/gm,
+    (_match, ours: string, theirs: string, end: string) => {
+      const kept = ours.split('\n').filter((line) => line !== '');
+      const added = theirs.split('\n').filter((line) => line !== '' && !kept.includes(line));
+      // Both sides' lines go before the lines they share at the end (the marker the registrations sit above).
+      const shared = kept.filter((line) => theirs.split('\n').includes(line));
+      const own = kept.filter((line) => !shared.includes(line));
+      return `${[...added, ...own, ...shared].join('\n')}${end}`;
+    },
+  );
+}
+
+/** A merge conflict in the brief: read each file, keep both sides, commit. */
+function resolveConflicts(io: ScriptIO, featureId: string, files: string[]): void {
+  const reads = io.act(
+    files.map((path) => ({ name: 'read', arguments: { path } })),
+    `The merge queue sent ${featureId} back with conflicts; reading ${files.join(', ')}.`,
+  );
+  io.act(
+    reads.map((read, index) => ({
+      name: 'write',
+      arguments: { path: files[index] as string, content: keepBothSides(fileTextOfRead(read.content)) },
+    })),
+    'Both sides add registrations at the same marker: keeping both.',
+  );
+  commitAll(
+    io,
+    `${featureId}: resolve merge conflicts`,
+    appendProgressCommand(featureId, 'resolved merge conflicts', [`Kept both sides in ${files.join(', ')}.`]),
+  );
+  io.finish(`${featureId}: merge conflicts resolved (both sides kept) and committed.`);
 }
 
 /** Writes the feature's new files and inserts its registrations; returns notes for the progress log. */

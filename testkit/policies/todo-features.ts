@@ -292,13 +292,38 @@ export function withScriptedFeatureCount(spec: string, count: number): string {
 }
 
 /** `feature_list.json` as the initializer writes it (the first `count` features): no ids, all failing. */
+/**
+ * What each feature needs to be checked at all, by list position (1-based), as a real initializer would declare it:
+ * every feature adds todos and shows the loaded list (1, 2); counting, filtering, editing (its PATCH fields) and
+ * clearing need completing (3).
+ * Lanes start a feature only once these pass on the run branch.
+ */
+const TODO_DEPENDENCIES: readonly (readonly number[])[] = [
+  [],
+  [1],
+  [1, 2],
+  [1, 2],
+  [1, 2, 3],
+  [1, 2, 3],
+  [1, 2, 3],
+  [1, 2, 3],
+];
+
+function featureIdOf(position: number): string {
+  return `F-${String(position).padStart(3, '0')}`;
+}
+
 export function featureListJson(count = TODO_FEATURES.length): string {
-  const list = TODO_FEATURES.slice(0, count).map(({ category, description, steps }) => ({
-    category,
-    description,
-    steps,
-    passes: false,
-  }));
+  const list = TODO_FEATURES.slice(0, count).map(({ category, description, steps }, index) => {
+    const dependsOn = (TODO_DEPENDENCIES[index] ?? []).map(featureIdOf);
+    return {
+      category,
+      description,
+      steps,
+      ...(dependsOn.length ? { depends_on: dependsOn } : {}),
+      passes: false,
+    };
+  });
   return `${JSON.stringify(list, null, 2)}\n`;
 }
 

@@ -37,6 +37,8 @@ export function makeRun(
     status?: RunRecord['status'];
     lastSession?: RunRecord['lastSession'];
     pausedReason?: RunRecord['pausedReason'];
+    lanes?: RunRecord['lanes'];
+    mainSeq?: number;
   } = {},
 ): RunRecord {
   return {
@@ -56,6 +58,8 @@ export function makeRun(
     counters: { ...emptyCounters(), ...(options.counters ?? {}) },
     features: summarizeFeatures([]),
     lastSession: options.lastSession ?? null,
+    lanes: options.lanes ?? [],
+    mainSeq: options.mainSeq ?? 0,
   };
 }
 

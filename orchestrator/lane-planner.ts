@@ -1,0 +1,186 @@
+import { z } from 'zod';
+import { checkStopConditions } from './budgets.js';
+import { blockedDependency, dependenciesMet } from './dependencies.js';
+import type { LaneRecord } from './lanes.js';
+import type { NextAction } from './planner.js';
+import {
+  ACTIVE_STATUSES,
+  type FeatureState,
+  type RunState,
+  sweepCandidates,
+  windowSweepCandidates,
+} from './run-state.js';
+
+/** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…N. */
+export const MAIN_SLOT = 0;
+
+/** A step of a run in lanes mode: a session action, or a merge of a lane's passed feature into the run branch. */
+export const LaneAction = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('initialize') }),
+  z.object({ kind: z.literal('generate'), featureId: z.string() }),
+  z.object({ kind: z.literal('evaluate'), featureId: z.string() }),
+  z.object({ kind: z.literal('regress'), featureIds: z.array(z.string()).min(1) }),
+  z.object({ kind: z.literal('merge'), featureId: z.string(), lane: z.number().int().positive() }),
+]);
+export type LaneAction = z.infer<typeof LaneAction>;
+
+/** One action for one slot: `slot` 0 is the run's own, 1…N a lane (`assign`: the lane takes a new feature). */
+export interface SlotAction {
+  slot: number;
+  action: LaneAction;
+  assign?: boolean;
+}
+
+/** What the run does next in lanes mode: change its status, or start these actions (possibly none: all busy). */
+export type LanePlan =
+  | { kind: 'run'; action: Extract<NextAction, { kind: 'finish' | 'pause' | 'fail' | 'wait' }> }
+  | { kind: 'work'; actions: SlotAction[] };
+
+/**
+ * The next actions of a run with `config.lanes` lanes (pure). `busy` holds the slots whose job is still in
+ * flight (0 = the run's own). In order:
+ * 1. the run-level rules of `nextAction` (not active → wait; all done → finish, only once no lane holds a
+ *    feature and nothing is in flight; budgets → pause; provider errors → fail; no feature list → initialize,
+ *    alone);
+ * 2. the run's slot, when free: the merge queue first (the lowest lane whose feature passed on its branch), else
+ *    a nightly-window sweep, else a regression sweep when due (before finishing only once every lane is empty);
+ * 3. every free lane that holds a feature: its follow-up (generator done → evaluate; failed, blocked by the app,
+ *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
+ * 4. lanes without a feature: the next failing features in list order whose `depends_on` pass on the run branch
+ *    and that no lane holds. A feature waiting on one in flight waits for its merge.
+ */
+export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<number>): LanePlan {
+  const { run, features } = state;
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  const held = new Set(run.lanes.map((lane) => lane.featureId));
+  const pending = features.filter(
+    (feature) => !feature.passes && !feature.blocked && !blockedDependency(feature, byId),
+  );
+  const candidates = sweepCandidates(state);
+  const idle = busy.size === 0 && run.lanes.length === 0;
+  const runLevel = runLevelAction(state, now, { idle, pending, candidates });
+  if (runLevel) return runLevel;
+  if (features.length === 0) {
+    return busy.size > 0
+      ? { kind: 'work', actions: [] }
+      : { kind: 'work', actions: [{ slot: MAIN_SLOT, action: { kind: 'initialize' } }] };
+  }
+  const actions: SlotAction[] = [];
+  const merging = new Set<number>();
+  if (!busy.has(MAIN_SLOT)) {
+    const main = mainSlotAction(state, busy, { pending, candidates });
+    if (main) {
+      actions.push({ slot: MAIN_SLOT, action: main });
+      if (main.kind === 'merge') merging.add(main.lane);
+    }
+  }
+  for (const lane of [...run.lanes].sort((a, b) => a.lane - b.lane)) {
+    const feature = byId.get(lane.featureId);
+    if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) continue;
+    if (feature.passes || feature.blocked || feature.mergePending) continue;
+    actions.push({
+      slot: lane.lane,
+      action: laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
+    });
+  }
+  const used = new Set(run.lanes.map((lane) => lane.lane));
+  const free = Array.from({ length: run.config.lanes }, (_, index) => index + 1).filter(
+    (lane) => !used.has(lane) && !busy.has(lane),
+  );
+  const ready = pending.filter((feature) => !held.has(feature.id) && dependenciesMet(feature, byId));
+  // Nothing can start and nothing is in flight (a dependency cycle): take the first open feature anyway.
+  if (ready.length === 0 && idle && actions.length === 0 && pending[0]) ready.push(pending[0]);
+  for (const feature of ready) {
+    const slot = free.shift();
+    if (slot === undefined) break;
+    actions.push({
+      slot,
+      action: workOn(feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
+      assign: true,
+    });
+  }
+  return { kind: 'work', actions };
+}
+
+function runLevelAction(
+  state: RunState,
+  now: Date,
+  context: { idle: boolean; pending: FeatureState[]; candidates: FeatureState[] },
+): LanePlan | undefined {
+  const { run, features } = state;
+  if (!ACTIVE_STATUSES.includes(run.status)) {
+    const why = run.pausedReason ? ` (${run.pausedReason}${run.detail ? `: ${run.detail}` : ''})` : '';
+    return { kind: 'run', action: { kind: 'wait', reason: `run is ${run.status}${why}` } };
+  }
+  const allDone = features.length > 0 && context.pending.length === 0 && context.candidates.length === 0;
+  if (allDone && context.idle) return { kind: 'run', action: { kind: 'finish' } };
+  const stop = checkStopConditions(state, now);
+  if (stop) return { kind: 'run', action: { kind: 'pause', reason: stop.reason, detail: stop.detail } };
+  const budgets = run.config.budgets;
+  if (run.counters.consecutiveProviderErrors >= budgets.maxConsecutiveProviderErrors) {
+    const last = run.counters.lastProviderError ?? 'sessions in a row ended with a fatal provider error';
+    return {
+      kind: 'run',
+      action: { kind: 'fail', reason: `provider error: ${last} (fix it, then resume the run)` },
+    };
+  }
+  if (features.length === 0 && run.counters.initializerFailures >= budgets.maxInitializerAttempts) {
+    const last = run.counters.lastInitializerFailure ?? 'no valid feature list';
+    return {
+      kind: 'run',
+      action: {
+        kind: 'fail',
+        reason: `the initializer failed ${run.counters.initializerFailures} times; the last time: ${last}`,
+      },
+    };
+  }
+  return undefined;
+}
+
+/** The run slot's next job: a merge, a window sweep, or a due regression sweep. */
+function mainSlotAction(
+  state: RunState,
+  busy: ReadonlySet<number>,
+  context: { pending: FeatureState[]; candidates: FeatureState[] },
+): LaneAction | undefined {
+  const { run, features } = state;
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  const toMerge = [...run.lanes]
+    .sort((a, b) => a.lane - b.lane)
+    .find((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending);
+  if (toMerge) return { kind: 'merge', featureId: toMerge.featureId, lane: toMerge.lane };
+  const batch = run.config.regressBatchSize;
+  const windowSweep = windowSweepCandidates(state);
+  if (windowSweep.length > 0)
+    return { kind: 'regress', featureIds: windowSweep.slice(0, batch).map((f) => f.id) };
+  const due =
+    run.counters.passesSinceLastRegression >= run.config.regressEvery ||
+    (context.pending.length === 0 && run.lanes.length === 0);
+  if (context.candidates.length > 0 && due)
+    return { kind: 'regress', featureIds: context.candidates.slice(0, batch).map((f) => f.id) };
+  return undefined;
+}
+
+/** What a lane does next with its feature, from its last counted step. */
+export function laneFollowUp(
+  lane: LaneRecord,
+  feature: FeatureState,
+  maxGeneratorSessions: number,
+): LaneAction {
+  const last = lane.last;
+  if (last?.role === 'generator' && last.outcome === 'completed' && feature.generatorSessions > 0)
+    return { kind: 'evaluate', featureId: feature.id };
+  if (last?.role === 'evaluator' && feature.lastVerdict === 'blocked') {
+    return feature.lastVerdictCause === 'app_did_not_start'
+      ? { kind: 'generate', featureId: feature.id }
+      : { kind: 'evaluate', featureId: feature.id };
+  }
+  if (last?.role === 'merge' && last.outcome !== 'error') return { kind: 'generate', featureId: feature.id };
+  return workOn(feature, maxGeneratorSessions);
+}
+
+function workOn(feature: FeatureState, maxGeneratorSessions: number): LaneAction {
+  return feature.generatorSessions >= maxGeneratorSessions
+    ? { kind: 'evaluate', featureId: feature.id }
+    : { kind: 'generate', featureId: feature.id };
+}

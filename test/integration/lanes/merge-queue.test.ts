@@ -1,0 +1,188 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readCheckFile } from '../../../checks/store.js';
+import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
+import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lane-planner.js';
+import { claimSlot, recordMergeResult } from '../../../orchestrator/lane-store.js';
+import { casUpdateRun } from '../../../orchestrator/run-cas.js';
+import { demoPolicy } from '../../../testkit/policies/demo.js';
+import { featureListJson } from '../../../testkit/policies/todo-features.js';
+import { startModelServer } from '../../../testkit/server.js';
+import type { ModelServer } from '../../../testkit/types.js';
+import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { mergeLane } from '../../../workers/merge-processor.js';
+import { assembleDemoApp } from '../checks/demo-app.js';
+import { makeWorkspace, removeWorkspace, runSession } from '../roles/role-helpers.js';
+import { createRunHarness, type RunHarness } from '../runs/harness.js';
+
+// The merge queue on the real parts: git, the demo app started fresh, Chromium replaying recorded checks, Redis.
+describe('merge queue: the merged head is checked by replaying recorded checks before a feature counts', () => {
+  let server: ModelServer;
+  let browser: BrowserPool;
+  let harness: RunHarness;
+  let workspace: string;
+  let dataDir: string;
+
+  beforeAll(async () => {
+    server = await startModelServer({ policy: demoPolicy });
+    browser = createBrowserPool();
+    harness = await createRunHarness(demoPolicy);
+    const built = await assembleDemoApp();
+    const files: Record<string, string> = {};
+    for (const entry of await readdir(built, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile())
+        files[path.relative(built, path.join(entry.parentPath, entry.name))] = await readFile(
+          path.join(entry.parentPath, entry.name),
+          'utf8',
+        );
+    }
+    const list = (JSON.parse(featureListJson(3)) as Array<Record<string, unknown>>).map((feature, index) => ({
+      id: `F-00${index + 1}`,
+      ...feature,
+    }));
+    files['feature_list.json'] = `${JSON.stringify(list, null, 2)}\n`;
+    files['.gitignore'] = 'data/\n';
+    ({ workspace, dataDir } = await makeWorkspace(files));
+    // F-001 passes with a recorded check on the run branch, as an evaluator session leaves it.
+    const evaluated = await runSession(server, {
+      role: 'evaluator',
+      workspace,
+      dataDir,
+      featureIds: ['F-001'],
+      browser,
+      limits: { maxSteps: 40, maxMinutes: 4 },
+    });
+    expect(evaluated.verdicts[0]?.verdict).toBe('pass');
+    expect(await readCheckFile(workspace, 'F-001')).not.toBeNull();
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await harness?.close();
+    if (workspace) removeWorkspace(workspace);
+  });
+
+  /** A run in the store whose lane 1 holds F-002, passed on its branch `branch` (made from main plus `change`). */
+  async function laneReadyToMerge(id: string, change: (dir: string) => Promise<void>) {
+    const { store } = harness.orchestrator;
+    const run = await store.createRun({
+      id,
+      spec: { path: '/spec.md', name: 'spec.md' },
+      workspace: { kind: 'local', path: workspace },
+      config: harness.config({ lanes: 2 }),
+    });
+    await store.replaceFeatures(
+      id,
+      JSON.parse(await readFile(path.join(workspace, 'feature_list.json'), 'utf8')),
+    );
+    await store.updateFeature(id, 'F-001', { passes: true });
+    await store.setStatus(id, 'building');
+    await claimSlot(
+      store,
+      id,
+      { slot: 1, seq: 4, action: { kind: 'generate', featureId: 'F-002' }, assign: true },
+      new Date(),
+    );
+    const lane = (await store.getRun(id)).lanes[0]!;
+    const repo = openRepo(workspace);
+    await runGit(repo, ['branch', '-f', lane.branch, 'HEAD']);
+    await runGit(repo, ['checkout', '-q', lane.branch]);
+    await change(workspace);
+    await checkpoint(repo, {
+      role: 'generator',
+      runId: id,
+      session: 4,
+      featureId: 'F-002',
+      summary: 'lane work',
+    });
+    await runGit(repo, ['checkout', '-q', '-']);
+    await casUpdateRun(
+      harness.orchestrator.redis,
+      store.keys(id),
+      id,
+      { features: true },
+      (current, features) => ({
+        run: current,
+        features: features
+          .filter((f) => f.id === 'F-002')
+          .map((f) => ({ ...f, mergePending: true, lastVerdict: 'pass' as const })),
+      }),
+    );
+    const state = await store.loadState(id);
+    const plan = nextLaneActions(state, new Date(), new Set());
+    expect(plan).toEqual({
+      kind: 'work',
+      actions: [
+        expect.objectContaining({ slot: MAIN_SLOT, action: { kind: 'merge', featureId: 'F-002', lane: 1 } }),
+      ],
+    });
+    await claimSlot(
+      store,
+      id,
+      { slot: MAIN_SLOT, seq: 5, action: { kind: 'merge', featureId: 'F-002', lane: 1 } },
+      new Date(),
+    );
+    return { state: await store.loadState(id), lane: (await store.getRun(id)).lanes[0]! };
+  }
+
+  const context = () => ({ dataDir, workerId: 'w-test', browser });
+  const head = async (ref = 'HEAD') => (await runGit(openRepo(workspace), ['rev-parse', ref])).trim();
+
+  it('a lane that breaks a passing feature is merged, found red on the merged head, undone, and sent back', async () => {
+    const before = await head();
+    const { state, lane } = await laneReadyToMerge('r-broken', async (dir) => {
+      // The lane "cleans up" the client modules and drops the new-todo form's registration: F-001 breaks.
+      const file = path.join(dir, 'public/features.js');
+      await writeFile(file, (await readFile(file, 'utf8')).replace("import './features/add-todo.js';\n", ''));
+    });
+    const result = await mergeLane(context(), state, lane, 5);
+    expect(result.outcome).toBe('rejected');
+    expect(result.detail).toMatch(/^F-001: recorded check v1 failed at /);
+    expect(await head()).toBe(before);
+    // The lane got the run branch merged in and the red check in its feedback, for its next generator.
+    const feedback = await runGit(openRepo(workspace), [
+      'show',
+      `${lane.branch}:.nightshift/feedback/F-002.md`,
+    ]);
+    expect(feedback).toContain('the merge broke recorded checks');
+    expect(feedback).toContain('F-001: recorded check v1 failed');
+
+    const run = await recordMergeResult(harness.orchestrator.store, 'r-broken', 5, result, new Date());
+    const f2 = (await harness.orchestrator.store.listFeatures('r-broken')).find((f) => f.id === 'F-002')!;
+    expect(f2).toMatchObject({ passes: false, mergePending: false, attempts: 1 });
+    expect(run.lanes[0]?.last).toMatchObject({ role: 'merge', outcome: 'rejected' });
+    const next = nextLaneActions(
+      await harness.orchestrator.store.loadState('r-broken'),
+      new Date(),
+      new Set(),
+    );
+    expect(next).toEqual({
+      kind: 'work',
+      actions: expect.arrayContaining([{ slot: 1, action: { kind: 'generate', featureId: 'F-002' } }]),
+    });
+  }, 180_000);
+
+  it('a lane that keeps the passing features green is merged and its feature passes on the run branch', async () => {
+    const before = await head();
+    const { state, lane } = await laneReadyToMerge('r-good', async (dir) => {
+      await writeFile(path.join(dir, 'NOTES.md'), 'lane notes\n');
+    });
+    const result = await mergeLane(context(), state, lane, 5);
+    expect(result).toMatchObject({ outcome: 'merged', checked: ['F-001'] });
+    expect(await head()).toBe(result.head);
+    expect(
+      (await runGit(openRepo(workspace), ['rev-list', '--parents', '-n', '1', 'HEAD'])).trim().split(' '),
+    ).toEqual([result.head, before, await head(lane.branch)]);
+    const run = await recordMergeResult(harness.orchestrator.store, 'r-good', 5, result, new Date());
+    expect(run.lanes).toEqual([]);
+    const features = await harness.orchestrator.store.listFeatures('r-good');
+    expect(features.find((f) => f.id === 'F-002')).toMatchObject({
+      passes: true,
+      mergePending: false,
+      lastCheckedSeq: 5,
+    });
+    expect(features.find((f) => f.id === 'F-001')).toMatchObject({ lastCheckedSeq: 5 });
+  }, 180_000);
+});

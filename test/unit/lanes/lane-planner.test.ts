@@ -1,0 +1,199 @@
+import { describe, expect, it } from 'vitest';
+import { type LanePlan, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lane-planner.js';
+import { type LaneRecord, laneBranch } from '../../../orchestrator/lanes.js';
+import { featureState, makeState, T0 } from '../orchestrator/fixtures.js';
+
+const lane = (n: number, featureId: string, patch: Partial<LaneRecord> = {}): LaneRecord => ({
+  lane: n,
+  featureId,
+  branch: laneBranch('r-test', n, featureId),
+  seq: 10 + n,
+  last: null,
+  mergeSetbacks: 0,
+  ...patch,
+});
+
+const actions = (plan: LanePlan) => (plan.kind === 'work' ? plan.actions : []);
+
+describe('nextLaneActions (pure)', () => {
+  it('fills every free lane with the next failing features in list order', () => {
+    const state = makeState(
+      [1, 2, 3, 4, 5].map((n) => featureState(n)),
+      { config: { lanes: 3 } },
+    );
+    expect(actions(nextLaneActions(state, T0, new Set()))).toEqual([
+      { slot: 1, action: { kind: 'generate', featureId: 'F-001' }, assign: true },
+      { slot: 2, action: { kind: 'generate', featureId: 'F-002' }, assign: true },
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' }, assign: true },
+    ]);
+  });
+
+  it('starts a feature only once its depends_on pass on the run branch (a pass waiting to merge is not enough)', () => {
+    const features = [
+      featureState(1, { mergePending: true }),
+      featureState(2, { depends_on: ['F-001'] }),
+      featureState(3),
+    ];
+    const state = makeState(features, { config: { lanes: 4 }, lanes: [lane(1, 'F-001')] });
+    const planned = actions(nextLaneActions(state, T0, new Set()));
+    expect(planned).toContainEqual({
+      slot: MAIN_SLOT,
+      action: { kind: 'merge', featureId: 'F-001', lane: 1 },
+    });
+    expect(planned.map((a) => ('featureId' in a.action ? a.action.featureId : ''))).not.toContain('F-002');
+    expect(planned).toContainEqual({
+      slot: 2,
+      action: { kind: 'generate', featureId: 'F-003' },
+      assign: true,
+    });
+  });
+
+  it('merges one lane at a time through the run slot, and not while the run slot is busy', () => {
+    const features = [featureState(1, { mergePending: true }), featureState(2, { mergePending: true })];
+    const state = makeState(features, { config: { lanes: 2 }, lanes: [lane(1, 'F-001'), lane(2, 'F-002')] });
+    expect(actions(nextLaneActions(state, T0, new Set()))).toEqual([
+      { slot: MAIN_SLOT, action: { kind: 'merge', featureId: 'F-001', lane: 1 } },
+    ]);
+    expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT])))).toEqual([]);
+  });
+
+  it('follows each lane up on its own: generator done → evaluate, failed → generate, sent back by the merge queue → generate', () => {
+    const features = [
+      featureState(1, { generatorSessions: 1 }),
+      featureState(2, { lastVerdict: 'fail', attempts: 1 }),
+      featureState(3, { lastVerdict: 'pass', generatorSessions: 0 }),
+      featureState(4, { generatorSessions: 1 }),
+    ];
+    const state = makeState(features, {
+      config: { lanes: 4 },
+      lanes: [
+        lane(1, 'F-001', { last: { seq: 5, role: 'generator', outcome: 'completed' } }),
+        lane(2, 'F-002', { last: { seq: 6, role: 'evaluator', outcome: 'completed' } }),
+        lane(3, 'F-003', { last: { seq: 7, role: 'merge', outcome: 'conflict' } }),
+        lane(4, 'F-004', { last: { seq: 8, role: 'generator', outcome: 'completed' } }),
+      ],
+    });
+    expect(actions(nextLaneActions(state, T0, new Set([4])))).toEqual([
+      { slot: 1, action: { kind: 'evaluate', featureId: 'F-001' } },
+      { slot: 2, action: { kind: 'generate', featureId: 'F-002' } },
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' } },
+    ]);
+  });
+
+  it('finishes only once no lane holds a feature and nothing is in flight; initializes alone', () => {
+    const passing = [
+      featureState(1, { passes: true, lastCheckedSeq: 9 }),
+      featureState(2, { passes: true, lastCheckedSeq: 9 }),
+    ];
+    const done = makeState(passing, { config: { lanes: 2 }, counters: { lastPassSeq: 9 } });
+    expect(nextLaneActions(done, T0, new Set())).toEqual({ kind: 'run', action: { kind: 'finish' } });
+    expect(nextLaneActions(done, T0, new Set([1]))).toEqual({ kind: 'work', actions: [] });
+    const empty = makeState([], { config: { lanes: 3 } });
+    expect(actions(nextLaneActions(empty, T0, new Set()))).toEqual([
+      { slot: MAIN_SLOT, action: { kind: 'initialize' } },
+    ]);
+  });
+
+  it('pauses every lane at once on a budget, and scales the stuck limit with the lanes', () => {
+    const features = [1, 2, 3].map((n) => featureState(n));
+    const spent = makeState(features, {
+      config: { lanes: 3, budgets: { maxCostUsd: 1 } },
+      counters: { costUsd: 2 },
+    });
+    expect(nextLaneActions(spent, T0, new Set([1, 2]))).toMatchObject({
+      kind: 'run',
+      action: { kind: 'pause', reason: 'budget' },
+    });
+    const busyLanes = makeState(features, {
+      config: { lanes: 3 },
+      counters: { evaluationsSinceLastPass: 6 },
+    });
+    expect(nextLaneActions(busyLanes, T0, new Set()).kind).toBe('work');
+    const stuck = makeState(features, { config: { lanes: 3 }, counters: { evaluationsSinceLastPass: 18 } });
+    expect(nextLaneActions(stuck, T0, new Set())).toMatchObject({ kind: 'run', action: { reason: 'stuck' } });
+  });
+
+  it('a seeded simulation of 4 lanes always ends with every feature passing and never two jobs on one slot', () => {
+    for (let seed = 1; seed <= 40; seed++) {
+      let random = seed;
+      const next = () => {
+        random = (random * 48_271) % 2_147_483_647;
+        return random / 2_147_483_647;
+      };
+      let state = makeState(
+        Array.from({ length: 9 }, (_, i) =>
+          featureState(i + 1, i > 0 && i % 3 === 0 ? { depends_on: ['F-001'] } : {}),
+        ),
+        { config: { lanes: 4 } },
+      );
+      let seq = 0;
+      for (let step = 0; step < 500; step++) {
+        const plan = nextLaneActions(state, T0, new Set());
+        if (plan.kind === 'run') {
+          expect(plan.action.kind).toBe('finish');
+          break;
+        }
+        const slots = plan.actions.map((a) => a.slot);
+        expect(new Set(slots).size).toBe(slots.length);
+        state = simulate(state, plan.actions, () => ++seq, next);
+        if (step === 499) throw new Error(`seed ${seed} did not finish`);
+      }
+      expect(state.features.every((f) => f.passes)).toBe(true);
+    }
+  });
+});
+
+/** Applies planned actions as instant sessions: generators complete; evaluations pass 70 %; merges conflict 20 %. */
+function simulate(
+  state: ReturnType<typeof makeState>,
+  planned: ReturnType<typeof actions>,
+  nextSeq: () => number,
+  random: () => number,
+): ReturnType<typeof makeState> {
+  const features = state.features.map((f) => ({ ...f }));
+  const byId = new Map(features.map((f) => [f.id, f]));
+  let lanes = [...state.run.lanes];
+  const counters = { ...state.run.counters };
+  for (const { slot, action, assign } of planned) {
+    const seq = nextSeq();
+    if (action.kind === 'merge') {
+      const feature = byId.get(action.featureId)!;
+      feature.mergePending = false;
+      if (random() < 0.2) {
+        lanes = lanes.map((l) =>
+          l.lane === action.lane ? { ...l, last: { seq, role: 'merge' as const, outcome: 'conflict' } } : l,
+        );
+      } else {
+        Object.assign(feature, { passes: true, lastCheckedSeq: seq });
+        counters.lastPassSeq = seq;
+        lanes = lanes.filter((l) => l.lane !== action.lane);
+      }
+      continue;
+    }
+    if (action.kind === 'regress') {
+      for (const id of action.featureIds) Object.assign(byId.get(id)!, { lastCheckedSeq: seq });
+      continue;
+    }
+    if (action.kind === 'initialize') continue;
+    const feature = byId.get(action.featureId)!;
+    if (assign)
+      lanes.push({ lane: slot, featureId: feature.id, branch: 'b', seq, last: null, mergeSetbacks: 0 });
+    if (action.kind === 'generate') {
+      feature.generatorSessions += 1;
+      lanes = lanes.map((l) =>
+        l.lane === slot ? { ...l, last: { seq, role: 'generator' as const, outcome: 'completed' } } : l,
+      );
+    } else {
+      const pass = random() < 0.7;
+      Object.assign(feature, {
+        generatorSessions: 0,
+        lastVerdict: pass ? 'pass' : 'fail',
+        mergePending: pass,
+      });
+      lanes = lanes.map((l) =>
+        l.lane === slot ? { ...l, last: { seq, role: 'evaluator' as const, outcome: 'completed' } } : l,
+      );
+    }
+  }
+  return { run: { ...state.run, lanes, counters }, features };
+}

@@ -1,0 +1,87 @@
+/**
+ * Where lanes work: each worker keeps its own clone per lane (`<data>/clones/<worker>/<run>/lane-<n>`), synced to
+ * the lane's branch on the run's origin — the local workspace's repository, or the remote of `--repo` — and
+ * pushes the lane's branch back there, fast-forward only, after every session. So a lane's next session can run on
+ * any worker, and nothing but the harness's own git touches the workspace while lanes work.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+import { gitRecordPath } from '../core/paths.js';
+import { askGit, head, openRepo, type WorkspaceRepo } from '../handoff/git.js';
+import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { mergeInto } from '../handoff/lane-merge.js';
+import type { LaneRecord } from '../orchestrator/lanes.js';
+import type { RunRecord } from '../orchestrator/run-state.js';
+
+/** What lane work needs of a worker. */
+export interface LaneWorkerContext {
+  dataDir: string;
+  workerId: string;
+}
+
+/** The run's origin: a remote URL, or the local workspace's directory (lanes clone and push to it). */
+export function laneOrigin(run: RunRecord): string {
+  return run.workspace.kind === 'remote' ? run.workspace.url : run.workspace.path;
+}
+
+/** The local workspace's repository, guarded like every harness git command on it. */
+export function mainRepo(context: LaneWorkerContext, run: RunRecord): WorkspaceRepo {
+  if (run.workspace.kind !== 'local') throw new Error('mainRepo: a remote run has no local workspace');
+  const dir = realpathSync.native(run.workspace.path);
+  return openRepo(dir, { guard: { recordFile: gitRecordPath(context.dataDir, run.id, dir) } });
+}
+
+/** The run branch: the remote run's, or the branch checked out in the local workspace. */
+export async function runBranch(context: LaneWorkerContext, run: RunRecord): Promise<string> {
+  if (run.workspace.kind === 'remote') return run.workspace.branch;
+  const name = (await askGit(mainRepo(context, run), ['symbolic-ref', '--short', 'HEAD'])).trim();
+  return name || 'main';
+}
+
+/** This worker's clone of the lane, at the head of the lane's branch (made from the run branch the first time). */
+export async function syncLane(
+  context: LaneWorkerContext,
+  run: RunRecord,
+  lane: Pick<LaneRecord, 'lane' | 'branch'>,
+): Promise<WorkspaceRepo> {
+  const cacheDir = path.join(context.dataDir, 'clones', context.workerId, run.id, `lane-${lane.lane}`);
+  const synced = await syncWorkspace({
+    url: laneOrigin(run),
+    branch: lane.branch,
+    baseBranch: await runBranch(context, run),
+    cacheDir,
+    guard: { recordFile: gitRecordPath(context.dataDir, run.id, cacheDir) },
+  });
+  return synced.repo;
+}
+
+/**
+ * Merges the run branch into the lane's clone when it merges without conflict (a conflict is left for the merge
+ * queue, which sends it to a generator with the files named); returns whether the lane moved.
+ */
+export async function refreshLane(
+  context: LaneWorkerContext,
+  run: RunRecord,
+  repo: WorkspaceRepo,
+  lane: Pick<LaneRecord, 'lane' | 'featureId'>,
+  seq: number,
+): Promise<boolean> {
+  const before = await head(repo);
+  const message = `nightshift(merge): ${lane.featureId} run branch into lane ${lane.lane}\n\nNightshift-Role: merge\nNightshift-Run: ${run.id}\nNightshift-Session: ${seq}\nNightshift-Feature: ${lane.featureId}`;
+  const attempt = await mergeInto(repo, `refs/remotes/origin/${await runBranch(context, run)}`, { message });
+  return attempt.kind === 'merged' && attempt.head !== before;
+}
+
+/**
+ * Pushes the lane's branch to the origin. Into a local workspace the push runs git's receive side in its `.git`,
+ * which is checked against its known-good record first (the guard), like before any harness git command there.
+ */
+export async function publishLane(
+  context: LaneWorkerContext,
+  run: RunRecord,
+  repo: WorkspaceRepo,
+  branch: string,
+): Promise<void> {
+  if (run.workspace.kind === 'local') await head(mainRepo(context, run));
+  await pushFastForward(repo, branch);
+}
