@@ -156,6 +156,20 @@ describe('one browser context reused by the replays of a sweep (real Chromium)',
     expect(await reportText(page as import('playwright-core').Page)).toBe(fresh);
   });
 
+  it('is red when a text that must be gone stays, saying how many elements still show it', async () => {
+    const reused = await reusedOn(site.url);
+    const gone = check('F-004', {
+      actions: [{ kind: 'goto', path: '/set' }],
+      expectations: [{ kind: 'text', text: 'state set', visible: false }],
+    });
+    expect((await reused.replay(gone)).failure).toEqual({
+      stage: 'expectation',
+      index: 0,
+      description: 'text "state set" is not visible',
+      message: '1 visible element(s) still show this text',
+    });
+  });
+
   it('does not cut off a request an action starts a frame late (an autosave) when the next action leaves the page', async () => {
     const reused = await reusedOn(site.url);
     const save = check('F-003', {
