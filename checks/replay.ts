@@ -16,13 +16,11 @@ import {
   type RecordedCheck,
 } from './format.js';
 import { buildLocator } from './locator-code.js';
+import { shortError, unmet } from './replay-expect.js';
 import { ReplaySettler } from './replay-settle.js';
 
 /** Time one action may take (the element must appear and be actionable), in ms. */
 export const REPLAY_ACTION_TIMEOUT_MS = 5_000;
-/** Time an expectation has to come true, in ms. */
-export const REPLAY_EXPECT_TIMEOUT_MS = 3_000;
-const POLL_MS = 50;
 
 /** Where a replay failed. */
 export interface ReplayFailure {
@@ -111,59 +109,90 @@ export async function replayOnPage(
   const split: ReplaySplit = { pageMs, navigationMs: 0, actionsMs: 0, settleMs: 0, expectationsMs: 0 };
   const session = watchContext(first);
   const settler = new ReplaySettler();
-  const result = (failure?: ReplayFailure, screenshot?: string): ReplayResult => {
+  try {
+    const acted = await performAll(first, check.actions, {
+      baseUrl: options.baseUrl,
+      session,
+      settler,
+      split,
+    });
+    let failure = acted.failure;
+    if (!failure) {
+      await settler.catchUp(acted.page);
+      failure = await judge(acted.page, check.expectations, options.baseUrl, split);
+    }
     split.settleMs = settler.waitedMs;
+    const shot = failure ? await screenshot(acted.page, check, options) : undefined;
     return {
       featureId: check.featureId,
       version: check.version,
       ok: failure === undefined,
       durationMs: performance.now() - started,
       ...(failure ? { failure } : {}),
-      ...(screenshot ? { screenshot } : {}),
+      ...(shot ? { screenshot: shot } : {}),
       split: rounded(split),
     };
-  };
-  let page = first;
-  try {
-    for (const [index, action] of check.actions.entries()) {
-      const before = performance.now();
-      const waited = settler.waitedMs;
-      try {
-        page = await perform(page, action, options.baseUrl, session, settler);
-      } catch (error) {
-        const failure = {
-          stage: 'action' as const,
-          index,
-          description: describeAction(action),
-          message: short(error),
-        };
-        return result(failure, await screenshot(page, check, options));
-      } finally {
-        const spent = performance.now() - before - (settler.waitedMs - waited);
-        if (action.kind === 'goto' || action.kind === 'back') split.navigationMs += spent;
-        else split.actionsMs += spent;
-      }
-    }
-    await settler.catchUp(page);
-    const judging = performance.now();
-    for (const [index, expectation] of check.expectations.entries()) {
-      const message = await unmet(page, expectation, options.baseUrl);
-      if (message !== undefined) {
-        split.expectationsMs = performance.now() - judging;
-        const failure = {
-          stage: 'expectation' as const,
-          index,
-          description: describeExpectation(expectation),
-          message,
-        };
-        return result(failure, await screenshot(page, check, options));
-      }
-    }
-    split.expectationsMs = performance.now() - judging;
-    return result();
   } finally {
     settler.dispose();
     session.dispose();
+  }
+}
+
+/** What performing the actions needs, and where their time is added up. */
+interface ActionRun {
+  baseUrl: string;
+  session: ReplaySession;
+  settler: ReplaySettler;
+  split: ReplaySplit;
+}
+
+/** Performs the actions in order; the page the replay ended on, and the first failure. */
+async function performAll(
+  first: Page,
+  actions: readonly CheckAction[],
+  run: ActionRun,
+): Promise<{ page: Page; failure?: ReplayFailure }> {
+  let page = first;
+  for (const [index, action] of actions.entries()) {
+    const before = performance.now();
+    const waited = run.settler.waitedMs;
+    try {
+      page = await perform(page, action, run.baseUrl, run.session, run.settler);
+    } catch (error) {
+      const failure = {
+        stage: 'action' as const,
+        index,
+        description: describeAction(action),
+        message: shortError(error),
+      };
+      return { page, failure };
+    } finally {
+      const spent = performance.now() - before - (run.settler.waitedMs - waited);
+      if (action.kind === 'goto' || action.kind === 'back') run.split.navigationMs += spent;
+      else run.split.actionsMs += spent;
+    }
+  }
+  return { page };
+}
+
+/** The first expectation that does not hold, as a failure (none when all hold). */
+async function judge(
+  page: Page,
+  expectations: readonly CheckExpectation[],
+  baseUrl: string,
+  split: ReplaySplit,
+): Promise<ReplayFailure | undefined> {
+  const started = performance.now();
+  try {
+    for (const [index, expectation] of expectations.entries()) {
+      const message = await unmet(page, expectation, baseUrl);
+      if (message !== undefined) {
+        return { stage: 'expectation', index, description: describeExpectation(expectation), message };
+      }
+    }
+    return undefined;
+  } finally {
+    split.expectationsMs = performance.now() - started;
   }
 }
 
@@ -301,95 +330,6 @@ async function click(
   return popup;
 }
 
-/** Why the expectation does not hold by its deadline, or undefined when it holds. */
-async function unmet(
-  page: Page,
-  expectation: CheckExpectation,
-  baseUrl: string,
-): Promise<string | undefined> {
-  const timeout = REPLAY_EXPECT_TIMEOUT_MS;
-  switch (expectation.kind) {
-    case 'text': {
-      // getByText matches whitespace-normalised, case-insensitive substrings: layout changes do not matter.
-      const shown = page.getByText(expectation.text).filter({ visible: true });
-      // Playwright's own waiting: visible, or (for a text that must be gone) no visible match left.
-      const state = expectation.visible ? 'visible' : 'detached';
-      const held = await shown
-        .first()
-        .waitFor({ state, timeout })
-        .then(
-          () => true,
-          () => false,
-        );
-      if (held) return undefined;
-      if (expectation.visible) return 'no visible element shows this text';
-      return `${await shown.count().catch(() => '?')} visible element(s) still show this text`;
-    }
-    case 'url': {
-      const expected = pathOf(expectation.path, baseUrl);
-      const held = await page
-        .waitForURL((url) => pathOf(url.href, baseUrl) === expected, { timeout, waitUntil: 'commit' })
-        .then(
-          () => true,
-          () => false,
-        );
-      return held ? undefined : `the URL path is ${pathOf(page.url(), baseUrl)}`;
-    }
-    default:
-      return polled(page, expectation, timeout);
-  }
-}
-
-/** Observes the expectation until it holds or the time is up (title, value, checked, count). */
-async function polled(
-  page: Page,
-  expectation: CheckExpectation,
-  timeout: number,
-): Promise<string | undefined> {
-  const deadline = Date.now() + timeout;
-  let last = '';
-  for (;;) {
-    try {
-      last = await observe(page, expectation);
-      if (last === '') return undefined;
-    } catch (error) {
-      last = short(error);
-    }
-    if (Date.now() >= deadline) return last;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-/** '' when the expectation holds now, else what the page shows instead. */
-async function observe(page: Page, expectation: CheckExpectation): Promise<string> {
-  switch (expectation.kind) {
-    case 'title': {
-      const title = await page.title();
-      return title.trim() === expectation.title.trim() ? '' : `the title is ${JSON.stringify(title)}`;
-    }
-    case 'value': {
-      const value = await buildLocator(page, expectation.target).inputValue({ timeout: POLL_MS * 4 });
-      return value === expectation.value ? '' : `the value is ${JSON.stringify(value)}`;
-    }
-    case 'checked': {
-      const checked = await buildLocator(page, expectation.target).isChecked({ timeout: POLL_MS * 4 });
-      return checked === expectation.checked ? '' : checked ? 'it is checked' : 'it is not checked';
-    }
-    case 'count': {
-      const count = await buildLocator(page, expectation.target).count();
-      return count === expectation.count ? '' : `it matches ${count} element(s)`;
-    }
-    default:
-      throw new Error(`${expectation.kind} expectations are not polled`);
-  }
-}
-
-/** Path, query and fragment of a URL on the app (relative ones resolve against the base). */
-export function pathOf(url: string, baseUrl: string): string {
-  const parsed = new URL(url, baseUrl);
-  return `${parsed.pathname}${parsed.search}${parsed.hash}`;
-}
-
 /** One line describing an action, for failure reports. */
 export function describeAction(action: CheckAction): string {
   switch (action.kind) {
@@ -431,10 +371,4 @@ async function screenshot(
   } catch {
     return undefined; // a crashed page has no picture; the failure message still says what happened
   }
-}
-
-/** The first line of an error, without ANSI colours or Playwright's call log. */
-function short(error: unknown): string {
-  const text = (error instanceof Error ? error.message : String(error)).replace(/\u001b\[[0-9;]*m/g, '');
-  return (text.split(/\nCall log:\n/)[0] ?? text).trim().split('\n').slice(0, 3).join(' ');
 }
