@@ -27,6 +27,8 @@ export const DashboardResult = z.object({
   pageReadyInPageMs: Spread,
   /** By the page's clock: navigation start → the last grid cell rendered (the grid renders in chunks). */
   gridCompleteInPageMs: Spread.optional(),
+  /** Navigation → the header and the grid's first cell (the first screen), by the page's clock. */
+  firstScreenInPageMs: Spread.optional(),
   firstLoadMs: z.number(),
 });
 export type DashboardResult = z.infer<typeof DashboardResult>;
@@ -84,11 +86,14 @@ export async function measureDashboard(options: {
       const loads: number[] = [];
       const inPage: number[] = [];
       const complete: number[] = [];
+      const first: number[] = [];
       for (let index = 0; index < options.pageLoads + 1; index++) {
         const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
         await page.addInitScript(() => {
-          const w = window as unknown as { __ready?: number; __complete?: number };
+          const w = window as unknown as { __ready?: number; __complete?: number; __first?: number };
           new MutationObserver((_, observer) => {
+            if (document.querySelector('[data-feature="F-001"]') && document.querySelector('#run-header h1'))
+              w.__first ??= performance.now();
             const ready = ['[data-feature="F-001"]', '#progress-chart', '#timeline tbody tr'].every(
               (selector) => document.querySelector(selector),
             );
@@ -111,6 +116,7 @@ export async function measureDashboard(options: {
         inPage.push(await page.evaluate(() => (window as unknown as { __ready: number }).__ready));
         await page.waitForSelector('#feature-grid[data-complete]');
         complete.push(await page.evaluate(() => (window as unknown as { __complete: number }).__complete));
+        first.push(await page.evaluate(() => (window as unknown as { __first: number }).__first));
         const cells = await page.locator('#feature-grid [data-feature]').count();
         if (cells !== run.features.total)
           throw new Error(`grid shows ${cells} of ${run.features.total} features`);
@@ -124,6 +130,7 @@ export async function measureDashboard(options: {
         pageReadyMs: spread(loads.slice(1)),
         pageReadyInPageMs: spread(inPage.slice(1)),
         gridCompleteInPageMs: spread(complete.slice(1)),
+        firstScreenInPageMs: spread(first.slice(1)),
         firstLoadMs: Number((loads[0] ?? 0).toFixed(1)),
       };
     } finally {

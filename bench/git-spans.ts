@@ -1,7 +1,7 @@
 /**
  * Times every `git` process the harness spawns in this process, so a handoff can be split into git and
  * the rest without touching the harness: `child_process.spawn` is wrapped and the ESM bindings synced
- * (`syncBuiltinESMExports`), which simple-git's `import { spawn }` then sees. Git run by the agent
+ * (`syncBuiltinESMExports`), which handoff/git-process.ts's `import { spawn }` then sees. Git run by the agent
  * inside `bash` is a grandchild and is not counted (it is model work, not handoff).
  */
 import childProcess, { type ChildProcess } from 'node:child_process';

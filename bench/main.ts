@@ -9,6 +9,7 @@ import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
+import { measureLanes } from './lanes.js';
 import { measureRecovery } from './recovery.js';
 import { renderReport } from './report.js';
 import { BenchResults, type Repetitions } from './results.js';
@@ -56,6 +57,7 @@ export const SECTIONS = [
   'dashboard',
   'recovery',
   'checks',
+  'lanes',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -68,6 +70,7 @@ const SECTION_LABEL: Record<Section, string> = {
   dashboard: 'dashboard:',
   recovery: 'recovery:',
   checks: 'checks:',
+  lanes: 'lanes:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -128,6 +131,19 @@ async function recordedChecks(reps: Repetitions, mark: Mark) {
   return measureChecks({ replays: reps.checkReplays ?? 100 });
 }
 
+/** Simulated model latency per request in the lanes runs (ms): sessions of a few seconds, as a fast model's. */
+const LANES_LATENCY_MS = 1_000;
+
+async function parallelLanes(quick: boolean, mark: Mark, started: number) {
+  mark('lanes', 'lanes: 24 independent features with 1, 2, 4 and 8 lanes');
+  return measureLanes({
+    laneCounts: [1, 2, 4, 8],
+    features: quick ? 12 : 24,
+    latencyMs: LANES_LATENCY_MS,
+    log: (line) => progress(`lanes: ${line}`, started),
+  });
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -170,6 +186,9 @@ async function measure(
     : keep('recovery', previous?.recovery);
   // Older results have no checks section either.
   const checks = only.has('checks') ? await recordedChecks(reps, mark) : keep('checks', previous?.checks);
+  const lanes = only.has('lanes')
+    ? await parallelLanes(quick, mark, started)
+    : keep('lanes', previous?.lanes);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -186,6 +205,7 @@ async function measure(
     dashboard,
     recovery,
     checks,
+    lanes,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }

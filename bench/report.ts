@@ -1,4 +1,5 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
+import { lanesSection } from './lanes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread, type Spread } from './stats.js';
@@ -332,7 +333,7 @@ function dashboardSection(results: BenchResults): string {
     '|---|---|---|',
     ...d.api.map((t) => `| ${t.request} | ${cell(t.ms)} | ${t.bytes.toLocaleString('en')} |`),
     '',
-    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.${d.gridCompleteInPageMs ? ` The grid renders in chunks (first screen first); its last cell was in the DOM at ${cell(d.gridCompleteInPageMs)} (page clock).` : ''}`,
+    `Run page ready (navigation → feature grid, chart and timeline rendered): ${cell(d.pageReadyMs)} by the Playwright clock, ${cell(d.pageReadyInPageMs)} by the page's own clock; the first (uncached) load took ${Math.round(d.firstLoadMs)} ms.${d.gridCompleteInPageMs ? ` The grid renders in chunks (first screen first); its last cell was in the DOM at ${cell(d.gridCompleteInPageMs)} (page clock).` : ''}${d.firstScreenInPageMs ? ` The first screen (header and the grid's first cells; the chart and the timeline are drawn after them) was there at ${cell(d.firstScreenInPageMs)} (page clock).` : ''}`,
     '',
   ].join('\n');
 }
@@ -353,5 +354,12 @@ export function renderReport(results: BenchResults): string {
     dashboardSection(results),
     recoverySection(results),
     checksSection(results),
+    lanesSection(
+      results.lanes,
+      (() => {
+        const load = results.machine.load.find((sample) => sample.section.startsWith('lanes:'));
+        return load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded';
+      })(),
+    ),
   ].join('\n');
 }

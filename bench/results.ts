@@ -5,6 +5,7 @@ import { ChecksResult } from './checks.js';
 import { DashboardResult } from './dashboard.js';
 import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
+import { LanesResult } from './lanes.js';
 import { RecoveryResult } from './recovery.js';
 import { ScaleResult } from './scale.js';
 import { LoadSample } from './stats.js';
@@ -61,6 +62,8 @@ export const BenchResults = z.object({
   recovery: RecoveryResult.optional(),
   /** Recorded checks vs an LLM evaluation (absent in results recorded before them). */
   checks: ChecksResult.optional(),
+  /** Parallel lanes: one spec built with 1, 2, 4 and 8 lanes (absent in results recorded before them). */
+  lanes: LanesResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

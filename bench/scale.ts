@@ -54,13 +54,15 @@ export const ScaleResult = z.object({
 });
 export type ScaleResult = z.infer<typeof ScaleResult>;
 
-interface WorkerChild {
+/** A benchmark worker process (bench/scale-worker.ts) and its messages. */
+export interface WorkerChild {
   child: ChildProcess;
   ready: Promise<{ workerId: string; startedAt: number }>;
   report: Promise<WorkerProcessReport>;
 }
 
-function spawnWorker(config: WorkerProcessConfig): WorkerChild {
+/** Forks a benchmark worker process with `config`. */
+export function spawnWorker(config: WorkerProcessConfig): WorkerChild {
   const child = fork(WORKER_ENTRY, [], {
     execArgv: ['--import', 'tsx'],
     env: { ...process.env, NSBENCH_WORKER: JSON.stringify(config), NIGHTSHIFT_LOG_LEVEL: 'warn' },
@@ -91,7 +93,7 @@ function spawnWorker(config: WorkerProcessConfig): WorkerChild {
 }
 
 /** Highest number of intervals open at once. */
-function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
+export function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>): number {
   const edges = intervals.flatMap(([start, end]) => [
     [start, 1],
     [end, -1],
@@ -106,7 +108,8 @@ function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>): numbe
   return peak;
 }
 
-async function allEvents(orchestrator: Orchestrator, runId: string): Promise<RunEvent[]> {
+/** Every event of a run (up to 10,000). */
+export async function allEvents(orchestrator: Orchestrator, runId: string): Promise<RunEvent[]> {
   return (await orchestrator.store.readEvents(runId, { count: 10_000 })).map((entry) => entry.event);
 }
 

@@ -9,7 +9,8 @@ import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
 import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
 import { type CliDeps, resolveDeps } from './context.js';
-import { DEFAULT_REDIS_URL, findEmbeddedRedis, findRedisServer, maskUrl, pingRedis } from './redis.js';
+import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';
+import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 
 /** Chromium used when neither the config nor NIGHTSHIFT_CHROMIUM names one. */
 const DEFAULT_CHROMIUM = '/usr/bin/chromium';
@@ -261,9 +262,11 @@ export async function checkModelServers(
 
 async function probeServer(base: string, modelId: string): Promise<DoctorCheck> {
   const url = `${base.replace(/\/+$/, '')}/models`;
+  let status: number;
   try {
     const response = await fetch(url, { signal: AbortSignal.timeout(SERVER_TIMEOUT_MS) });
-    return ok('model server', `${base} answers (HTTP ${response.status}) for ${modelId}`);
+    status = response.status;
+    await response.body?.cancel();
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return fail(
@@ -272,6 +275,15 @@ async function probeServer(base: string, modelId: string): Promise<DoctorCheck> 
       'Start the server (e.g. `ollama serve`) or fix its base URL (OPENAI_BASE_URL or openaiCompatible.<name>.baseURL); it must include the /v1 path.',
     );
   }
+  // 401/403 still prove the URL (the key is checked by the preflight request); a 404 is a server without the API there.
+  if (status === 404) {
+    return fail(
+      'model server',
+      `${base} answers, but not as an OpenAI-compatible API (HTTP 404 for ${url}) for ${modelId}`,
+      'Fix the base URL: it must include the API path, e.g. http://127.0.0.1:11434/v1 (not …:11434).',
+    );
+  }
+  return ok('model server', `${base} answers (HTTP ${status}) for ${modelId}`);
 }
 
 function runVersion(file: string, args: string[]): Promise<{ ok: boolean; output: string }> {

@@ -1,5 +1,12 @@
+import { loadLanesView } from '../orchestrator/lane-view.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { FINISHED_STATUSES, knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
+import {
+  FINISHED_STATUSES,
+  knownCostUsd,
+  type RunRecord,
+  type SessionRecord,
+} from '../orchestrator/run-state.js';
+import { formatMergeNote, type ProgressLane } from './lanes-format.js';
 import { createProgressRenderer, formatAppStartFailure, type ProgressRenderer } from './progress.js';
 import { runElapsedMs } from './status.js';
 
@@ -22,15 +29,15 @@ export interface FollowOptions {
 const EVENT_PAGE = 500;
 
 /**
- * The cost of the session in flight so far, from its `model.usage` events (the run's counters only grow when a
- * session ends), and the run's `app.start_failed` events as lines to show. Reads only the events appended since
- * the last call.
+ * The cost of the sessions in flight so far (several at once with lanes), from their `model.usage` events (the
+ * run's counters only grow when a session ends), and the run's `app.start_failed` and `lane.merge` events as lines
+ * to show. Reads only the events appended since the last call.
  */
 export class InFlightCost {
   private after: string | undefined;
-  private seq = 0;
-  private costUsd = 0;
-  /** `app.start_failed` events read since the last {@link drainNotes}, as lines for the user. */
+  /** Cost so far per session seq (NaN: a model without a price). */
+  private readonly costs = new Map<number, number>();
+  /** `app.start_failed` and `lane.merge` events read since the last {@link drainNotes}, as lines for the user. */
   private notes: string[] = [];
 
   constructor(
@@ -38,8 +45,8 @@ export class InFlightCost {
     private readonly runId: string,
   ) {}
 
-  /** The known cost so far of session `seq` (0 once it has ended; null for a model without a price). */
-  async of(seq: number | null): Promise<number | null> {
+  /** The known cost so far of sessions `seqs` (null when one's model has no price). */
+  async of(seqs: readonly number[]): Promise<number | null> {
     for (;;) {
       const page = await this.orchestrator.store.readEvents(this.runId, {
         count: EVENT_PAGE,
@@ -48,19 +55,46 @@ export class InFlightCost {
       for (const { id, event } of page) {
         this.after = id;
         if (event.type === 'app.start_failed') this.notes.push(formatAppStartFailure(event));
+        if (event.type === 'lane.merge') this.notes.push(formatMergeNote(event));
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
-        if (event.seq !== this.seq) [this.seq, this.costUsd] = [event.seq, 0];
-        this.costUsd = event.event.costUsd === null ? Number.NaN : this.costUsd + event.event.costUsd;
+        const cost = event.event.costUsd;
+        this.costs.set(event.seq, cost === null ? Number.NaN : (this.costs.get(event.seq) ?? 0) + cost);
       }
       if (page.length < EVENT_PAGE) break;
     }
-    if (seq === null || seq !== this.seq) return 0;
-    return Number.isNaN(this.costUsd) ? null : this.costUsd;
+    // Sessions older than every one in flight have ended: their cost is in the run's counters now.
+    const oldest = Math.min(...seqs);
+    for (const seq of this.costs.keys()) if (seq < oldest) this.costs.delete(seq);
+    const total = seqs.reduce((sum, seq) => sum + (this.costs.get(seq) ?? 0), 0);
+    return Number.isNaN(total) ? null : total;
   }
 
   /** The notes gathered by the last reads (app start failures), once each. */
   drainNotes(): string[] {
     return this.notes.splice(0);
+  }
+}
+
+/** Reads of the run record per poll at most, when sessions keep ending between them. */
+const CONSISTENT_READS = 3;
+
+/**
+ * The run and its newest session as of one moment: the record is read again after the session, and the pair
+ * is kept only when no session ended in between. Otherwise a session that ended between the two reads would
+ * be in neither the counters nor in flight (the cost would dip), or, read the other way round, in both.
+ */
+async function readConsistently(
+  orchestrator: Orchestrator,
+  runId: string,
+): Promise<{ run: RunRecord; latest: SessionRecord | undefined }> {
+  let run = await orchestrator.store.getRun(runId);
+  for (let read = 1; ; read++) {
+    const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
+    const again = await orchestrator.store.getRun(runId);
+    if (again.counters.sessions === run.counters.sessions || read >= CONSISTENT_READS) {
+      return { run: again, latest: sessions[0] };
+    }
+    run = again;
   }
 }
 
@@ -80,7 +114,7 @@ export async function followRun(
   });
   const inFlight = new InFlightCost(orchestrator, runId);
   for (;;) {
-    const run = await orchestrator.store.getRun(runId);
+    const { run, latest } = await readConsistently(orchestrator, runId);
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
     const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {
@@ -95,13 +129,12 @@ export async function followRun(
       });
       return run;
     }
-    const { sessions } = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1, order: 'desc' });
-    const latest = sessions[0];
-    const current = latest && !latest.finishedAt ? latest : null;
-    const running = await inFlight.of(current?.seq ?? null);
+    const { current, inFlightSeqs, lanes } = await runningNow(orchestrator, run, latest);
+    const running = await inFlight.of(inFlightSeqs);
     for (const note of inFlight.drainNotes()) renderer.note(note);
     renderer.update({
       run,
+      ...(lanes ? { lanes } : {}),
       current: current
         ? {
             role: current.role,
@@ -115,4 +148,28 @@ export async function followRun(
     });
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));
   }
+}
+
+/**
+ * What runs now: the newest session if it is in flight (serial runs); with lanes, the busy lanes, every session in
+ * flight, and the run slot's own session (initializer, sweep) as `current`.
+ */
+async function runningNow(
+  orchestrator: Orchestrator,
+  run: RunRecord,
+  latest: SessionRecord | undefined,
+): Promise<{ current: SessionRecord | null; inFlightSeqs: number[]; lanes?: ProgressLane[] }> {
+  const lanesView = await loadLanesView(orchestrator.store, run);
+  if (!lanesView) {
+    const current = latest && !latest.finishedAt ? latest : null;
+    return { current, inFlightSeqs: current ? [current.seq] : [] };
+  }
+  const inFlightSeqs = lanesView.lanes.flatMap((lane) =>
+    lane.step.kind === 'session' ? [lane.step.seq] : [],
+  );
+  const main = run.mainSeq > 0 ? await orchestrator.store.getSession(run.id, run.mainSeq) : undefined;
+  const current = main && !main.finishedAt ? main : null;
+  if (current) inFlightSeqs.push(current.seq);
+  const lanes = lanesView.lanes.map(({ lane, featureId, step }) => ({ lane, featureId, step }));
+  return { current, inFlightSeqs, lanes };
 }

@@ -5,6 +5,7 @@
 
 import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
+import { formatProgressLanes, type ProgressLane } from './lanes-format.js';
 import { formatBar, formatDuration, formatMoney, truncate } from './output.js';
 
 /** The session in flight, as shown on the progress line. */
@@ -21,8 +22,10 @@ export interface ProgressSession {
 /** One snapshot of a run for the progress line. */
 export interface ProgressUpdate {
   run: { id: string; status: RunStatus; pausedReason: PausedReason | null; features: FeatureSummary };
-  /** The session in flight, or null between sessions. */
+  /** The session in flight, or null between sessions (in lanes: the run's own slot's session, if any). */
   current: ProgressSession | null;
+  /** A run in lanes (config `lanes` > 1): its busy lanes, shown instead of the one session in flight. */
+  lanes?: readonly ProgressLane[];
   /** Cost so far in USD, the session in flight included (null = unknown). */
   costUsd: number | null;
   /** Milliseconds since the run started (the same elapsed time `status` shows). */
@@ -58,7 +61,10 @@ export interface ProgressRenderer {
   done(summary: ProgressSummary): void;
 }
 
-/** `[████░░░░] 3/10 passing · 1 blocked · generator F-004 (2m 10s) · $1.23 · 1h 02m` */
+/**
+ * `[████░░░░] 3/10 passing · 1 blocked · generator F-004 (2m 10s) · $1.23 · 1h 02m`; with lanes,
+ * `… · lanes: 1 F-003 generator · 2 F-004 evaluator · 3 merging F-002 · $1.23 · 1h 02m`.
+ */
 export function formatProgressLine(update: ProgressUpdate, now: Date): string {
   const { run, current } = update;
   const { passing, total, blocked } = run.features;
@@ -67,8 +73,10 @@ export function formatProgressLine(update: ProgressUpdate, now: Date): string {
   ];
   if (blocked > 0) parts.push(`${blocked} blocked`);
   if (run.status === 'paused') parts.push(`paused (${run.pausedReason ?? 'user'})`);
-  else if (current) parts.push(describeCurrent(current, now));
-  else parts.push(run.status === 'created' ? 'waiting for a worker' : run.status);
+  else if (current || update.lanes?.length) {
+    if (current) parts.push(describeCurrent(current, now));
+    if (update.lanes?.length) parts.push(formatProgressLanes(update.lanes));
+  } else parts.push(run.status === 'created' ? 'waiting for a worker' : run.status);
   parts.push(formatMoney(update.costUsd), formatDuration(update.elapsedMs));
   return parts.join(' · ');
 }
@@ -119,6 +127,7 @@ function changeKey(update: ProgressUpdate): string {
     current?.role,
     current?.featureIds?.join(','),
     current?.startedAt,
+    update.lanes ? formatProgressLanes(update.lanes) : '',
   ].join('|');
 }
 
@@ -131,7 +140,7 @@ export function createProgressRenderer(options: ProgressRendererOptions): Progre
     update(update) {
       const line = formatProgressLine(update, now());
       if (options.isTTY) {
-        const width = Math.max(20, (options.stream.columns ?? 80) - 1);
+        const width = Math.max(20, (options.stream.columns || 80) - 1);
         // \r + "erase line": the new line overwrites the old one even when it is shorter.
         options.stream.write(`\r\x1b[2K${truncate(line, width)}`);
         drawn = true;

@@ -1,5 +1,7 @@
 /** What `status` shows of a run, as text and as the `--json` document (one zod schema); pure but for loading. */
 import { z } from 'zod';
+import { type LaneMergeView, LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lane-view.js';
+import { usesLanes } from '../orchestrator/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import {
@@ -15,6 +17,7 @@ import {
   type Workspace,
 } from '../orchestrator/run-state.js';
 import { RoleName, SessionOutcome } from '../roles/session-result.js';
+import { formatLaneRows } from './lanes-format.js';
 import {
   elapsedMs,
   formatBar,
@@ -81,6 +84,11 @@ export const RunStatusJson = z.strictObject({
   /** Milliseconds from start to the end (or now); null before it starts. */
   elapsedMs: z.number().nullable(),
   updatedAt: z.string(),
+  /**
+   * A run in parallel lanes (config `lanes` > 1; null for a serial run): each busy lane (feature, branch, step),
+   * the merge queue, and the newest merge results (the dashboard's LanesView).
+   */
+  lanes: LanesView.nullable(),
 });
 export type RunStatusJson = z.infer<typeof RunStatusJson>;
 
@@ -95,6 +103,8 @@ export interface StatusDetails {
   workers: number | null;
   /** Blocked features and why. */
   blocked?: Array<{ featureId: string; reason: string }>;
+  /** A run in lanes: what each lane does (null or absent: a serial run). */
+  lanes?: LanesView | null;
   now: Date;
 }
 
@@ -143,6 +153,7 @@ export function toRunStatusJson(run: RunRecord, details?: Omit<StatusDetails, 'r
     finishedAt: run.finishedAt,
     elapsedMs: runElapsedMs(run, now),
     updatedAt: run.updatedAt,
+    lanes: full.lanes ?? null,
   });
 }
 
@@ -197,6 +208,7 @@ export function formatRunStatus(details: StatusDetails): string {
     ['sessions', `${counters.sessions} of at most ${config.budgets.maxSessions}`],
     ['cost', formatRunCost(run)],
     ['elapsed', `${elapsed === null ? 'not started' : formatDuration(elapsed)}${deadline}`],
+    ...(details.lanes ? formatLaneRows(details.lanes, now) : []),
     ['last session', describeSession(details.lastSession, run, now)],
     ['next', nextHint(details)],
   ];
@@ -271,7 +283,7 @@ function describeAction(action: NextAction): string {
   }
 }
 
-function nextHint({ run, lastSession, next, workers }: StatusDetails): string {
+function nextHint({ run, lastSession, next, workers, lanes }: StatusDetails): string {
   switch (run.status) {
     case 'paused':
       return run.pausedReason === 'budget'
@@ -288,8 +300,12 @@ function nextHint({ run, lastSession, next, workers }: StatusDetails): string {
     case 'cancelled':
       return 'nothing (cancelled); start a new run with `nightshift run SPEC`';
     default: {
-      const step =
-        lastSession && !lastSession.finishedAt ? 'the running session ends' : next && describeAction(next);
+      // With lanes, the serial planner's one next step is not what happens: each lane goes on by itself.
+      const step = lanes?.lanes.length
+        ? 'each busy lane goes on with its feature (lanes above); free lanes take the next features'
+        : lastSession && !lastSession.finishedAt
+          ? 'the running session ends'
+          : next && describeAction(next);
       const noWorker = workers === 0 ? ' (no worker is connected: start one with `nightshift worker`)' : '';
       return `${step ?? 'the planner decides'}${noWorker}`;
     }
@@ -304,6 +320,8 @@ export async function loadDetails(
 ): Promise<StatusDetails> {
   const state = await orchestrator.store.loadState(runId);
   const { sessions } = await orchestrator.store.listSessions(runId, { order: 'desc', limit: 1 });
+  const merges = usesLanes(state.run.config) ? await recentMerges(orchestrator, runId) : [];
+  const lanes = await loadLanesView(orchestrator.store, state.run, merges);
   const active = ACTIVE_STATUSES.includes(state.run.status);
   const workers = active ? await orchestrator.queues.sessions.getWorkersCount().catch(() => null) : null;
   return {
@@ -314,8 +332,18 @@ export async function loadDetails(
     blocked: state.features
       .filter((feature) => feature.blocked && !feature.passes)
       .map((feature) => ({ featureId: feature.id, reason: feature.blockedReason ?? 'blocked' })),
+    lanes,
     now,
   };
+}
+
+/** Events searched for merge results (agent events are interleaved). */
+const MERGE_SCAN = 2000;
+
+/** The newest merge results of a run, newest first (none for a serial run, which has none). */
+async function recentMerges(orchestrator: Orchestrator, runId: string): Promise<LaneMergeView[]> {
+  const events = await orchestrator.store.readEvents(runId, { latest: true, count: MERGE_SCAN });
+  return events.flatMap(({ event }) => toLaneMergeView(event) ?? []).reverse();
 }
 
 /** The full `status --json` document of a run, read from the store. */

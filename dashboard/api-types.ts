@@ -1,9 +1,10 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
+import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lane-view.js';
 import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
 import type { FeatureCheckView } from './checks-view.js';
 
-export type { FeatureCheckView };
+export type { FeatureCheckView, LaneActivity, LaneMergeView, LanesView };
 
 import type { FeatureStateName } from './feature-state.js';
 
@@ -89,6 +90,11 @@ export interface RunResponse {
   run: RunView;
   nightlySummary: NightlySummaryView | null;
   activity: ActivityView;
+  /**
+   * Parallel lanes (config `lanes` > 1; null for a serial run): each busy lane and its step, the merge queue and the
+   * newest merge results. Validated by the zod schema LanesView (orchestrator/lane-view.ts).
+   */
+  lanes: LanesView | null;
 }
 
 /** One feature with its harness state, as the grid needs it (steps are in the feature detail only). */

@@ -5,6 +5,7 @@ import { moduleLogger } from '../core/log.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
+import { loadLanesView, withMerges } from '../orchestrator/lane-view.js';
 import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
 import { RunTransitionError } from '../orchestrator/transitions.js';
 import { runActivity } from './activity.js';
@@ -16,8 +17,8 @@ import { RetryRefusedError, retryRefusal } from './retry.js';
 import { readTranscriptPage } from './transcripts.js';
 import {
   type NextScheduledStart,
-  NightlySummaryCache,
   ProgressCache,
+  RunEventDigestCache,
   toFeatureView,
   toGridResponse,
   toRunView,
@@ -97,7 +98,7 @@ export interface ApiDeps {
 /** The JSON API under `/api` (SSE and evidence are mounted separately). */
 export function apiRoutes(deps: ApiDeps): Hono {
   const { store, controls } = deps;
-  const summaries = new NightlySummaryCache(store);
+  const digests = new RunEventDigestCache(store);
   const progress = new ProgressCache(store);
   const next = deps.nextScheduledStart ?? (async () => null);
   const app = new Hono();
@@ -114,12 +115,18 @@ export function apiRoutes(deps: ApiDeps): Hono {
   app.get('/runs/:id/*', stampLastEvent);
   const runResponse = async (id: string): Promise<RunResponse> => {
     const run = await store.getRun(id);
-    const [nextAt, nightlySummary, activity] = await Promise.all([
+    const [nextAt, digest, activity, lanes] = await Promise.all([
       next(id),
-      summaries.get(id),
+      digests.get(id),
       runActivity(store, run),
+      loadLanesView(store, run),
     ]);
-    return { run: toRunView(run, nextAt), nightlySummary, activity };
+    return {
+      run: toRunView(run, nextAt),
+      nightlySummary: digest.nightlySummary,
+      activity,
+      lanes: lanes && withMerges(lanes, digest.recentMerges),
+    };
   };
 
   app.get('/runs', async (c) => {

@@ -1,3 +1,4 @@
+import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lane-view.js';
 import {
   type FeatureState,
   knownCostUsd,
@@ -77,33 +78,47 @@ export function toGridResponse(features: readonly FeatureState[]): GridResponse 
   return { categories, features: rows };
 }
 
-const SUMMARY_SCAN = 2000;
+const DIGEST_SCAN = 2000;
+/** Merge results kept per run (the Now card shows a few, each lane its newest). */
+const RECENT_MERGES = 12;
+
+/** What the run page shows from the event log: the newest nightly summary and the newest merge results. */
+export interface RunEventDigest {
+  nightlySummary: NightlySummaryView | null;
+  /** Newest first. */
+  recentMerges: LaneMergeView[];
+}
 
 /**
- * The newest `nightly.summary` of each run, found by scanning only the events appended since the last look
- * (the stream holds agent events too, so a full scan per request would be slow).
+ * The newest `nightly.summary` and `lane.merge` events of each run, found by scanning only the events appended
+ * since the last look (the stream holds agent events too, so a full scan per request would be slow).
  */
-export class NightlySummaryCache {
-  private readonly seen = new Map<string, { lastId: string; summary: NightlySummaryView | null }>();
+export class RunEventDigestCache {
+  private readonly seen = new Map<string, { lastId: string; digest: RunEventDigest }>();
 
   constructor(private readonly store: RunStore) {}
 
-  /** The newest nightly summary of `runId`, or null. */
-  async get(runId: string): Promise<NightlySummaryView | null> {
+  /** The digest of `runId`'s events. */
+  async get(runId: string): Promise<RunEventDigest> {
     const cached = this.seen.get(runId);
-    let events = await this.store.readEvents(runId, { after: cached?.lastId, count: SUMMARY_SCAN });
-    if (events.length === SUMMARY_SCAN || !cached) {
-      events = await this.store.readEvents(runId, { latest: true, count: SUMMARY_SCAN });
+    let events = await this.store.readEvents(runId, { after: cached?.lastId, count: DIGEST_SCAN });
+    if (events.length === DIGEST_SCAN || !cached) {
+      events = await this.store.readEvents(runId, { latest: true, count: DIGEST_SCAN });
     }
-    let summary = cached?.summary ?? null;
+    let { nightlySummary, recentMerges } = cached?.digest ?? { nightlySummary: null, recentMerges: [] };
     for (const { event } of events) {
+      const merge = toLaneMergeView(event);
+      // A rescan may read merges already kept: one per seq, newest first.
+      if (merge && !recentMerges.some((kept) => kept.seq === merge.seq))
+        recentMerges = [merge, ...recentMerges].sort((a, b) => b.seq - a.seq).slice(0, RECENT_MERGES);
       if (event.type !== 'nightly.summary') continue;
       const { type: _type, runId: _runId, ...rest } = event;
-      summary = rest;
+      nightlySummary = rest;
     }
+    const next = { nightlySummary, recentMerges };
     const lastId = events.at(-1)?.id ?? cached?.lastId;
-    if (lastId) this.seen.set(runId, { lastId, summary });
-    return summary;
+    if (lastId) this.seen.set(runId, { lastId, digest: next });
+    return next;
   }
 }
 

@@ -7,6 +7,18 @@ export function feedbackPath(featureId: string): string {
   return path.posix.join(WORKSPACE_FILES.feedbackDir, `${FeatureId.parse(featureId)}.md`);
 }
 
+const normalized = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * The verdict's issues that say something its failing steps' evidence and its reason do not: evaluators often
+ * report a failing step's observation again as an issue, and each text is shown once (as the dashboard does).
+ */
+export function issuesNotSaid(record: Pick<VerdictRecord, 'steps' | 'issues' | 'reason'>): string[] {
+  const said = new Set(record.steps.filter((step) => !step.ok).map((step) => normalized(step.evidence)));
+  if (record.reason) said.add(normalized(record.reason));
+  return record.issues.filter((issue) => !said.has(normalized(issue)));
+}
+
 /** Renders an evaluator verdict as the markdown a generator reads: failing steps first, with their evidence. */
 export function renderFeedback(input: VerdictRecord): string {
   const record = VerdictRecord.parse(input);
@@ -23,9 +35,10 @@ export function renderFeedback(input: VerdictRecord): string {
     lines.push('', '## Failing steps', '');
     for (const step of failing) lines.push(`- ✗ ${step.step}`, `  Evidence: ${oneLine(step.evidence)}`);
   }
-  if (record.issues.length > 0) {
+  const issues = issuesNotSaid(record);
+  if (issues.length > 0) {
     lines.push('', '## Issues', '');
-    for (const issue of record.issues) lines.push(`- ${oneLine(issue)}`);
+    for (const issue of issues) lines.push(`- ${oneLine(issue)}`);
   }
   if (passing.length > 0) {
     lines.push('', '## Passing steps', '');

@@ -102,14 +102,6 @@ export function harnessGitEnv(options: GitEnvOptions = {}): Record<string, strin
   return env;
 }
 
-/** The GIT_* names of {@link harnessGitEnv} (simple-git passes a GIT_* variable only when it is listed). */
-export const HARNESS_GIT_VARIABLES = [
-  'GIT_CONFIG_NOSYSTEM',
-  'GIT_CONFIG_GLOBAL',
-  'GIT_ATTR_NOSYSTEM',
-  'GIT_TERMINAL_PROMPT',
-];
-
 /** Options of {@link harnessGitConfig}. */
 export interface GitConfigOptions {
   /** Author and committer of commits. */
@@ -156,7 +148,7 @@ export function harnessGitConfig(options: GitConfigOptions): string[] {
   ];
 }
 
-/** simple-git refuses some `-c` keys unless told they are intended: these are ours, with safe values. */
+/** The argument check (handoff/git-process.ts) refuses these `-c` keys unless told they are intended: ours, with safe values. */
 export const HARNESS_GIT_UNSAFE = {
   allowUnsafeHooksPath: true,
   allowUnsafeFsMonitor: true,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import type { IntegrityViolation } from './formats.js';
@@ -17,25 +17,43 @@ import {
 
 const log = moduleLogger('handoff/git-history');
 
+/** In the mirror: the workspace HEAD it was last refreshed at (a plain file git ignores). */
+const BACKED_UP_HEAD = 'nightshift-backed-up-head';
+
+/** Options of {@link backupRepo}. */
+export interface BackupOptions {
+  /** The workspace's HEAD now: when the mirror was last refreshed at this same HEAD, nothing is fetched. */
+  head?: string;
+}
+
 /**
  * Refreshes a mirror of the workspace's repository in `backupDir` (a bare `git clone --mirror`, no hard links,
  * then `git fetch --prune` on later calls). Take it before each session: it is what lets
- * {@link verifyDescendsFrom} restore a workspace whose `.git` the session destroyed.
+ * {@link verifyDescendsFrom} restore a workspace whose `.git` the session destroyed. It only reads the workspace
+ * and holds the mirror's mutex, not the workspace's: the session's preparation runs beside it.
  */
-export async function backupRepo(repo: WorkspaceRepo, backupDir: string): Promise<void> {
+export async function backupRepo(
+  repo: WorkspaceRepo,
+  backupDir: string,
+  options: BackupOptions = {},
+): Promise<void> {
   const target = path.resolve(backupDir);
   const mirror = openRepo(target, { identity: repo.identity, bare: true });
-  await locked(repo, async () => {
+  const marker = path.join(target, BACKED_UP_HEAD);
+  await locked(mirror, async () => {
     if (!existsSync(path.join(target, 'HEAD'))) {
       await mkdir(path.dirname(target), { recursive: true });
       await runGit(repo, ['clone', '-q', '--mirror', '--no-hardlinks', repo.dir, target], {
         cwd: path.dirname(target),
       });
+    } else if (options.head && (await readFile(marker, 'utf8').catch(() => '')) === options.head) {
+      return;
     } else {
       await runGit(mirror, ['fetch', '-q', '--prune', repo.dir, '+refs/*:refs/*']);
     }
     const origin = await askGit(repo, ['config', '--get', 'remote.origin.url']);
     if (origin.trim() !== '') await runGit(mirror, ['config', 'nightshift.originurl', origin.trim()]);
+    if (options.head) await writeFile(marker, options.head);
   });
 }
 
@@ -66,21 +84,26 @@ export async function verifyDescendsFrom(
   options: VerifyOptions = {},
 ): Promise<VerifyResult> {
   const hasGit = existsSync(path.join(repo.dir, '.git'));
-  if (!hasGit || !(await commitExists(repo, startSha)))
-    return restoreDestroyed(repo, startSha, options, hasGit);
+  if (!hasGit) return restoreDestroyed(repo, startSha, options, hasGit);
+  // The usual case first: HEAD descends from the start commit (which therefore still exists).
+  const descends = await locked(repo, async () => {
+    const headSha = await headUnlocked(repo);
+    if (headSha === null || !(await isAncestor(repo, startSha, headSha))) return false;
+    const branch = await currentBranch(repo);
+    if (options.branch && branch !== options.branch) {
+      await runGit(repo, ['checkout', '-q', '-B', options.branch]);
+      log.warn(
+        { dir: repo.dir, from: branch, to: options.branch },
+        'moved the session head back onto the run branch',
+      );
+    }
+    return true;
+  });
+  if (descends) return { ok: true };
+  if (!(await commitExists(repo, startSha))) return restoreDestroyed(repo, startSha, options, hasGit);
   return locked(repo, async () => {
     const headSha = await headUnlocked(repo);
-    if (headSha !== null && (await isAncestor(repo, startSha, headSha))) {
-      const branch = await currentBranch(repo);
-      if (options.branch && branch !== options.branch) {
-        await runGit(repo, ['checkout', '-q', '-B', options.branch]);
-        log.warn(
-          { dir: repo.dir, from: branch, to: options.branch },
-          'moved the session head back onto the run branch',
-        );
-      }
-      return { ok: true } as const;
-    }
+    if (headSha !== null && (await isAncestor(repo, startSha, headSha))) return { ok: true } as const;
     const label = options.label ?? new Date().toISOString().replace(/[:.]/g, '-');
     const rejectedRef = `refs/nightshift/rejected/${label}`;
     if (headSha !== null) await runGit(repo, ['update-ref', rejectedRef, headSha]);

@@ -1,20 +1,14 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { type SimpleGit, simpleGit } from 'simple-git';
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { GitError } from './errors.js';
 import { FeatureId } from './formats.js';
-import {
-  gitBinary,
-  HARNESS_GIT_UNSAFE,
-  HARNESS_GIT_VARIABLES,
-  harnessGitConfig,
-  harnessGitEnv,
-} from './git-env.js';
+import { gitBinary, harnessGitConfig, harnessGitEnv } from './git-env.js';
 import { enforceGitDir, type GitGuard, recordGitDir } from './git-guard.js';
 import { recoverStaleLocks } from './git-lock.js';
+import { runGitProcess } from './git-process.js';
 import { ensureDefaultIgnores } from './gitignore.js';
 import { withRepoLock } from './mutex.js';
 import { lstatOrNull } from './safe-fs.js';
@@ -81,25 +75,16 @@ export interface GitCommandOptions {
 }
 
 /**
- * A simple-git client run with the harness's own environment (built from scratch: no key) and settings (no
- * hook, fsmonitor, pager, editor, askpass or credential helper of the repository's). {@link runGit} also points
- * it at the repository explicitly (`--git-dir`, `--work-tree`), so `core.worktree` cannot send it elsewhere.
+ * The `-c` flags of a harness git command: the harness's own settings (no hook, fsmonitor, pager, editor, askpass
+ * or credential helper of the repository's). With the environment built from scratch (no key), and the
+ * repository named explicitly (`--git-dir`, `--work-tree`) so `core.worktree` cannot send git elsewhere.
  */
-function gitClient(
-  repo: Pick<WorkspaceRepo, 'dir' | 'identity'>,
-  options: GitCommandOptions = {},
-): SimpleGit {
-  return simpleGit({
-    baseDir: options.cwd ?? repo.dir,
-    binary: gitBinary(),
-    config: harnessGitConfig({
-      identity: options.identity ?? repo.identity,
-      trusted: repo.dir,
-      ...(options.remote ? { remote: true } : {}),
-    }),
-    unsafe: { ...HARNESS_GIT_UNSAFE, allowUnsafeCustomBinary: true },
-    allowEnvironment: HARNESS_GIT_VARIABLES,
-  }).env(harnessGitEnv(options.remote ? { remote: true } : {}));
+function configFlags(repo: Pick<WorkspaceRepo, 'dir' | 'identity'>, options: GitCommandOptions): string[] {
+  return harnessGitConfig({
+    identity: options.identity ?? repo.identity,
+    trusted: repo.dir,
+    ...(options.remote ? { remote: true } : {}),
+  }).flatMap((setting) => ['-c', setting]);
 }
 
 /** `--git-dir` (and `--work-tree`) for the repository: git never discovers its location from the workspace. */
@@ -117,7 +102,12 @@ export async function runGit(
 ): Promise<string> {
   const location = args[0] === 'clone' || args[0] === 'init' ? [] : locationArgs(repo);
   try {
-    return await gitClient(repo, options).raw([...location, ...args]);
+    return await runGitProcess({
+      binary: gitBinary(),
+      args: [...configFlags(repo, options), ...location, ...args],
+      cwd: options.cwd ?? repo.dir,
+      env: harnessGitEnv(options.remote ? { remote: true } : {}),
+    });
   } catch (error) {
     throw new GitError(args, (error as Error).message.trim(), { cause: error });
   }
@@ -257,6 +247,8 @@ export async function checkpointUnlocked(repo: WorkspaceRepo, info: CheckpointIn
   const pathspec = info.paths ? ['--', ...info.paths] : [];
   // `add -A` must never take dependencies, build output or app data: the defaults join the workspace's ignores.
   if (!repo.bare && !info.paths) await ensureDefaultIgnores(repo.dir);
+  // A WIP checkpoint after a session usually finds a clean tree: one `status` says so (instead of add + diff).
+  if (info.wip && !info.paths && (await runGit(repo, ['status', '--porcelain'])).trim() === '') return null;
   await runGit(repo, ['add', '-A', ...pathspec]);
   const staged = await runGit(repo, ['diff', '--cached', '--name-only', ...pathspec]);
   if (staged.trim() === '') return null;
@@ -303,6 +295,9 @@ export async function rollbackUnlocked(
   log.info({ dir: repo.dir, sha }, 'rolled back');
 }
 
+/** A full SHA-1 or SHA-256 object name, as git prints it. */
+const FULL_OBJECT_NAME = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
 /** True when `ancestor` is `descendant` or one of its ancestors (false when either is unknown). */
 export async function isAncestor(
   repo: WorkspaceRepo,
@@ -310,9 +305,12 @@ export async function isAncestor(
   descendant: string,
 ): Promise<boolean> {
   return locked(repo, async () => {
-    const base = await askGit(repo, ['merge-base', ancestor, descendant]);
-    const full = await askGit(repo, ['rev-parse', '--verify', '-q', `${ancestor}^{commit}`]);
-    return base.trim() !== '' && base.trim() === full.trim();
+    const base = (await askGit(repo, ['merge-base', ancestor, descendant])).trim();
+    // A full object name (what the harness keeps) is compared as it is; anything else is resolved first.
+    const full = FULL_OBJECT_NAME.test(ancestor)
+      ? ancestor
+      : (await askGit(repo, ['rev-parse', '--verify', '-q', `${ancestor}^{commit}`])).trim();
+    return base !== '' && base === full;
   });
 }
 

@@ -20,7 +20,11 @@ export const LaneAction = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('generate'), featureId: z.string() }),
   z.object({ kind: z.literal('evaluate'), featureId: z.string() }),
   z.object({ kind: z.literal('regress'), featureIds: z.array(z.string()).min(1) }),
-  z.object({ kind: z.literal('merge'), featureId: z.string(), lane: z.number().int().positive() }),
+  /** Every lane waiting to merge, merged in one step and checked once (a merge train; see docs/lanes.md). */
+  z.object({
+    kind: z.literal('merge'),
+    lanes: z.array(z.object({ lane: z.number().int().positive(), featureId: z.string() })).min(1),
+  }),
 ]);
 export type LaneAction = z.infer<typeof LaneAction>;
 
@@ -42,7 +46,7 @@ export type LanePlan =
  * 1. the run-level rules of `nextAction` (not active → wait; all done → finish, only once no lane holds a
  *    feature and nothing is in flight; budgets → pause; provider errors → fail; no feature list → initialize,
  *    alone);
- * 2. the run's slot, when free: the merge queue first (the lowest lane whose feature passed on its branch), else
+ * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch, in lane order), else
  *    a nightly-window sweep, else a regression sweep when due (before finishing only once every lane is empty);
  * 3. every free lane that holds a feature: its follow-up (generator done → evaluate; failed, blocked by the app,
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
@@ -71,7 +75,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
     const main = mainSlotAction(state, busy, { pending, candidates });
     if (main) {
       actions.push({ slot: MAIN_SLOT, action: main });
-      if (main.kind === 'merge') merging.add(main.lane);
+      if (main.kind === 'merge') for (const { lane } of main.lanes) merging.add(lane);
     }
   }
   for (const lane of [...run.lanes].sort((a, b) => a.lane - b.lane)) {
@@ -147,8 +151,9 @@ function mainSlotAction(
   const byId = new Map(features.map((feature) => [feature.id, feature]));
   const toMerge = [...run.lanes]
     .sort((a, b) => a.lane - b.lane)
-    .find((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending);
-  if (toMerge) return { kind: 'merge', featureId: toMerge.featureId, lane: toMerge.lane };
+    .filter((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending)
+    .map(({ lane, featureId }) => ({ lane, featureId }));
+  if (toMerge.length > 0) return { kind: 'merge', lanes: toMerge };
   const batch = run.config.regressBatchSize;
   const windowSweep = windowSweepCandidates(state);
   if (windowSweep.length > 0)

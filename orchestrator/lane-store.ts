@@ -26,8 +26,10 @@ export async function claimSlot(
     const run: RunRecord = { ...current, updatedAt: now.toISOString() };
     if (claim.slot === MAIN_SLOT) {
       run.mainSeq = claim.seq;
-      const mergeLane = claim.action.kind === 'merge' ? claim.action.lane : undefined;
-      run.lanes = current.lanes.map((lane) => (lane.lane === mergeLane ? { ...lane, seq: claim.seq } : lane));
+      const merging = new Set(
+        claim.action.kind === 'merge' ? claim.action.lanes.map((entry) => entry.lane) : [],
+      );
+      run.lanes = current.lanes.map((lane) => (merging.has(lane.lane) ? { ...lane, seq: claim.seq } : lane));
       return { run };
     }
     const featureId = 'featureId' in claim.action ? claim.action.featureId : undefined;
@@ -65,19 +67,28 @@ export type MergeResult = z.infer<typeof MergeResult>;
 /** Merge errors in a row after which the lane's feature is blocked (the merge queue must not loop). */
 const MAX_MERGE_ERRORS = 3;
 
+/** What one merge step changes, built up result by result inside one compare-and-set. */
+interface MergeChanges {
+  counters: RunRecord['counters'];
+  lanes: LaneRecord[];
+  changed: Map<string, FeatureState>;
+  events: RunEvent[];
+}
+
 /**
- * Records a merge-queue result in one step: `merged` makes the feature pass on the run branch (and marks the
- * features whose checks replayed green as checked) and frees the lane; `conflict` and `rejected` send the lane
- * back to a generator, counted like a failed evaluation; `error` leaves the merge queued, bounded.
+ * Records the results of one merge-queue step (one per lane it took) in one step: `merged` makes the feature pass
+ * on the run branch (and marks the features whose checks replayed green as checked) and frees the lane; `conflict`
+ * and `rejected` send the lane back to a generator, counted like a failed evaluation; `error` leaves the merge
+ * queued, bounded. A duplicate or stale delivery (a lane no longer at `seq`) changes nothing.
  */
-export async function recordMergeResult(
+export async function recordMergeResults(
   store: RunStore,
   runId: string,
   seq: number,
-  input: MergeResult,
+  inputs: MergeResult[],
   now: Date,
 ): Promise<RunRecord> {
-  const merge = MergeResult.parse(input);
+  const merges = inputs.map((input) => MergeResult.parse(input));
   const at = now.toISOString();
   let events: RunEvent[] = [];
   const run = await casUpdateRun(
@@ -86,58 +97,76 @@ export async function recordMergeResult(
     runId,
     { features: true },
     (current, features) => {
-      const lane = current.lanes.find((candidate) => candidate.lane === merge.lane);
-      const feature = features.find((candidate) => candidate.id === merge.featureId);
-      if (!lane || lane.seq !== seq || !feature) return undefined; // a duplicate or stale delivery
-      events = [{ type: 'lane.merge', runId, at, seq, ...merge }];
-      const counters = { ...current.counters };
-      const changed = new Map<string, FeatureState>();
-      let lanes = current.lanes;
-      const block = (reason: string) => {
-        const latest = changed.get(feature.id) ?? feature;
-        changed.set(feature.id, { ...latest, mergePending: false, blocked: true, blockedReason: reason });
-        events.push({ type: 'feature.blocked', runId, at, seq, featureId: feature.id, reason });
-        lanes = lanes.filter((other) => other.lane !== merge.lane);
+      const changes: MergeChanges = {
+        counters: { ...current.counters },
+        lanes: current.lanes,
+        changed: new Map(),
+        events: [],
       };
-      if (merge.outcome === 'merged') {
-        for (const id of merge.checked) {
-          const checked = features.find((candidate) => candidate.id === id);
-          if (checked?.passes) changed.set(id, { ...checked, lastCheckedSeq: seq });
-        }
-        changed.set(feature.id, { ...feature, passes: true, mergePending: false, lastCheckedSeq: seq });
-        counters.passesSinceLastRegression += 1;
-        counters.lastPassSeq = Math.max(counters.lastPassSeq, seq);
-        counters.evaluationsSinceLastPass = 0;
-        lanes = lanes.filter((other) => other.lane !== merge.lane);
-      } else {
-        const setbacks = lane.mergeSetbacks + 1;
-        lanes = lanes.map((other) =>
-          other.lane === merge.lane
-            ? {
-                ...other,
-                mergeSetbacks: setbacks,
-                last: { seq, role: 'merge' as const, outcome: merge.outcome },
-              }
-            : other,
-        );
-        if (merge.outcome === 'error') {
-          if (setbacks >= MAX_MERGE_ERRORS)
-            block(`the merge queue failed ${setbacks} times: ${merge.detail}`);
-        } else {
-          const attempts = feature.attempts + 1;
-          changed.set(feature.id, { ...feature, mergePending: false, attempts, generatorSessions: 0 });
-          counters.evaluationsSinceLastPass += 1;
-          if (attempts >= current.config.budgets.maxAttemptsPerFeature)
-            block(`${attempts} failed attempts; the last merge: ${merge.outcome} (${merge.detail})`);
-        }
-      }
-      const next = features.map((candidate) => changed.get(candidate.id) ?? candidate);
+      for (const merge of merges) applyMerge(changes, { current, features, merge, seq, at });
+      events = changes.events;
+      if (events.length === 0) return undefined;
+      const next = features.map((candidate) => changes.changed.get(candidate.id) ?? candidate);
       return {
-        run: { ...current, counters, lanes, features: summarizeFeatures(next), updatedAt: at },
-        features: [...changed.values()],
+        run: {
+          ...current,
+          counters: changes.counters,
+          lanes: changes.lanes,
+          features: summarizeFeatures(next),
+          updatedAt: at,
+        },
+        features: [...changes.changed.values()],
       };
     },
   );
   for (const event of events) await store.appendEvent(runId, event);
   return run;
+}
+
+function applyMerge(
+  changes: MergeChanges,
+  input: { current: RunRecord; features: FeatureState[]; merge: MergeResult; seq: number; at: string },
+): void {
+  const { current, features, merge, seq, at } = input;
+  const runId = current.id;
+  const lane = changes.lanes.find((candidate) => candidate.lane === merge.lane);
+  const stored = features.find((candidate) => candidate.id === merge.featureId);
+  if (!lane || lane.seq !== seq || !stored) return;
+  const feature = changes.changed.get(stored.id) ?? stored;
+  changes.events.push({ type: 'lane.merge', runId, at, seq, ...merge });
+  const free = () => {
+    changes.lanes = changes.lanes.filter((other) => other.lane !== merge.lane);
+  };
+  const block = (reason: string) => {
+    const latest = changes.changed.get(feature.id) ?? feature;
+    changes.changed.set(feature.id, { ...latest, mergePending: false, blocked: true, blockedReason: reason });
+    changes.events.push({ type: 'feature.blocked', runId, at, seq, featureId: feature.id, reason });
+    free();
+  };
+  if (merge.outcome === 'merged') {
+    for (const id of merge.checked) {
+      const checked = changes.changed.get(id) ?? features.find((candidate) => candidate.id === id);
+      if (checked?.passes) changes.changed.set(id, { ...checked, lastCheckedSeq: seq });
+    }
+    changes.changed.set(feature.id, { ...feature, passes: true, mergePending: false, lastCheckedSeq: seq });
+    changes.counters.passesSinceLastRegression += 1;
+    changes.counters.lastPassSeq = Math.max(changes.counters.lastPassSeq, seq);
+    changes.counters.evaluationsSinceLastPass = 0;
+    free();
+    return;
+  }
+  const setbacks = lane.mergeSetbacks + 1;
+  const last = { seq, role: 'merge' as const, outcome: merge.outcome };
+  changes.lanes = changes.lanes.map((other) =>
+    other.lane === merge.lane ? { ...other, mergeSetbacks: setbacks, last } : other,
+  );
+  if (merge.outcome === 'error') {
+    if (setbacks >= MAX_MERGE_ERRORS) block(`the merge queue failed ${setbacks} times: ${merge.detail}`);
+    return;
+  }
+  const attempts = feature.attempts + 1;
+  changes.changed.set(feature.id, { ...feature, mergePending: false, attempts, generatorSessions: 0 });
+  changes.counters.evaluationsSinceLastPass += 1;
+  if (attempts >= current.config.budgets.maxAttemptsPerFeature)
+    block(`${attempts} failed attempts; the last merge: ${merge.outcome} (${merge.detail})`);
 }

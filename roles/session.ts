@@ -74,8 +74,7 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
   // Leftovers of a crashed session are not trusted: every session starts from the last commit.
   await rollback(repo, startCommit);
-  await backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane));
-  const prepared = await PREPARERS[input.role](input, repo);
+  const prepared = await prepareBesideBackup(input, repo, startCommit);
   const plan = 'system' in prepared ? prepared : undefined;
   let finished: RoleFinish & { agent?: AgentResult | undefined };
   let violations: IntegrityViolation[] | undefined;
@@ -133,6 +132,29 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
       ? { providerFailure: { kind: finished.agent.failure.kind, message: finished.agent.failure.message } }
       : {}),
   };
+}
+
+/**
+ * Prepares the role while the backup mirror is refreshed (the backup only reads the workspace). The agent starts
+ * only once both are done: a session must never run without a mirror holding its start commit.
+ */
+async function prepareBesideBackup(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  startCommit: string,
+): Promise<RolePlan | RoleFinish> {
+  const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), {
+    head: startCommit,
+  });
+  const [prepared, backedUp] = await Promise.allSettled([PREPARERS[input.role](input, repo), backup]);
+  if (backedUp.status === 'rejected') {
+    if (prepared.status === 'fulfilled' && 'system' in prepared.value) {
+      await prepared.value.release?.().catch((error) => log.warn({ err: error }, 'releasing failed'));
+    }
+    throw backedUp.reason;
+  }
+  if (prepared.status === 'rejected') throw prepared.reason;
+  return prepared.value;
 }
 
 async function runPlan(

@@ -266,6 +266,12 @@ function route(req: IncomingMessage, res: ServerResponse, state: ServerState): P
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/health')
     return sendJson(res, 200, { ok: true, requests: state.requests.length });
+  // The model list OpenAI-compatible servers answer (what `nightshift doctor` asks a base URL for).
+  if (req.method === 'GET' && path === '/v1/models')
+    return sendJson(res, 200, {
+      object: 'list',
+      data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'testkit' }],
+    });
   if (req.method === 'POST' && path === '/v1/messages')
     return handleModelRequest('anthropic', req, res, state);
   if (req.method === 'POST' && path === '/v1/chat/completions')

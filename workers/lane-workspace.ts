@@ -67,9 +67,23 @@ export async function refreshLane(
   seq: number,
 ): Promise<boolean> {
   const before = await head(repo);
-  const message = `nightshift(merge): ${lane.featureId} run branch into lane ${lane.lane}\n\nNightshift-Role: merge\nNightshift-Run: ${run.id}\nNightshift-Session: ${seq}\nNightshift-Feature: ${lane.featureId}`;
+  const message = mergeMessage(run.id, seq, lane, 'into');
   const attempt = await mergeInto(repo, `refs/remotes/origin/${await runBranch(context, run)}`, { message });
   return attempt.kind === 'merged' && attempt.head !== before;
+}
+
+/** The message of a merge commit of the merge queue: a lane into the run branch, or the run branch into a lane. */
+export function mergeMessage(
+  runId: string,
+  seq: number,
+  lane: Pick<LaneRecord, 'lane' | 'featureId'>,
+  how: 'from' | 'into',
+): string {
+  const subject =
+    how === 'from'
+      ? `nightshift(merge): ${lane.featureId} from lane ${lane.lane}`
+      : `nightshift(merge): ${lane.featureId} run branch into lane ${lane.lane}`;
+  return `${subject}\n\nNightshift-Role: merge\nNightshift-Run: ${runId}\nNightshift-Session: ${seq}\nNightshift-Feature: ${lane.featureId}`;
 }
 
 /**

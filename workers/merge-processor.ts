@@ -25,6 +25,7 @@ import {
   type LaneWorkerContext,
   laneOrigin,
   mainRepo,
+  mergeMessage,
   publishLane,
   runBranch,
   syncLane,
@@ -37,63 +38,141 @@ export interface MergeContext extends LaneWorkerContext {
   browser: BrowserSource;
 }
 
-/** Runs the merge of `lane` (its feature passed on its branch) and says how it ended; never throws. */
-export async function mergeLane(
+/**
+ * Merges the lanes waiting in the queue (a merge train): each lane in turn into the run branch (a conflicting one
+ * is sent back), then one check of the merged head. Green: every merged lane counts. Red with one lane: that merge
+ * is undone and sent back. Red with several: all are undone and merged again one at a time, each checked on its
+ * own, so only the lane that breaks something is sent back. Says how each lane ended; never throws.
+ */
+export async function mergeLanes(
   context: MergeContext,
   state: RunState,
-  lane: LaneRecord,
+  lanes: LaneRecord[],
   seq: number,
-): Promise<MergeResult> {
+): Promise<MergeResult[]> {
   const { run } = state;
-  const base = { lane: lane.lane, featureId: lane.featureId, head: null, checked: [] as string[] };
+  let train: MergeTrain;
   try {
     const branch = await runBranch(context, run);
     const target = await runBranchCopy(context, run, branch);
     const before = (await head(target)) as string;
     await rollback(target, before);
-    const laneRef =
-      run.workspace.kind === 'local' ? `refs/heads/${lane.branch}` : `refs/remotes/origin/${lane.branch}`;
-    const message = `nightshift(merge): ${lane.featureId} from lane ${lane.lane}\n\nNightshift-Role: merge\nNightshift-Run: ${run.id}\nNightshift-Session: ${seq}\nNightshift-Feature: ${lane.featureId}`;
-    const attempt = await mergeInto(target, laneRef, { message });
-    if (attempt.kind === 'conflict') {
-      const detail = `conflicting files: ${attempt.files.join(', ')}`;
-      await sendBack(context, run, lane, branch, seq, conflictFeedback(lane, attempt.files));
-      return { ...base, outcome: 'conflict', detail };
+    train = { context, state, target, branch, seq, passed: [] };
+  } catch (error) {
+    log.error({ err: error, runId: run.id }, 'the merge queue could not start');
+    return lanes.map((lane) => errorResult(lane, error));
+  }
+  const results = await mergeAndCheck(train, lanes, lanes.length > 1);
+  return lanes.map((lane) => results.get(lane.lane) ?? errorResult(lane, new Error('no result')));
+}
+
+/** One merge-queue step: the run branch's copy, and the features this step has made pass so far. */
+interface MergeTrain {
+  context: MergeContext;
+  state: RunState;
+  target: WorkspaceRepo;
+  branch: string;
+  seq: number;
+  passed: string[];
+}
+
+async function mergeAndCheck(
+  train: MergeTrain,
+  lanes: LaneRecord[],
+  mayRetryAlone: boolean,
+): Promise<Map<number, MergeResult>> {
+  const { context, state, target, seq } = train;
+  const results = new Map<number, MergeResult>();
+  const before = (await head(target)) as string;
+  const merged: LaneRecord[] = [];
+  for (const lane of lanes) {
+    const outcome = await mergeOne(train, lane).catch((error: unknown) => errorResult(lane, error));
+    if (outcome === 'merged') merged.push(lane);
+    else results.set(lane.lane, outcome);
+  }
+  if (merged.length === 0) return results;
+  const checked = await checkHead(train, merged).catch((error: unknown) => error as Error);
+  if (checked instanceof Error || checked.red.length > 0) {
+    await undoMerge(target, before);
+    if (merged.length > 1 && mayRetryAlone) {
+      for (const lane of merged)
+        for (const [key, value] of await mergeAndCheck(train, [lane], false)) results.set(key, value);
+      return results;
     }
-    const checks = await checksToReplay(target, state, lane.featureId);
-    const results = await replayOnOneApp(
-      {
-        runId: run.id,
-        session: seq,
-        dataDir: context.dataDir,
-        sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-        appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
-      },
-      target,
-      context.browser,
-      checks,
-    );
-    const red = checks.filter((check) => !results.get(check.featureId)?.ok);
-    if (red.length > 0) {
-      await undoMerge(target, before);
-      const lines = red.map(
-        (check) => `${check.featureId}: ${failureText(check, results.get(check.featureId)!)}`,
-      );
-      await sendBack(context, run, lane, branch, seq, rejectedFeedback(lane, lines));
-      return { ...base, outcome: 'rejected', detail: lines.join('; ') };
+    for (const lane of merged) {
+      if (checked instanceof Error) results.set(lane.lane, errorResult(lane, checked));
+      else {
+        await sendBack(context, state.run, lane, train.branch, seq, rejectedFeedback(lane, checked.red));
+        results.set(lane.lane, { ...laneBase(lane), outcome: 'rejected', detail: checked.red.join('; ') });
+      }
     }
-    if (run.workspace.kind === 'remote') await pushFastForward(target, branch);
-    return {
-      ...base,
+    return results;
+  }
+  if (state.run.workspace.kind === 'remote') await pushFastForward(target, train.branch);
+  const headNow = await head(target);
+  train.passed.push(...merged.map((lane) => lane.featureId));
+  for (const lane of merged)
+    results.set(lane.lane, {
+      ...laneBase(lane),
       outcome: 'merged',
       detail: '',
-      head: attempt.head,
-      checked: checks.map((c) => c.featureId),
-    };
-  } catch (error) {
-    log.error({ err: error, runId: run.id, lane: lane.lane }, 'merge failed');
-    return { ...base, outcome: 'error', detail: (error as Error).message.split('\n')[0] ?? 'merge failed' };
-  }
+      head: headNow,
+      checked: checked.green,
+    });
+  return results;
+}
+
+/** Merges one lane into the run branch's copy: `merged`, or the conflict (sent back to the lane). */
+async function mergeOne(train: MergeTrain, lane: LaneRecord): Promise<'merged' | MergeResult> {
+  const { context, state, target, branch, seq } = train;
+  const laneRef =
+    state.run.workspace.kind === 'local' ? `refs/heads/${lane.branch}` : `refs/remotes/origin/${lane.branch}`;
+  const attempt = await mergeInto(target, laneRef, {
+    message: mergeMessage(state.run.id, seq, lane, 'from'),
+  });
+  if (attempt.kind === 'merged') return 'merged';
+  await sendBack(context, state.run, lane, branch, seq, conflictFeedback(lane, attempt.files));
+  return { ...laneBase(lane), outcome: 'conflict', detail: `conflicting files: ${attempt.files.join(', ')}` };
+}
+
+/** Replays the recorded checks of every passing feature and of the merged ones on the merged head. */
+async function checkHead(
+  train: MergeTrain,
+  merged: LaneRecord[],
+): Promise<{ green: string[]; red: string[] }> {
+  const { context, state, target, seq } = train;
+  const { run } = state;
+  const checks = await checksToReplay(target, state, [
+    ...train.passed,
+    ...merged.map((lane) => lane.featureId),
+  ]);
+  const results = await replayOnOneApp(
+    {
+      runId: run.id,
+      session: seq,
+      dataDir: context.dataDir,
+      sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
+      appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    },
+    target,
+    context.browser,
+    checks,
+  );
+  const red = checks.filter((check) => !results.get(check.featureId)?.ok);
+  return {
+    green: checks.filter((check) => results.get(check.featureId)?.ok).map((check) => check.featureId),
+    red: red.map((check) => `${check.featureId}: ${failureText(check, results.get(check.featureId)!)}`),
+  };
+}
+
+function laneBase(lane: LaneRecord) {
+  return { lane: lane.lane, featureId: lane.featureId, head: null, checked: [] as string[] };
+}
+
+function errorResult(lane: LaneRecord, error: unknown): MergeResult {
+  log.error({ err: error, lane: lane.lane }, 'merge failed');
+  const message = error instanceof Error ? error.message : String(error);
+  return { ...laneBase(lane), outcome: 'error', detail: message.split('\n')[0] ?? 'merge failed' };
 }
 
 /** Where the run branch is checked out for the merge: the local workspace, or this worker's clone of the remote. */
@@ -113,13 +192,13 @@ async function runBranchCopy(
   return synced.repo;
 }
 
-/** The recorded checks of every passing feature and of the merged one, as they are on the merged head. */
+/** The recorded checks of every passing feature and of `also`, as they are on the merged head. */
 async function checksToReplay(
   repo: WorkspaceRepo,
   state: RunState,
-  featureId: string,
+  also: readonly string[],
 ): Promise<RecordedCheck[]> {
-  const ids = state.features.filter((f) => f.passes || f.id === featureId).map((f) => f.id);
+  const ids = state.features.filter((f) => f.passes || also.includes(f.id)).map((f) => f.id);
   const checks: RecordedCheck[] = [];
   for (const id of ids) {
     const file = await readCheckFile(repo.dir, id).catch(() => null);
@@ -138,7 +217,7 @@ async function sendBack(
   feedback: string,
 ): Promise<void> {
   const repo = await syncLane(context, run, lane);
-  const message = `nightshift(merge): ${lane.featureId} run branch into lane ${lane.lane}\n\nNightshift-Role: merge\nNightshift-Run: ${run.id}\nNightshift-Session: ${seq}\nNightshift-Feature: ${lane.featureId}`;
+  const message = mergeMessage(run.id, seq, lane, 'into');
   await mergeInto(repo, `refs/remotes/origin/${branch}`, { message, keepConflicts: true });
   await writeWorkspaceFile(repo.dir, feedbackPath(lane.featureId), feedback);
   await checkpoint(repo, {

@@ -10,7 +10,7 @@ import { advanceRun, describeAction, type SessionAction } from '../orchestrator/
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
-import { recordMergeResult } from '../orchestrator/lane-store.js';
+import { recordMergeResults } from '../orchestrator/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { SessionJobData } from '../orchestrator/queues.js';
@@ -21,7 +21,7 @@ import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { BrowserSource } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
-import { mergeLane } from './merge-processor.js';
+import { mergeLanes } from './merge-processor.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
@@ -74,7 +74,12 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     const stale = staleReason(run, data);
     if (stale) return skip(data, stale);
     if (data.action.kind === 'merge') {
-      await runMerge(deps, data.runId, data.seq, data.action.lane);
+      await runMerge(
+        deps,
+        data.runId,
+        data.seq,
+        data.action.lanes.map((entry) => entry.lane),
+      );
     } else {
       const existing = await orchestrator.store.getSession(data.runId, data.seq);
       if (existing?.finishedAt) return skip(data, 'this session already has a result');
@@ -106,18 +111,13 @@ function staleReason(run: RunRecord, data: SessionJobData): string | undefined {
 }
 
 /** A merge-queue step: merge, check the merged head, record the result in one step. */
-async function runMerge(
-  deps: SessionWorkerDeps,
-  runId: string,
-  seq: number,
-  laneNumber: number,
-): Promise<void> {
+async function runMerge(deps: SessionWorkerDeps, runId: string, seq: number, laneNumbers: number[]) {
   const { orchestrator } = deps;
   const state = await orchestrator.store.loadState(runId);
-  const lane = state.run.lanes.find((candidate) => candidate.lane === laneNumber);
-  if (!lane) return;
-  const result = await mergeLane(deps, state, lane, seq);
-  await recordMergeResult(orchestrator.store, runId, seq, result, orchestrator.now());
+  const lanes = state.run.lanes.filter((lane) => laneNumbers.includes(lane.lane) && lane.seq === seq);
+  if (lanes.length === 0) return;
+  const results = await mergeLanes(deps, state, lanes, seq);
+  await recordMergeResults(orchestrator.store, runId, seq, results, orchestrator.now());
 }
 
 function skip(data: SessionJobData, reason: string): SessionJobOutcome {

@@ -117,11 +117,15 @@ function safeUrl(raw: string, base?: string): URL | undefined {
  */
 export async function actAndSettle(page: Page, action: () => Promise<void>): Promise<void> {
   const pending = new Set<Request>();
+  const watch: IdleWatch = {};
   // An EventSource never finishes; waiting for it would cost every action the full settle time.
   const started = (request: Request) => {
     if (request.resourceType() !== 'eventsource') pending.add(request);
   };
-  const ended = (request: Request) => pending.delete(request);
+  const ended = (request: Request) => {
+    pending.delete(request);
+    if (pending.size === 0) watch.onIdle?.();
+  };
   page.on('request', started);
   page.on('requestfinished', ended);
   page.on('requestfailed', ended);
@@ -130,7 +134,7 @@ export async function actAndSettle(page: Page, action: () => Promise<void>): Pro
     const deadline = Date.now() + SETTLE_MAX_MS;
     // Loop: a finished request often triggers the next one (POST, then GET the list).
     do {
-      while (pending.size > 0 && Date.now() < deadline) await delay(25);
+      await untilIdle(pending, deadline, watch);
       await nextFrame(page);
     } while (pending.size > 0 && Date.now() < deadline);
   } finally {
@@ -138,6 +142,25 @@ export async function actAndSettle(page: Page, action: () => Promise<void>): Pro
     page.off('requestfinished', ended);
     page.off('requestfailed', ended);
   }
+}
+
+/** Told when the last pending request of an action ends. */
+interface IdleWatch {
+  onIdle?: (() => void) | undefined;
+}
+
+/** Resolves when no request is pending (at the moment the last one ends, not at a poll), or at the deadline. */
+function untilIdle(pending: ReadonlySet<Request>, deadline: number, watch: IdleWatch): Promise<void> {
+  if (pending.size === 0 || Date.now() >= deadline) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      watch.onIdle = undefined;
+      resolve();
+    };
+    const timer = setTimeout(done, Math.max(0, deadline - Date.now()));
+    watch.onIdle = done;
+  });
 }
 
 async function nextFrame(page: Page): Promise<void> {
@@ -157,10 +180,6 @@ async function nextFrame(page: Page): Promise<void> {
         }),
     )
     .catch(() => undefined); // a navigation destroying the context is fine here
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Turns a Playwright error into a short tool error: no ANSI colours, call log cut, a hint on timeouts. */

@@ -167,8 +167,15 @@ export function startCli(
   const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env, stdio: ['ignore', fd, fd] });
   fs.closeSync(fd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const handle = processHandle(child, logFile, exited);
+  context.children.push(handle);
+  return handle;
+}
+
+/** A {@link TestProcess} of a spawned child: SIGKILL, or SIGTERM then SIGKILL after a grace period. */
+function processHandle(child: ChildProcess, logFile: string, exited: Promise<number | null>): TestProcess {
   const gone = () => child.exitCode !== null || child.signalCode !== null;
-  const handle: TestProcess = {
+  return {
     child,
     pid: child.pid ?? -1,
     logFile,
@@ -184,6 +191,50 @@ export function startCli(
       await exited;
       clearTimeout(timer);
     },
+  };
+}
+
+/** A CLI process in a terminal of its own (a pseudo-terminal from util-linux `script`), as a person runs it. */
+export interface TerminalProcess extends TestProcess {
+  /** Types Ctrl-C in the terminal: the terminal sends SIGINT to its foreground process group. */
+  typeCtrlC(): void;
+  /** Everything the terminal showed so far (escape sequences and carriage returns kept). */
+  screen(): string;
+}
+
+const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/**
+ * Starts `nightshift <args>` in a 200-column pseudo-terminal: stdout and stderr are a TTY (the progress line is
+ * redrawn in place) and Ctrl-C reaches it the way a terminal delivers it. Its exit code is the CLI's.
+ */
+export function startCliInTerminal(
+  context: E2eContext,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  label: string,
+): TerminalProcess {
+  const logFile = path.join(context.root, 'logs', `${label}.log`);
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const command = `stty cols 200 rows 50; exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const out = fs.createWriteStream(logFile);
+  let screen = '';
+  const record = (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    out.write(chunk);
+  };
+  child.stdout?.on('data', record);
+  child.stderr?.on('data', record);
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  const handle: TerminalProcess = {
+    ...processHandle(child, logFile, exited),
+    typeCtrlC: () => child.stdin?.write('\x03'),
+    screen: () => screen,
   };
   context.children.push(handle);
   return handle;

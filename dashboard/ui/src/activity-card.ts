@@ -1,12 +1,22 @@
 // "Now": what the run is doing at this moment — the session in flight (role, features, since when), the session
-// waiting for a worker, or why nothing runs. Loaded with the run, then kept current by the event stream.
+// waiting for a worker, or why nothing runs; with lanes, the newest merge-queue results. Loaded with the run, then
+// kept current by the event stream.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
-import type { ActivityView, RunningSessionView, RunResponse, RunView } from '../../api-types.js';
+import { laneMergeText } from '../../../orchestrator/lane-labels.js';
+import type {
+  ActivityView,
+  LaneMergeView,
+  RunningSessionView,
+  RunResponse,
+  RunView,
+} from '../../api-types.js';
 import { el, replaceChildren } from './dom.js';
 import { elapsed, time } from './format.js';
 import { roleBadge } from './labels.js';
 
 const ACTIVE = new Set<RunView['status']>(['created', 'initializing', 'building']);
+/** Merge results shown (newest first). */
+const MERGES_SHOWN = 3;
 
 /** The card: `show` renders a loaded state, `apply` an event at once; the elapsed time ticks every second. */
 export interface ActivityCard {
@@ -30,6 +40,8 @@ interface CardState {
   ended: { seq: number; outcome: string } | null;
   /** The last app start that failed (an evaluation, or after the initializer), until a later session works. */
   appStart: { seq: number; text: string } | null;
+  /** The newest merge-queue results (lanes mode), newest first. */
+  merges: LaneMergeView[];
 }
 
 /** Creates the card (hidden until the run is loaded). */
@@ -72,6 +84,15 @@ export function createActivityCard(): ActivityCard {
       element.append(
         el('p', { class: 'now-line app-start', 'data-field': 'app-start' }, state.appStart.text),
       );
+    for (const merge of state.merges.slice(0, MERGES_SHOWN))
+      element.append(
+        el(
+          'p',
+          { class: `now-line merge-line merge-${merge.outcome}`, 'data-merge': merge.outcome },
+          el('strong', null, 'Merge queue: '),
+          laneMergeText(merge),
+        ),
+      );
   };
 
   const draw = (state: CardState) => {
@@ -111,6 +132,7 @@ export function createActivityCard(): ActivityCard {
         activity: response.activity,
         ended: state?.ended ?? null,
         appStart: state?.appStart ?? null,
+        merges: response.lanes?.recentMerges ?? state?.merges ?? [],
       };
       render();
     },
@@ -132,6 +154,10 @@ export function createActivityCard(): ActivityCard {
         if (started && state.appStart && event.seq > state.appStart.seq) state.appStart = null;
       } else if (event.type === 'app.start_failed') {
         state.appStart = { seq: event.seq, text: appStartText(event) };
+      } else if (event.type === 'lane.merge') {
+        const { at, seq, lane, featureId, outcome, detail, head, checked } = event;
+        const merge = { at, seq, lane, featureId, outcome, detail, head, checked };
+        state.merges = [merge, ...state.merges.filter((kept) => kept.seq !== seq)];
       } else if (event.type === 'run.status') {
         state.status = event.status;
         state.detail = event.detail;

@@ -34,6 +34,12 @@ export function gridCells(grid: GridResponse): GridCell[] {
   }));
 }
 
+/** A feature in flight on a lane (lanes mode): its lane, and whether it waits for the merge queue. */
+export interface LaneMark {
+  lane: number;
+  waiting: boolean;
+}
+
 /** A rendered grid that can update single features without re-rendering. */
 export interface FeatureGrid {
   element: HTMLElement;
@@ -48,6 +54,8 @@ export interface FeatureGrid {
   describe(descriptions: ReadonlyMap<string, string>): void;
   /** How many features are in each state. */
   counts(): Record<FeatureStateName, number>;
+  /** Marks the features in flight on a lane (repaints only the cells whose mark changed). */
+  markLanes(marks: ReadonlyMap<string, LaneMark>): void;
 }
 
 /** Creates the grid; `onSelect` is called with a feature id when a cell is clicked. */
@@ -55,6 +63,7 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
   const cells = new Map<string, GridCell>();
   const buttons = new Map<string, HTMLButtonElement>();
   let descriptions: ReadonlyMap<string, string> = new Map();
+  let lanes: ReadonlyMap<string, LaneMark> = new Map();
   let selected: string | null = null;
   let generation = 0;
   const legend = el('div', { class: 'legend', id: 'grid-legend' });
@@ -94,11 +103,19 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
     button.className = `cell state-${cell.state}${cell.id === selected ? ' selected' : ''}`;
     button.dataset.state = cell.state;
     const description = descriptions.get(cell.id);
-    button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${description ? `\n${description}` : ''}`;
+    const mark = lanes.get(cell.id);
+    const onLane = mark
+      ? ` · lane ${mark.lane}${mark.waiting ? ': passed on its lane, waiting to merge' : ''}`
+      : '';
+    button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${onLane}${description ? `\n${description}` : ''}`;
+    if (mark) button.classList.add('on-lane');
+    if (mark?.waiting) button.classList.add('merge-pending');
     replaceChildren(
       button,
       el('span', { class: 'cell-id' }, cell.id),
       cell.attempts > 0 ? el('span', { class: 'cell-attempts' }, `×${cell.attempts}`) : null,
+      mark ? el('span', { class: 'cell-lane', 'data-lane': String(mark.lane) }, `lane ${mark.lane}`) : null,
+      mark?.waiting ? el('span', { class: 'cell-merge', title: 'waiting to merge' }, '⇢ merge') : null,
     );
   };
 
@@ -167,6 +184,18 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
     describe(next) {
       descriptions = next;
       for (const [id, button] of buttons) paint(button, cells.get(id)!);
+    },
+    markLanes(next) {
+      const previous = lanes;
+      lanes = next;
+      const changed = new Set([...previous.keys(), ...next.keys()]);
+      for (const id of changed) {
+        const [before, after] = [previous.get(id), next.get(id)];
+        if (before?.lane === after?.lane && before?.waiting === after?.waiting) continue;
+        const button = buttons.get(id);
+        const cell = cells.get(id);
+        if (button && cell) paint(button, cell);
+      }
     },
   };
 }

@@ -1,15 +1,22 @@
-// The run page: header with controls, "now" card, nightly summary, chart, feature grid, timeline; live over SSE.
+// The run page: header with controls, "now" card, lanes card (runs with lanes), nightly summary, chart, feature grid, timeline; live over SSE.
 // `#feature=F-003` and `#session=12` in the URL open a feature's panel and a session's transcript.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
-import type { NightlySummaryView } from '../../api-types.js';
+import type { NightlySummaryView, RunResponse } from '../../api-types.js';
 import { createActivityCard } from './activity-card.js';
 import { api, observeLastEventIds } from './api.js';
 import { progressChart } from './chart.js';
 import { el, replaceChildren } from './dom.js';
 import { showFeature } from './feature-detail.js';
-import { createFeatureGrid, type FeatureGrid, type GridCell, gridCells } from './feature-grid.js';
+import {
+  createFeatureGrid,
+  type FeatureGrid,
+  type GridCell,
+  gridCells,
+  type LaneMark,
+} from './feature-grid.js';
 import { dateTime, money } from './format.js';
 import { readHash, updateHash } from './hash.js';
+import { createLanesCard, type LanesCard } from './lanes-card.js';
 import { LoadGap, subscribeRun } from './live.js';
 import { createRunHeader, type RunHeader } from './run-header.js';
 import { createTimeline } from './timeline.js';
@@ -23,9 +30,11 @@ const REPLAY = 50;
 export function renderRunPage(root: HTMLElement, runId: string): () => void {
   document.title = `${runId} · nightshift`;
   const activity = createActivityCard();
+  const lanes = createLanesCard();
   const header = createRunHeader(runId, (response) => {
     header.render(response);
     activity.show(response);
+    lanes.show(response.lanes);
   });
   const summary = el('section', { class: 'panel', id: 'nightly-summary' });
   summary.hidden = true;
@@ -42,6 +51,7 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
     root,
     header.element,
     activity.element,
+    lanes.element,
     summary,
     chart,
     el('div', { class: 'grid-row' }, grid.element, detail),
@@ -54,7 +64,7 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
     timer = setTimeout(() => void refresh(), REFRESH_DEBOUNCE_MS);
   };
   const route = hashRouter(runId, detail, grid, schedule);
-  const refresh = refresher(runId, { header, activity, summary, chart, grid, timeline });
+  const refresh = refresher(runId, { header, activity, lanes, summary, chart, grid, timeline });
   // The load and the event stream start together; LoadGap tells whether an event may have slipped between them.
   const gap = new LoadGap(REPLAY);
   let loaded = false;
@@ -163,10 +173,21 @@ async function loadDescriptions(runId: string, grid: FeatureGrid): Promise<void>
 interface Parts {
   header: RunHeader;
   activity: ReturnType<typeof createActivityCard>;
+  lanes: LanesCard;
   summary: HTMLElement;
   chart: HTMLElement;
   grid: FeatureGrid;
-  timeline: { reload(): Promise<void> };
+  timeline: { reload(after?: Promise<unknown>): Promise<void>; setLanes(lanes: number): void };
+}
+
+/** The grid marks of a run's lanes: each busy lane's feature, and whether it waits for (or is in) the merge queue. */
+function laneMarks(lanes: RunResponse['lanes']): Map<string, LaneMark> {
+  return new Map(
+    (lanes?.lanes ?? []).map((lane) => [
+      lane.featureId,
+      { lane: lane.lane, waiting: lane.step.kind === 'waiting-merge' || lane.step.kind === 'merging' },
+    ]),
+  );
 }
 
 function refresher(runId: string, parts: Parts): () => Promise<void> {
@@ -186,24 +207,24 @@ function refresher(runId: string, parts: Parts): () => Promise<void> {
   };
   return async () => {
     try {
-      // Each part renders as soon as its data arrives; the grid does not wait for the chart.
+      // Everything is fetched at once; the header and the grid's first screen are drawn as soon as their data
+      // arrives, the chart and the timeline (below the first screen) only after the grid's first chunk.
+      const gridShown = api.grid(runId).then((grid) => syncGrid(gridCells(grid)));
+      const afterGrid = gridShown.catch(() => undefined);
       await Promise.all([
         api.run(runId).then((run) => {
           parts.header.render(run);
           parts.activity.show(run);
+          parts.lanes.show(run.lanes);
+          parts.grid.markLanes(laneMarks(run.lanes));
+          parts.timeline.setLanes(run.lanes?.configured ?? 0);
           renderSummary(parts.summary, run.nightlySummary);
         }),
-        api.grid(runId).then((grid) => syncGrid(gridCells(grid))),
-        api
-          .progress(runId)
-          .then((progress) =>
-            replaceChildren(
-              parts.chart,
-              el('h2', null, 'Passing features over time'),
-              progressChart(progress),
-            ),
-          ),
-        parts.timeline.reload(),
+        gridShown,
+        Promise.all([api.progress(runId), afterGrid]).then(([progress]) =>
+          replaceChildren(parts.chart, el('h2', null, 'Passing features over time'), progressChart(progress)),
+        ),
+        parts.timeline.reload(afterGrid),
       ]);
     } catch (error) {
       replaceChildren(

@@ -1,4 +1,5 @@
-// The session timeline: one row per session (newest first), paged so big runs stay fast.
+// The session timeline: one row per session (newest first), paged so big runs stay fast. With lanes, a Lane column
+// places each session on its lane's track, so sessions that overlap read as parallel.
 import type { SessionRecord } from '../../../orchestrator/run-state.js';
 import type { SessionsResponse } from '../../api-types.js';
 import { api } from './api.js';
@@ -9,10 +10,12 @@ import { roleBadge, sessionResult } from './labels.js';
 
 const PAGE = 50;
 
-/** The timeline panel: `reload()` refetches the current page (live updates call it). */
+/** The timeline panel: `reload()` refetches the current page (live updates call it), drawn once `after` settles. */
 export interface Timeline {
   element: HTMLElement;
-  reload(): Promise<void>;
+  reload(after?: Promise<unknown>): Promise<void>;
+  /** Shows the Lane column for a run with `lanes` > 1 (0 or 1: hidden). */
+  setLanes(lanes: number): void;
 }
 
 /** Column headers, and whether the column is numeric (right-aligned). */
@@ -35,6 +38,15 @@ export function createTimeline(runId: string): Timeline {
   let offset = 0;
   let total = 0;
   const body = el('tbody');
+  const headRow = el('tr');
+  let lanes = 0;
+  let shown: SessionsResponse | undefined;
+  const renderHead = () =>
+    replaceChildren(
+      headRow,
+      ...columns(lanes).map(([label, numeric]) => el('th', numeric ? { class: 'num' } : null, label)),
+    );
+  renderHead();
   const status = el('span', { class: 'muted small', id: 'timeline-status' });
   const prev = el('button', { type: 'button', class: 'small-button' }, '← newer');
   const next = el('button', { type: 'button', class: 'small-button' }, 'older →');
@@ -47,30 +59,22 @@ export function createTimeline(runId: string): Timeline {
       el('h2', null, 'Sessions'),
       el('div', { class: 'pager' }, prev, status, next),
     ),
-    el(
-      'table',
-      { class: 'sessions' },
-      el(
-        'thead',
-        null,
-        el(
-          'tr',
-          null,
-          ...COLUMNS.map(([label, numeric]) => el('th', numeric ? { class: 'num' } : null, label)),
-        ),
-      ),
-      body,
-    ),
+    el('table', { class: 'sessions' }, el('thead', null, headRow), body),
   );
   const render = (page: SessionsResponse) => {
     total = page.total;
-    replaceChildren(body, ...page.sessions.map(sessionRow));
+    shown = page;
+    replaceChildren(body, ...page.sessions.map((session) => sessionRow(session, lanes)));
     status.textContent =
       total === 0 ? 'no sessions yet' : `${offset + 1}–${offset + page.sessions.length} of ${total}`;
     prev.disabled = offset === 0;
     next.disabled = offset + PAGE >= total;
   };
-  const reload = async () => render(await api.sessions(runId, offset, PAGE));
+  const reload = async (after?: Promise<unknown>) => {
+    const page = await api.sessions(runId, offset, PAGE);
+    await after?.catch(() => undefined);
+    render(page);
+  };
   prev.addEventListener('click', () => {
     offset = Math.max(0, offset - PAGE);
     void reload();
@@ -79,10 +83,39 @@ export function createTimeline(runId: string): Timeline {
     if (offset + PAGE < total) offset += PAGE;
     void reload();
   });
-  return { element, reload };
+  const setLanes = (next: number) => {
+    const value = next > 1 ? next : 0;
+    if (value === lanes) return;
+    lanes = value;
+    renderHead();
+    if (shown) render(shown);
+  };
+  return { element, reload, setLanes };
 }
 
-function sessionRow(session: SessionRecord): HTMLTableRowElement {
+/** The columns, with Lane after # when the run has lanes. */
+function columns(lanes: number): ReadonlyArray<[string, boolean]> {
+  return lanes > 0 ? [COLUMNS[0]!, ['Lane', false], ...COLUMNS.slice(1)] : COLUMNS;
+}
+
+/** `lane 2` on a track of `lanes` marks (the run's own slot — initializer, sweeps — reads `run`). */
+function laneCell(session: SessionRecord, lanes: number): HTMLElement {
+  const track = el(
+    'span',
+    { class: 'lane-track', 'aria-hidden': 'true' },
+    ...Array.from({ length: lanes }, (_, index) =>
+      el('span', { class: index + 1 === session.lane ? 'lane-mark on' : 'lane-mark' }),
+    ),
+  );
+  return el(
+    'td',
+    { 'data-field': 'lane', 'data-lane': String(session.lane ?? 0) },
+    track,
+    el('span', { class: 'lane-label' }, session.lane === null ? 'run' : `lane ${session.lane}`),
+  );
+}
+
+function sessionRow(session: SessionRecord, lanes: number): HTMLTableRowElement {
   const usage = session.usage;
   const result = sessionResult(session);
   const verdicts = session.verdicts.map((v) => `${v.featureId} ${v.verdict}`).join(', ');
@@ -95,6 +128,7 @@ function sessionRow(session: SessionRecord): HTMLTableRowElement {
     'tr',
     { 'data-seq': String(session.seq) },
     el('td', { class: 'num' }, String(session.seq)),
+    lanes > 0 ? laneCell(session, lanes) : null,
     el('td', null, roleBadge(session.role, session.kind)),
     el('td', null, session.featureIds.join(', ') || '—'),
     el('td', null, time(session.startedAt)),

@@ -2,12 +2,15 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DoctorReport, registerDoctorCommand, runDoctor } from '../../../cli/doctor.js';
-import { runInProcess, tempDir } from './helpers.js';
+import { DoctorReport, registerDoctorCommand, runDoctor } from '../../../cli/doctor.js';
+import { startModelServer } from '../../../testkit/server.js';
+import { cliEnv, runCli, runInProcess, tempDir, uniquePrefix } from './helpers.js';
 
 // Real checks on this machine: Redis on 127.0.0.1:6379, /usr/bin/chromium, git, bubblewrap.
 let home: string;
 let deadUrl: string;
+/** A loopback port nothing listens on. */
+let deadPort: number;
 const byName = (report: DoctorReport) =>
   Object.fromEntries(report.checks.map((check) => [check.name, check]));
 
@@ -19,6 +22,7 @@ beforeAll(async () => {
       server.close(() => resolve(port));
     });
   });
+  deadPort = port;
   deadUrl = `redis://127.0.0.1:${port}`;
 });
 
@@ -97,5 +101,63 @@ describe('doctor', () => {
     expect(out.stdout).toMatch(/→ Export ANTHROPIC_API_KEY/);
     expect(out.stdout).not.toContain('sk-abcdefgh12345678');
     expect(out.stdout).toMatch(/0 failed, 1 warning\(s\), 7 ok/);
+  });
+});
+
+describe('doctor through the CLI: OpenAI-compatible model servers', () => {
+  it('reports a base URL that does not answer, or answers without the API, with a fix; one that answers is ok', async () => {
+    const server = await startModelServer({ policy: () => ({ text: 'Noted.' }) });
+    const dir = tempDir('doctor-servers');
+    try {
+      const config = {
+        run: {
+          models: {
+            initializer: 'openai-compatible:live',
+            generator: 'openai-compatible:dead',
+            evaluator: 'openai-compatible:nov1',
+          },
+        },
+        openaiCompatible: {
+          live: { baseURL: server.openaiBaseURL },
+          dead: { baseURL: `http://127.0.0.1:${deadPort}/v1` },
+          // The server's root, without the /v1 path: it answers, but 404 for /models.
+          nov1: { baseURL: server.url },
+        },
+      };
+      fs.writeFileSync(path.join(dir, 'nightshift.config.json'), JSON.stringify(config));
+      const env = cliEnv(home, uniquePrefix());
+      const json = await runCli(['doctor', '--json'], { env, cwd: dir });
+      expect(json.code, json.stderr).toBe(1);
+      const servers = DoctorReport.parse(JSON.parse(json.stdout)).checks.filter(
+        (check) => check.name === 'model server',
+      );
+      expect(servers).toHaveLength(3);
+      const of = (name: string) =>
+        servers.find((check) => check.detail.includes(`openai-compatible:${name}`));
+      expect(of('live')).toMatchObject({
+        status: 'ok',
+        detail: `${server.openaiBaseURL} answers (HTTP 200) for openai-compatible:live`,
+        fix: null,
+      });
+      expect(of('dead')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/does not answer \(ECONNREFUSED\)/),
+        fix: expect.stringMatching(/Start the server .* or fix its base URL/),
+      });
+      expect(of('nov1')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringContaining('not as an OpenAI-compatible API (HTTP 404'),
+        fix: expect.stringContaining('must include the API path'),
+      });
+
+      const text = await runCli(['doctor'], { env, cwd: dir });
+      expect(text.code).toBe(1);
+      expect(text.stdout).toMatch(/^ok\s+model server\s+\S+ answers \(HTTP 200\)/m);
+      expect(text.stdout).toMatch(/^FAIL\s+model server\s+http:\/\/127\.0\.0\.1:\d+\/v1 does not answer/m);
+      expect(text.stdout).toMatch(/→ Start the server/);
+    } finally {
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

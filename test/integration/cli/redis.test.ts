@@ -2,14 +2,9 @@ import fs from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openCliContext } from '../../../cli/context.js';
-import {
-  connectRedis,
-  type EmbeddedRedis,
-  findEmbeddedRedis,
-  pingRedis,
-  RedisUnavailableError,
-  RedisUnreachableError,
-} from '../../../cli/redis.js';
+import { type EmbeddedRedis, findEmbeddedRedis } from '../../../cli/embedded-redis.js';
+import { connectRedis, RedisUnavailableError, RedisUnreachableError } from '../../../cli/redis.js';
+import { pingRedis } from '../../../cli/redis-probe.js';
 import { RunConfig } from '../../../orchestrator/config.js';
 import { tempDir } from './helpers.js';
 

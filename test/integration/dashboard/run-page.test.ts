@@ -329,6 +329,39 @@ describe('run page in Chromium', () => {
     expect(await thumb.evaluate((button) => button === document.activeElement)).toBe(true);
   });
 
+  it("draws the header and the grid first: the chart and the timeline wait for the grid's first cells", async () => {
+    const held = await browser.newPage({ viewport: { width: 1360, height: 1000 } });
+    try {
+      let release = () => {};
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await held.route('**/api/runs/*/grid', async (route) => {
+        await gate;
+        await route.continue();
+      });
+      const served = new Set<string>();
+      held.on('requestfinished', (request) =>
+        served.add(new URL(request.url()).pathname.split('/').at(-1) ?? ''),
+      );
+      await held.goto(`${server.url}/runs/${building.id}`);
+      await held.waitForSelector('#run-header h1');
+      await expect.poll(() => served.has('progress') && served.has('sessions')).toBe(true);
+      // Their data is in; two frames later they would have been drawn if they did not wait for the grid.
+      await held.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))),
+      );
+      expect(await held.locator('#progress-chart').count()).toBe(0);
+      expect(await held.locator('#timeline tbody tr').count()).toBe(0);
+      release();
+      await held.waitForSelector('#feature-grid [data-feature="F-001"]');
+      await held.waitForSelector('#progress-chart');
+      await held.waitForSelector('#timeline tbody tr');
+    } finally {
+      await held.close();
+    }
+  });
+
   it('keeps the chart\'s "8 / 8" label inside the drawing', async () => {
     await open(`${server.url}/runs/${finished.id}`);
     const label = page.locator('#progress-chart .chart-value');

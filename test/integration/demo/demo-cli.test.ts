@@ -84,6 +84,23 @@ describe('nightshift demo, end to end through the CLI processes', () => {
       (record) => record.featureId === failed?.featureId && record.at > (failed?.at ?? ''),
     );
     expect(later.some((record) => record.verdict === 'pass')).toBe(true);
+    // The failed verdict's issue (the scripted evaluator repeats the failing step's evidence as its issue) is
+    // said once: in the demo's own output, and in the feedback file the next generator read.
+    const issue = failed?.issues[0] as string;
+    const times = (text: string) => text.split(issue).length - 1;
+    expect(times(`${result.stdout}${result.stderr}`)).toBe(1);
+    const feedbackAt = spawnSync(
+      'git',
+      ['log', '--format=%H', '-1', `--grep=verdict: ${failed?.featureId} fail`],
+      { cwd: workspace, encoding: 'utf8' },
+    ).stdout.trim();
+    const feedback = spawnSync(
+      'git',
+      ['show', `${feedbackAt}:.nightshift/feedback/${failed?.featureId}.md`],
+      { cwd: workspace, encoding: 'utf8' },
+    ).stdout;
+    expect(feedback).toMatch(/## Failing steps/);
+    expect(times(feedback)).toBe(1);
 
     const log = spawnSync('git', ['log', '--format=%an|%s'], { cwd: workspace, encoding: 'utf8' }).stdout;
     expect(log).toMatch(/nightshift agent\|.*(initial|feature list|init)/i);

@@ -13,6 +13,7 @@ import {
   isClean,
   parseCheckpointTrailers,
   rollback,
+  runGit,
 } from '../../../handoff/git.js';
 import { isRunning } from '../../../handoff/proc.js';
 import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
@@ -168,5 +169,44 @@ describe('git checkpoints', () => {
     expect(await isClean(repo)).toBe(true);
     await rollback(repo, first, { removeIgnored: true });
     expect(existsSync(path.join(dir, 'node_modules'))).toBe(false);
+  });
+});
+
+describe('harness git processes', () => {
+  it('answer a question by output alone (a quiet non-zero exit), and fail with what git printed on stderr', async () => {
+    const temp = tempDir();
+    cleanups.push(temp.cleanup);
+    const repo = await ensureRepo(temp.dir);
+    expect(await runGit(repo, ['config', '--get', 'no.such-key'])).toBe('');
+    expect(await runGit(repo, ['rev-parse', '--verify', '-q', 'HEAD^{commit}'])).toBe('');
+    await expect(runGit(repo, ['rev-parse', '--verify', 'no-such-ref'])).rejects.toThrow(
+      /fatal: Needed a single revision/,
+    );
+  });
+
+  it('refuse arguments that would run a program, and run nothing', async () => {
+    const temp = tempDir();
+    cleanups.push(temp.cleanup);
+    const repo = await ensureRepo(temp.dir);
+    const planted = path.join(temp.dir, 'ran');
+    await expect(runGit(repo, ['fetch', `--upload-pack=touch ${planted}`, temp.dir, 'main'])).rejects.toThrow(
+      /upload-pack/i,
+    );
+    expect(existsSync(planted)).toBe(false);
+  });
+
+  it('report a clean tree in one WIP checkpoint without committing, and commit leftovers', async () => {
+    const temp = tempDir();
+    cleanups.push(temp.cleanup);
+    const repo = await ensureRepo(temp.dir);
+    await writeFile(path.join(temp.dir, 'a.txt'), 'a');
+    const first = await checkpoint(repo, { role: 'harness', runId: 'r', session: 0, summary: 'start' });
+    const wip = { role: 'generator', runId: 'r', session: 1, summary: 'leftovers', wip: true } as const;
+    expect(await checkpoint(repo, wip)).toBeNull();
+    expect(await head(repo)).toBe(first);
+    await writeFile(path.join(temp.dir, 'b.txt'), 'b');
+    const second = await checkpoint(repo, wip);
+    expect(second).not.toBe(first);
+    expect(await isClean(repo)).toBe(true);
   });
 });

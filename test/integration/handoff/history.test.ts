@@ -119,6 +119,24 @@ describe('verifyDescendsFrom', () => {
     expect(await head(repo)).toBe(four);
   });
 
+  it('skips the backup fetch when HEAD has not moved since the last one, and fetches once it has', async () => {
+    const { repo, dir, start } = await threeCommits();
+    const backup = tempDir('ns-backup-');
+    cleanups.push(backup.cleanup);
+    const mirror = path.join(backup.dir, 'mirror.git');
+    await backupRepo(repo, mirror, { head: start });
+    const mirrorBranches = () => agentGit(mirror, 'branch', '--list', '--format=%(refname:short)');
+    // A new branch at the same HEAD: nothing the restore needs, and not fetched.
+    agentGit(dir, 'branch', 'side');
+    await backupRepo(repo, mirror, { head: start });
+    expect(mirrorBranches()).not.toContain('side');
+    await writeFile(path.join(dir, 'four.txt'), 'four');
+    const four = (await checkpoint(repo, { role: 'generator', runId: 'r', session: 5, summary: 'four' }))!;
+    await backupRepo(repo, mirror, { head: four });
+    expect(mirrorBranches()).toContain('side');
+    expect(agentGit(mirror, 'rev-parse', 'main')).toBe(four);
+  });
+
   it('reports a destroyed .git clearly when there is no backup', async () => {
     const { repo, dir, start } = await threeCommits();
     await rm(path.join(dir, '.git'), { recursive: true, force: true });

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckFile } from '../../../checks/store.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lane-planner.js';
-import { claimSlot, recordMergeResult } from '../../../orchestrator/lane-store.js';
+import { claimSlot, recordMergeResults } from '../../../orchestrator/lane-store.js';
 import { casUpdateRun } from '../../../orchestrator/run-cas.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';
 import { featureListJson } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
-import { mergeLane } from '../../../workers/merge-processor.js';
+import { mergeLanes } from '../../../workers/merge-processor.js';
 import { assembleDemoApp } from '../checks/demo-app.js';
 import { makeWorkspace, removeWorkspace, runSession } from '../roles/role-helpers.js';
 import { createRunHarness, type RunHarness } from '../runs/harness.js';
@@ -64,14 +64,17 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
     if (workspace) removeWorkspace(workspace);
   });
 
-  /** A run in the store whose lane 1 holds F-002, passed on its branch `branch` (made from main plus `change`). */
-  async function laneReadyToMerge(id: string, change: (dir: string) => Promise<void>) {
+  /**
+   * A run in the store whose lanes hold `changes`' features (lane 1 the first…), each passed on its branch (made from
+   * main plus its change) and waiting for the merge queue, which has claimed them all as job 5.
+   */
+  async function lanesReadyToMerge(id: string, changes: Record<string, (dir: string) => Promise<void>>) {
     const { store } = harness.orchestrator;
-    const run = await store.createRun({
+    await store.createRun({
       id,
       spec: { path: '/spec.md', name: 'spec.md' },
       workspace: { kind: 'local', path: workspace },
-      config: harness.config({ lanes: 2 }),
+      config: harness.config({ lanes: 3 }),
     });
     await store.replaceFeatures(
       id,
@@ -79,25 +82,23 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
     );
     await store.updateFeature(id, 'F-001', { passes: true });
     await store.setStatus(id, 'building');
-    await claimSlot(
-      store,
-      id,
-      { slot: 1, seq: 4, action: { kind: 'generate', featureId: 'F-002' }, assign: true },
-      new Date(),
-    );
-    const lane = (await store.getRun(id)).lanes[0]!;
     const repo = openRepo(workspace);
-    await runGit(repo, ['branch', '-f', lane.branch, 'HEAD']);
-    await runGit(repo, ['checkout', '-q', lane.branch]);
-    await change(workspace);
-    await checkpoint(repo, {
-      role: 'generator',
-      runId: id,
-      session: 4,
-      featureId: 'F-002',
-      summary: 'lane work',
-    });
-    await runGit(repo, ['checkout', '-q', '-']);
+    const ids = Object.keys(changes);
+    for (const [index, featureId] of ids.entries()) {
+      const slot = index + 1;
+      await claimSlot(
+        store,
+        id,
+        { slot, seq: 4, action: { kind: 'generate', featureId }, assign: true },
+        new Date(),
+      );
+      const lane = (await store.getRun(id)).lanes.find((candidate) => candidate.lane === slot)!;
+      await runGit(repo, ['branch', '-f', lane.branch, 'HEAD']);
+      await runGit(repo, ['checkout', '-q', lane.branch]);
+      await changes[featureId]!(workspace);
+      await checkpoint(repo, { role: 'generator', runId: id, session: 4, featureId, summary: 'lane work' });
+      await runGit(repo, ['checkout', '-q', '-']);
+    }
     await casUpdateRun(
       harness.orchestrator.redis,
       store.keys(id),
@@ -106,38 +107,37 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
       (current, features) => ({
         run: current,
         features: features
-          .filter((f) => f.id === 'F-002')
+          .filter((f) => ids.includes(f.id))
           .map((f) => ({ ...f, mergePending: true, lastVerdict: 'pass' as const })),
       }),
     );
-    const state = await store.loadState(id);
-    const plan = nextLaneActions(state, new Date(), new Set());
-    expect(plan).toEqual({
-      kind: 'work',
-      actions: [
-        expect.objectContaining({ slot: MAIN_SLOT, action: { kind: 'merge', featureId: 'F-002', lane: 1 } }),
-      ],
-    });
-    await claimSlot(
-      store,
-      id,
-      { slot: MAIN_SLOT, seq: 5, action: { kind: 'merge', featureId: 'F-002', lane: 1 } },
-      new Date(),
-    );
-    return { state: await store.loadState(id), lane: (await store.getRun(id)).lanes[0]! };
+    const plan = nextLaneActions(await store.loadState(id), new Date(), new Set());
+    const action = {
+      kind: 'merge' as const,
+      lanes: ids.map((featureId, index) => ({ lane: index + 1, featureId })),
+    };
+    expect(plan).toEqual({ kind: 'work', actions: [{ slot: MAIN_SLOT, action }] });
+    await claimSlot(store, id, { slot: MAIN_SLOT, seq: 5, action }, new Date());
+    const run = await store.getRun(id);
+    return { state: await store.loadState(id), lanes: [...run.lanes].sort((a, b) => a.lane - b.lane) };
   }
+
+  /** The lane's change that drops the new-todo form's registration: F-001 breaks. */
+  const breakAdding = async (dir: string) => {
+    const file = path.join(dir, 'public/features.js');
+    await writeFile(file, (await readFile(file, 'utf8')).replace("import './features/add-todo.js';\n", ''));
+  };
+  const harmless = (name: string) => async (dir: string) => writeFile(path.join(dir, name), `${name}\n`);
 
   const context = () => ({ dataDir, workerId: 'w-test', browser });
   const head = async (ref = 'HEAD') => (await runGit(openRepo(workspace), ['rev-parse', ref])).trim();
 
   it('a lane that breaks a passing feature is merged, found red on the merged head, undone, and sent back', async () => {
     const before = await head();
-    const { state, lane } = await laneReadyToMerge('r-broken', async (dir) => {
-      // The lane "cleans up" the client modules and drops the new-todo form's registration: F-001 breaks.
-      const file = path.join(dir, 'public/features.js');
-      await writeFile(file, (await readFile(file, 'utf8')).replace("import './features/add-todo.js';\n", ''));
-    });
-    const result = await mergeLane(context(), state, lane, 5);
+    const { state, lanes } = await lanesReadyToMerge('r-broken', { 'F-002': breakAdding });
+    const lane = lanes[0]!;
+    const [result] = await mergeLanes(context(), state, lanes, 5);
+    if (!result) throw new Error('no merge result');
     expect(result.outcome).toBe('rejected');
     expect(result.detail).toMatch(/^F-001: recorded check v1 failed at /);
     expect(await head()).toBe(before);
@@ -149,7 +149,7 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
     expect(feedback).toContain('the merge broke recorded checks');
     expect(feedback).toContain('F-001: recorded check v1 failed');
 
-    const run = await recordMergeResult(harness.orchestrator.store, 'r-broken', 5, result, new Date());
+    const run = await recordMergeResults(harness.orchestrator.store, 'r-broken', 5, [result], new Date());
     const f2 = (await harness.orchestrator.store.listFeatures('r-broken')).find((f) => f.id === 'F-002')!;
     expect(f2).toMatchObject({ passes: false, mergePending: false, attempts: 1 });
     expect(run.lanes[0]?.last).toMatchObject({ role: 'merge', outcome: 'rejected' });
@@ -166,16 +166,16 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
 
   it('a lane that keeps the passing features green is merged and its feature passes on the run branch', async () => {
     const before = await head();
-    const { state, lane } = await laneReadyToMerge('r-good', async (dir) => {
-      await writeFile(path.join(dir, 'NOTES.md'), 'lane notes\n');
-    });
-    const result = await mergeLane(context(), state, lane, 5);
+    const { state, lanes } = await lanesReadyToMerge('r-good', { 'F-002': harmless('NOTES.md') });
+    const lane = lanes[0]!;
+    const [result] = await mergeLanes(context(), state, lanes, 5);
+    if (!result) throw new Error('no merge result');
     expect(result).toMatchObject({ outcome: 'merged', checked: ['F-001'] });
     expect(await head()).toBe(result.head);
     expect(
       (await runGit(openRepo(workspace), ['rev-list', '--parents', '-n', '1', 'HEAD'])).trim().split(' '),
     ).toEqual([result.head, before, await head(lane.branch)]);
-    const run = await recordMergeResult(harness.orchestrator.store, 'r-good', 5, result, new Date());
+    const run = await recordMergeResults(harness.orchestrator.store, 'r-good', 5, [result], new Date());
     expect(run.lanes).toEqual([]);
     const features = await harness.orchestrator.store.listFeatures('r-good');
     expect(features.find((f) => f.id === 'F-002')).toMatchObject({
@@ -185,4 +185,29 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
     });
     expect(features.find((f) => f.id === 'F-001')).toMatchObject({ lastCheckedSeq: 5 });
   }, 180_000);
+
+  it('a train of two lanes where one breaks a passing feature: both undone, merged again alone, only the breaker sent back', async () => {
+    const before = await head();
+    const { state, lanes } = await lanesReadyToMerge('r-train', {
+      'F-002': harmless('TRAIN.md'),
+      'F-003': breakAdding,
+    });
+    const results = await mergeLanes(context(), state, lanes, 5);
+    expect(results.map((result) => [result.featureId, result.outcome])).toEqual([
+      ['F-002', 'merged'],
+      ['F-003', 'rejected'],
+    ]);
+    // The run branch holds the good lane's merge alone, on top of where it was.
+    expect(
+      (await runGit(openRepo(workspace), ['rev-list', '--parents', '-n', '1', 'HEAD'])).trim().split(' '),
+    ).toEqual([results[0]?.head, before, await head(lanes[0]!.branch)]);
+    expect(results[1]?.detail).toMatch(/^F-001: recorded check v1 failed at /);
+    await recordMergeResults(harness.orchestrator.store, 'r-train', 5, results, new Date());
+    const features = await harness.orchestrator.store.listFeatures('r-train');
+    expect(features.find((f) => f.id === 'F-002')).toMatchObject({ passes: true });
+    expect(features.find((f) => f.id === 'F-003')).toMatchObject({ passes: false, attempts: 1 });
+    expect((await harness.orchestrator.store.getRun('r-train')).lanes.map((lane) => lane.featureId)).toEqual([
+      'F-003',
+    ]);
+  }, 240_000);
 });

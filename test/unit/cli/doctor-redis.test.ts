@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkApiKeys, checkNode, formatDoctorReport } from '../../../cli/doctor.js';
-import { maskUrl, redisOptionsFromUrl } from '../../../cli/redis.js';
+import { maskUrl, redisOptionsFromUrl } from '../../../cli/redis-probe.js';
 import { loadConfig } from '../../../orchestrator/config.js';
 
 describe('doctor checks', () => {

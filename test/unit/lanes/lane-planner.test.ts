@@ -38,7 +38,7 @@ describe('nextLaneActions (pure)', () => {
     const planned = actions(nextLaneActions(state, T0, new Set()));
     expect(planned).toContainEqual({
       slot: MAIN_SLOT,
-      action: { kind: 'merge', featureId: 'F-001', lane: 1 },
+      action: { kind: 'merge', lanes: [{ lane: 1, featureId: 'F-001' }] },
     });
     expect(planned.map((a) => ('featureId' in a.action ? a.action.featureId : ''))).not.toContain('F-002');
     expect(planned).toContainEqual({
@@ -48,13 +48,29 @@ describe('nextLaneActions (pure)', () => {
     });
   });
 
-  it('merges one lane at a time through the run slot, and not while the run slot is busy', () => {
-    const features = [featureState(1, { mergePending: true }), featureState(2, { mergePending: true })];
-    const state = makeState(features, { config: { lanes: 2 }, lanes: [lane(1, 'F-001'), lane(2, 'F-002')] });
-    expect(actions(nextLaneActions(state, T0, new Set()))).toEqual([
-      { slot: MAIN_SLOT, action: { kind: 'merge', featureId: 'F-001', lane: 1 } },
+  it('merges every waiting lane in one step of the run slot (a train), and not while the run slot is busy', () => {
+    const features = [
+      featureState(1, { mergePending: true }),
+      featureState(2, { mergePending: true }),
+      featureState(3),
+    ];
+    const state = makeState(features, {
+      config: { lanes: 3 },
+      lanes: [lane(1, 'F-001'), lane(2, 'F-002'), lane(3, 'F-003')],
+    });
+    expect(actions(nextLaneActions(state, T0, new Set([3])))).toEqual([
+      {
+        slot: MAIN_SLOT,
+        action: {
+          kind: 'merge',
+          lanes: [
+            { lane: 1, featureId: 'F-001' },
+            { lane: 2, featureId: 'F-002' },
+          ],
+        },
+      },
     ]);
-    expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT])))).toEqual([]);
+    expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT, 3])))).toEqual([]);
   });
 
   it('follows each lane up on its own: generator done → evaluate, failed → generate, sent back by the merge queue → generate', () => {
@@ -157,16 +173,17 @@ function simulate(
   for (const { slot, action, assign } of planned) {
     const seq = nextSeq();
     if (action.kind === 'merge') {
-      const feature = byId.get(action.featureId)!;
-      feature.mergePending = false;
-      if (random() < 0.2) {
-        lanes = lanes.map((l) =>
-          l.lane === action.lane ? { ...l, last: { seq, role: 'merge' as const, outcome: 'conflict' } } : l,
-        );
-      } else {
-        Object.assign(feature, { passes: true, lastCheckedSeq: seq });
-        counters.lastPassSeq = seq;
-        lanes = lanes.filter((l) => l.lane !== action.lane);
+      for (const entry of action.lanes) {
+        const feature = byId.get(entry.featureId)!;
+        feature.mergePending = false;
+        if (random() < 0.2) {
+          const last = { seq, role: 'merge' as const, outcome: 'conflict' };
+          lanes = lanes.map((l) => (l.lane === entry.lane ? { ...l, last } : l));
+        } else {
+          Object.assign(feature, { passes: true, lastCheckedSeq: seq });
+          counters.lastPassSeq = seq;
+          lanes = lanes.filter((l) => l.lane !== entry.lane);
+        }
       }
       continue;
     }

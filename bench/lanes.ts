@@ -1,0 +1,190 @@
+/**
+ * Parallel lanes (issue 16): the same 24-feature spec of independent features built with 1, 2, 4 and 8 lanes by two
+ * worker processes, with a simulated model latency per request. Wall time from the first session's start to the
+ * run's end, the sessions, the merge queue's outcomes (conflicts seen and resolved) and commits lost.
+ */
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { z } from 'zod';
+import { startRun } from '../orchestrator/start-run.js';
+import { startModelServer } from '../testkit/server.js';
+import { createLanesWorkspace, lanesPolicy } from './lanes-run.js';
+import { allEvents, peakOverlap, spawnWorker, type WorkerChild } from './scale.js';
+import type { WorkerProcessConfig } from './scale-protocol.js';
+import { BENCH_REDIS_URL, benchRunConfig, openBenchEnv, waitForRunsToEnd } from './wiring.js';
+
+/** One build of the spec with `lanes` lanes. */
+export const LanesRun = z.object({
+  lanes: z.number().int(),
+  status: z.string(),
+  passing: z.number().int(),
+  wallMs: z.number(),
+  sessions: z.number().int(),
+  /** Most sessions of the run at once. */
+  peakConcurrentSessions: z.number().int(),
+  merges: z.object({
+    merged: z.number().int(),
+    conflict: z.number().int(),
+    rejected: z.number().int(),
+    error: z.number().int(),
+  }),
+  /** Commits recorded by sessions that are not in the run branch's final history. */
+  commitsLost: z.number().int(),
+  modelRequests: z.number().int(),
+});
+export type LanesRun = z.infer<typeof LanesRun>;
+
+/** The lanes section of the benchmark. */
+export const LanesResult = z.object({
+  features: z.number().int(),
+  latencyMs: z.number(),
+  workers: z.number().int(),
+  runs: z.array(LanesRun),
+});
+export type LanesResult = z.infer<typeof LanesResult>;
+
+/** Builds the spec once per lane count and measures each build. */
+export async function measureLanes(options: {
+  laneCounts: readonly number[];
+  features: number;
+  latencyMs: number;
+  log?: (line: string) => void;
+}): Promise<LanesResult> {
+  const runs: LanesRun[] = [];
+  for (const lanes of options.laneCounts) {
+    const run = await buildWithLanes(lanes, options.features, options.latencyMs);
+    options.log?.(
+      `${lanes} lane(s): ${run.status} ${run.passing}/${options.features} in ${Math.round(run.wallMs / 1000)} s`,
+    );
+    runs.push(run);
+  }
+  return { features: options.features, latencyMs: options.latencyMs, workers: 2, runs };
+}
+
+async function buildWithLanes(lanes: number, features: number, latencyMs: number): Promise<LanesRun> {
+  const env = openBenchEnv(`lanes${lanes}`);
+  const server = await startModelServer({ policy: lanesPolicy(latencyMs) });
+  const children: WorkerChild[] = [];
+  try {
+    const workspace = path.join(env.root, 'ws');
+    createLanesWorkspace(workspace, features);
+    const run = await startRun(env.orchestrator, {
+      specPath: path.join(workspace, 'app_spec.md'),
+      workspace: { kind: 'local', dir: workspace },
+      config: benchRunConfig({ lanes, budgets: { maxSessions: 1_000, maxCostUsd: null } }),
+      dataDir: env.dataDir,
+    });
+    // Two worker processes with a slot for every lane plus the merge queue between them.
+    const config: WorkerProcessConfig = {
+      redisUrl: BENCH_REDIS_URL,
+      prefix: env.prefix,
+      dataDir: env.dataDir,
+      concurrency: Math.max(1, Math.ceil((lanes + 1) / 2)),
+      anthropicBaseURL: server.anthropicBaseURL,
+    };
+    children.push(spawnWorker(config), spawnWorker(config));
+    await Promise.all(children.map((worker) => worker.ready));
+    const [ended] = await waitForRunsToEnd(env.orchestrator, [run.id], 1_800_000);
+    for (const worker of children) worker.child.send({ type: 'stop' });
+    await Promise.all(children.map((worker) => worker.report.catch(() => undefined)));
+    const { sessions } = await env.orchestrator.store.listSessions(run.id, { limit: 10_000 });
+    const events = await allEvents(env.orchestrator, run.id);
+    if (process.env.NSBENCH_DEBUG) {
+      for (const event of events) {
+        if (
+          event.type === 'session.finished' ||
+          event.type === 'verdict.applied' ||
+          event.type === 'lane.merge' ||
+          event.type === 'feature.blocked' ||
+          event.type === 'verdict.ungrounded'
+        )
+          process.stderr.write(`${JSON.stringify(event).slice(0, 400)}\n`);
+      }
+    }
+    const merges = { merged: 0, conflict: 0, rejected: 0, error: 0 };
+    for (const event of events) if (event.type === 'lane.merge') merges[event.outcome] += 1;
+    const starts = sessions.map((session) => Date.parse(session.startedAt));
+    const ends = sessions.filter((s) => s.finishedAt).map((s) => Date.parse(s.finishedAt as string));
+    const finishedAt = Date.parse(ended?.finishedAt ?? new Date().toISOString());
+    const commits = sessions.flatMap((session) => session.commits);
+    const lost = commits.filter(
+      (sha) => spawnSync('git', ['-C', workspace, 'merge-base', '--is-ancestor', sha, 'HEAD']).status !== 0,
+    );
+    return {
+      lanes,
+      status: ended?.status ?? 'unknown',
+      passing: ended?.features.passing ?? 0,
+      wallMs: Math.max(finishedAt, ...ends) - Math.min(...starts),
+      sessions: sessions.length,
+      peakConcurrentSessions: peakOverlap(
+        sessions
+          .filter((s) => s.finishedAt)
+          .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt as string)] as const),
+      ),
+      merges,
+      commitsLost: lost.length,
+      modelRequests: server.requests.length,
+    };
+  } finally {
+    for (const worker of children) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    await server.close();
+    await env.close();
+  }
+}
+
+/** The speed-up of `lanes` lanes over one, from the wall times (null when either is missing). */
+export function speedup(result: LanesResult, lanes: number): number | null {
+  const one = result.runs.find((run) => run.lanes === 1);
+  const many = result.runs.find((run) => run.lanes === lanes);
+  if (!one || !many || many.wallMs <= 0) return null;
+  return Number((one.wallMs / many.wallMs).toFixed(2));
+}
+
+/** The target row: ≥ 3× faster at 4 lanes than at 1, every feature passing, no commit lost (issue 16). */
+export function lanesTargetRow(
+  result: LanesResult | undefined,
+): Array<{ name: string; target: string; measured: string; met: boolean; note?: string }> {
+  if (!result) return [];
+  const at4 = speedup(result, 4);
+  const complete = result.runs.every((run) => run.passing === result.features && run.commitsLost === 0);
+  const walls = result.runs.map((run) => `${run.lanes}: ${Math.round(run.wallMs / 1000)} s`).join(', ');
+  const conflicts = result.runs.reduce((sum, run) => sum + run.merges.conflict, 0);
+  const met = at4 !== null && at4 >= 3 && complete;
+  return [
+    {
+      name: 'parallel lanes',
+      target: `${result.features} independent features, 2 worker processes: ≥ 3× faster at 4 lanes than at 1, 0 commits lost (issue 16)`,
+      measured: `${at4 ?? '?'}× at 4 lanes (wall ${walls}); ${conflicts} merge conflicts seen and resolved; ${result.runs.reduce((sum, run) => sum + run.commitsLost, 0)} commits lost`,
+      met,
+      ...(met
+        ? {}
+        : {
+            note:
+              'The merge queue is serial: every merge starts the app once and replays the recorded check of every passing ' +
+              'feature on the merged head, so its cost grows with the features already merged while the lanes wait on it. ' +
+              'Would move it: merging several waiting lanes and checking the head once (a merge train), replays in parallel contexts.',
+          }),
+    },
+  ];
+}
+
+/** The report's lanes section. */
+export function lanesSection(result: LanesResult | undefined, load: string): string {
+  if (!result) return '';
+  const rows = result.runs.map(
+    (run) =>
+      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error} | ${run.commitsLost} | ${run.modelRequests} |`,
+  );
+  return [
+    '## Parallel lanes',
+    '',
+    `The same spec of ${result.features} independent features (every fourth also appends to one shared file, so lanes that run together conflict) built with 1, 2, 4 and 8 lanes by ${result.workers} worker processes, each with a slot per lane plus one for the merge queue. Every model request waits ${result.latencyMs} ms (a simulated model). One lane is the serial loop (no merge queue). Wall time is from the first session's start to the run's end.`,
+    '',
+    '| lanes | run | wall time | speed-up | sessions | most at once | merges: merged / conflict / rejected / error | commits lost | model requests |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+    `Load average when this section started: ${load}.`,
+    '',
+  ].join('\n');
+}

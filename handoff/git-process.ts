@@ -1,0 +1,63 @@
+/**
+ * One harness git process: the binary, the harness's `-c` settings and environment, the argument check, and
+ * the result. Spawned directly: a client library that waits 50 ms after every command that prints nothing
+ * (simple-git's completion check) cost each handoff a few hundred milliseconds for `add`, `clean`, `fetch`…
+ */
+import { spawn } from 'node:child_process';
+import { vulnerabilityCheck } from '@simple-git/argv-parser';
+import { HARNESS_GIT_UNSAFE } from './git-env.js';
+
+/** How one git process runs. */
+export interface GitProcessInput {
+  binary: string;
+  /** Every argument, `-c` settings and location first. */
+  args: string[];
+  cwd: string;
+  /** The whole environment (nothing is inherited). */
+  env: Record<string, string>;
+}
+
+/** A refused or failed git process; `message` is its output, as git printed it (stdout, then stderr). */
+export class GitProcessError extends Error {
+  override readonly name = 'GitProcessError';
+}
+
+/**
+ * Refuses arguments that could make git run a program or reach elsewhere (`--upload-pack`, `-c core.sshCommand`,
+ * `protocol.*.allow`…) unless they are the harness's own settings, as simple-git's argument check did.
+ */
+export function refuseUnsafeArgs(args: readonly string[], env: Record<string, string>): void {
+  const allowed: Record<string, boolean> = { ...HARNESS_GIT_UNSAFE };
+  for (const vulnerability of vulnerabilityCheck([...args], env)) {
+    if (allowed[vulnerability.category] !== true) throw new GitProcessError(vulnerability.message);
+  }
+}
+
+/**
+ * Runs git and resolves to its stdout. It fails when git exits non-zero *and* printed on stderr (the message is
+ * stdout then stderr); a non-zero exit with a quiet stderr (`rev-parse --verify -q`, `config --get` of a missing
+ * key) resolves to its stdout, so questions can be answered by the output alone.
+ */
+export function runGitProcess(input: GitProcessInput): Promise<string> {
+  const env = { ...input.env, GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: 'true' };
+  refuseUnsafeArgs(input.args, env);
+  return new Promise((resolve, reject) => {
+    const child = spawn(input.binary, input.args, {
+      cwd: input.cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      windowsHide: true,
+    });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child.once('error', (error) => reject(new GitProcessError(error.message, { cause: error })));
+    child.once('close', (code) => {
+      const out = Buffer.concat(stdout).toString('utf8');
+      const err = Buffer.concat(stderr).toString('utf8');
+      if (code !== 0 && err.length > 0) reject(new GitProcessError(`${out}${err}`));
+      else resolve(out);
+    });
+  });
+}

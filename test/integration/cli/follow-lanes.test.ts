@@ -1,0 +1,83 @@
+// `run`'s progress over a run in lanes, read from real Redis through the run store: the busy lanes on the progress
+// line, one line per merge-queue result above it, and the cost of every session in flight added up.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { followRun, InFlightCost } from '../../../cli/follow.js';
+import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
+import type { RunRecord } from '../../../orchestrator/run-state.js';
+import { openStore, SteppingClock, seedRun } from '../dashboard/seed.js';
+import { type SeededLanes, seedLanes } from '../dashboard/seed-lanes.js';
+
+describe('progress of a run in lanes', () => {
+  let env: Awaited<ReturnType<typeof openStore>>;
+  let run: RunRecord;
+  let seeded: SeededLanes;
+  const clock = new SteppingClock(Date.now() - 3_600_000);
+
+  const usage = async (seq: number, costUsd: number | null) =>
+    env.store.appendEvent(run.id, {
+      type: 'agent',
+      runId: run.id,
+      at: clock.now().toISOString(),
+      seq,
+      event: {
+        type: 'model.usage',
+        at: clock.now().toISOString(),
+        sessionId: `s${seq}`,
+        step: 1,
+        usage: { inputTokens: 10, outputTokens: 1, cacheReadTokens: 0, cacheWriteTokens: 0 },
+        costUsd,
+        durationMs: 5,
+      },
+    });
+
+  beforeAll(async () => {
+    env = await openStore(clock);
+    run = await seedRun(env.store, {
+      features: 8,
+      sessions: 2,
+      workspace: '/tmp/ns-follow-lanes',
+      clock,
+      verdictFor: () => 'pass',
+    });
+    seeded = await seedLanes(env.store, run.id, clock);
+  });
+
+  afterAll(async () => {
+    await env?.cleanup();
+  });
+
+  it('adds up the cost of every session in flight, and unknown when one has no price', async () => {
+    await usage(seeded.generatorSeq, 0.1);
+    await usage(seeded.evaluatorSeq, 0.25);
+    await usage(seeded.generatorSeq, 0.05);
+    const cost = new InFlightCost({ store: env.store }, run.id);
+    expect(await cost.of([seeded.generatorSeq])).toBeCloseTo(0.15, 6);
+    expect(await cost.of([seeded.generatorSeq, seeded.evaluatorSeq])).toBeCloseTo(0.4, 6);
+    expect(await cost.of([])).toBe(0);
+    await usage(seeded.evaluatorSeq + 50, null);
+    expect(await cost.of([seeded.generatorSeq, seeded.evaluatorSeq + 50])).toBeNull();
+  });
+
+  it('shows the lanes on the progress line, with a line per merge result above it', async () => {
+    const stop = new AbortController();
+    let text = '';
+    const stream = {
+      isTTY: false,
+      write(chunk: string) {
+        text += chunk;
+        if (chunk.includes('lanes:')) stop.abort();
+        return true;
+      },
+    };
+    const orchestrator = { store: env.store, now: clock.now } as unknown as Orchestrator;
+    await followRun(orchestrator, run.id, { stream, intervalMs: 5, signal: stop.signal });
+    const lines = text.trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual([
+      'merge queue: lane 1 · F-003 merged (head c0ffee1, 1 check(s) green on the merged head)',
+      'merge queue: lane 3 · F-006: conflict in src/list.ts, src/store.ts — back to a generator',
+      'merge queue: lane 3 · F-006: rejected, red checks on the merged head: F-001: the task list is empty after a reload — back to a generator',
+    ]);
+    expect(lines[3]).toContain(' · lanes: 1 F-004 generator · 2 merging F-005 · 3 F-006 waiting to merge · ');
+    expect(lines.at(-1)).toMatch(/^run building — /);
+  });
+});
