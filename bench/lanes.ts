@@ -90,6 +90,17 @@ async function buildWithLanes(lanes: number, features: number, latencyMs: number
     const { sessions } = await env.orchestrator.store.listSessions(run.id, { limit: 10_000 });
     const events = await allEvents(env.orchestrator, run.id);
     if (process.env.NSBENCH_DEBUG) {
+      const t0 = Math.min(...sessions.map((session) => Date.parse(session.startedAt)));
+      for (const session of [...sessions].sort((a, b) => a.seq - b.seq))
+        process.stderr.write(
+          `#${session.seq} lane ${session.lane ?? '-'} ${session.role} ${session.featureIds.join(',')} start +${((Date.parse(session.startedAt) - t0) / 1000).toFixed(1)} s, ${((session.durationMs ?? 0) / 1000).toFixed(1)} s\n`,
+        );
+      for (const event of events) {
+        if (event.type === 'lane.merge')
+          process.stderr.write(`merge #${event.seq} lane ${event.lane} ${event.outcome} at +${((Date.parse(event.at) - t0) / 1000).toFixed(1)} s\n`);
+      }
+    }
+    if (process.env.NSBENCH_DEBUG === 'events') {
       for (const event of events) {
         if (
           event.type === 'session.finished' ||

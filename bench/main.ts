@@ -131,8 +131,8 @@ async function recordedChecks(reps: Repetitions, mark: Mark) {
   return measureChecks({ replays: reps.checkReplays ?? 100 });
 }
 
-/** Simulated model latency per request in the lanes runs (ms): sessions of a few seconds, as a fast model's. */
-const LANES_LATENCY_MS = 1_000;
+/** Simulated model latency per request in the lanes runs (ms): a fast model (real ones take 3–30 s per reply). */
+const LANES_LATENCY_MS = 1_500;
 
 async function parallelLanes(quick: boolean, mark: Mark, started: number) {
   mark('lanes', 'lanes: 24 independent features with 1, 2, 4 and 8 lanes');

@@ -8,7 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunResponse } from '../../../dashboard/api-types.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
-import { recordMergeResult } from '../../../orchestrator/lane-store.js';
+import { recordMergeResults } from '../../../orchestrator/lane-store.js';
 import { LanesView } from '../../../orchestrator/lane-view.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
 import { launchChromium, watchedPages } from './browser.js';
@@ -137,18 +137,20 @@ describe('run page of a run in lanes, in Chromium', () => {
   it('follows a merge live: the Now card shows it, the lane and its grid badge are freed', async () => {
     await open(laned);
     await page.waitForSelector('#lanes [data-lane="2"][data-step="merging"]');
-    await recordMergeResult(
+    await recordMergeResults(
       env.store,
       laned.id,
       seeded.mergingSeq,
-      {
-        lane: 2,
-        featureId: 'F-005',
-        outcome: 'merged',
-        detail: '',
-        head: 'feed0001',
-        checked: ['F-001', 'F-003'],
-      },
+      [
+        {
+          lane: 2,
+          featureId: 'F-005',
+          outcome: 'merged',
+          detail: '',
+          head: 'feed0001',
+          checked: ['F-001', 'F-003'],
+        },
+      ],
       new Date(),
     );
     await page.waitForSelector('#now [data-merge="merged"] >> text=lane 2 · F-005 merged');

@@ -1,9 +1,9 @@
-// Seeds parallel lanes into a seeded run through the run store's own lane writes (claimSlot, recordMergeResult):
+// Seeds parallel lanes into a seeded run through the run store's own lane writes (claimSlot, recordMergeResults):
 // lane 1 merged F-003 and now runs a generator on F-004; lane 2 passed F-005 and the merge queue is merging it;
 // lane 3's F-006 had a conflict, then a red merged head, and waits for the merge queue again.
 import type { LaneAction } from '../../../orchestrator/lane-planner.js';
 import { MAIN_SLOT } from '../../../orchestrator/lane-planner.js';
-import { claimSlot, recordMergeResult } from '../../../orchestrator/lane-store.js';
+import { claimSlot, recordMergeResults } from '../../../orchestrator/lane-store.js';
 import { casUpdateRun } from '../../../orchestrator/run-cas.js';
 import { summarizeFeatures } from '../../../orchestrator/run-state.js';
 import type { RunStore } from '../../../orchestrator/run-store.js';
@@ -40,7 +40,7 @@ export async function seedLanes(store: RunStore, runId: string, clock: SteppingC
   };
   const merge = async (lane: number, featureId: string, outcome: 'merged' | 'conflict' | 'rejected') => {
     await setMergePending(store, runId, featureId);
-    const seq = await claim(MAIN_SLOT, { kind: 'merge', featureId, lane });
+    const seq = await claim(MAIN_SLOT, { kind: 'merge', lanes: [{ lane, featureId }] });
     const detail =
       outcome === 'conflict'
         ? 'conflicting files: src/list.ts, src/store.ts'
@@ -48,18 +48,20 @@ export async function seedLanes(store: RunStore, runId: string, clock: SteppingC
           ? 'F-001: the task list is empty after a reload'
           : '';
     const merged = outcome === 'merged';
-    await recordMergeResult(
+    await recordMergeResults(
       store,
       runId,
       seq,
-      {
-        lane,
-        featureId,
-        outcome,
-        detail,
-        head: merged ? 'c0ffee1234567' : null,
-        checked: merged ? ['F-001'] : [],
-      },
+      [
+        {
+          lane,
+          featureId,
+          outcome,
+          detail,
+          head: merged ? 'c0ffee1234567' : null,
+          checked: merged ? ['F-001'] : [],
+        },
+      ],
       clock.now(),
     );
     clock.advance(30_000);
@@ -110,6 +112,6 @@ export async function seedLanes(store: RunStore, runId: string, clock: SteppingC
     evaluatorSeq,
     seededResult('evaluator', ['F-005'], startedAt, 60_000, [pass], evaluatorSeq),
   );
-  const mergingSeq = await claim(MAIN_SLOT, { kind: 'merge', featureId: 'F-005', lane: 2 });
+  const mergingSeq = await claim(MAIN_SLOT, { kind: 'merge', lanes: [{ lane: 2, featureId: 'F-005' }] });
   return { generatorSeq, evaluatorSeq, mergingSeq };
 }
