@@ -2,7 +2,8 @@
  * Recorded checks against an LLM regression evaluation of the same features (issue 15): on the finished demo
  * app (examples/todo), one scripted LLM evaluator session checks all its features (recording a check per pass),
  * then the recorded checks are replayed `replays` times on one freshly started app with a warm browser
- * (`replayOnOneApp`, what sweeps and `nightshift checks run` use), then a replay-first regression session runs.
+ * (`replayOnOneApp`, what sweeps and `nightshift checks run` use: one context and page, cleared between checks),
+ * then a replay-first regression session runs.
  * Model requests are counted on the scripted server: the replays must make none.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,6 +12,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { createAnthropicProvider } from '../agent/providers/index.js';
 import type { RecordedCheck } from '../checks/format.js';
+import type { ReplayResult, ReplaySplit } from '../checks/replay.js';
 import { readCheckFile } from '../checks/store.js';
 import { checkpoint, ensureRepo, openRepo } from '../handoff/git.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
@@ -49,8 +51,20 @@ export const ChecksResult = z.object({
     green: z.number().int(),
     /** Red on the shared app, replayed again on an app of their own (the result kept is the second one). */
     retriedOnOwnApp: z.number().int(),
-    /** Per replay (fresh browser context, actions, expectations), as `replayCheck` times it. */
+    /** Green on the sweep's shared app (absent in results recorded before it was counted). */
+    greenOnSharedApp: z.number().int().optional(),
+    /** Per replay (the cleared page of the sweep's context, actions, expectations), as the replay times it. */
     perReplayMs: Spread,
+    /** Median per part of the replays on the shared app (absent in results recorded before the split). */
+    split: z
+      .object({
+        pageMs: z.number(),
+        navigationMs: z.number(),
+        actionsMs: z.number(),
+        settleMs: z.number(),
+        expectationsMs: z.number(),
+      })
+      .optional(),
     p95Ms: z.number().nullable(),
     /** The whole `replayOnOneApp` call (app start, contexts, replays, results kept) divided by `n`. */
     wallPerReplayMs: z.number(),
@@ -119,19 +133,21 @@ function copies(checks: readonly RecordedCheck[], count: number): RecordedCheck[
   });
 }
 
-/** A browser source that counts the contexts it hands out (one per replay; more when red ones were retried). */
-function counting(source: BrowserPool): { source: BrowserPool; contexts: () => number } {
-  let contexts = 0;
-  const counted = Object.create(source) as BrowserPool;
-  counted.acquireContext = (options) => {
-    contexts += 1;
-    return source.acquireContext(options);
+/** Median per part of the replays' split. */
+function medianSplit(results: readonly ReplayResult[]): NonNullable<ChecksResult['replays']['split']> {
+  const part = (key: keyof ReplaySplit) =>
+    spread(results.flatMap((result) => (result.split ? [result.split[key]] : []))).median ?? 0;
+  return {
+    pageMs: part('pageMs'),
+    navigationMs: part('navigationMs'),
+    actionsMs: part('actionsMs'),
+    settleMs: part('settleMs'),
+    expectationsMs: part('expectationsMs'),
   };
-  return { source: counted, contexts: () => contexts };
 }
 
 /** The demo's checks as its run records them: one evaluate session per feature (a check per pass). */
-async function recordChecks(
+export async function recordChecks(
   server: ModelServer,
   browser: BrowserPool,
   root: string,
@@ -162,7 +178,6 @@ async function replayMany(
   count: number,
 ): Promise<ChecksResult['replays']> {
   const list = copies(recorded.checks, count);
-  const counted = counting(browser);
   const before = server.requests.length;
   const started = performance.now();
   const input = {
@@ -171,19 +186,23 @@ async function replayMany(
     dataDir: recorded.dataDir,
     sandbox: { sandbox: 'none' as const },
   };
-  const results = await replayOnOneApp(input, openRepo(recorded.workspace), counted.source, list, 'cli');
+  const results = await replayOnOneApp(input, openRepo(recorded.workspace), browser, list, 'cli');
   const wallMs = performance.now() - started;
-  const durations = [...results.values()].map((result) => result.durationMs);
+  const all = [...results.values()];
+  const shared = all.filter((result) => !result.ownApp);
+  const durations = all.map((result) => result.durationMs);
   const sorted = [...durations].sort((a, b) => a - b);
   const p95 = sorted.length ? (sorted[Math.ceil(sorted.length * 0.95) - 1] as number) : null;
   return {
     n: results.size,
-    green: [...results.values()].filter((result) => result.ok).length,
-    retriedOnOwnApp: counted.contexts() - list.length,
+    green: all.filter((result) => result.ok).length,
+    retriedOnOwnApp: all.length - shared.length,
+    greenOnSharedApp: shared.filter((result) => result.ok).length,
     perReplayMs: spread(durations),
+    split: medianSplit(shared),
     p95Ms: p95 === null ? null : Number(p95.toFixed(1)),
     wallPerReplayMs: Number((wallMs / list.length).toFixed(1)),
-    // What the call spent outside the replays: app start and stop, contexts, results kept.
+    // What the call spent outside the replays: app start and stop, the context, results kept.
     overheadMs: Math.round(wallMs - durations.reduce((sum, value) => sum + value, 0)),
     modelRequests: server.requests.length - before,
   };

@@ -45,8 +45,9 @@ every millisecond and every token below is the harness's own. The report below i
   session of all its features (a regression evaluation without checks: what every sweep cost before them; each
   pass is also replayed once by the pass gate), record one check per feature the way the demo does (one evaluate
   session per feature), replay them round-robin on one freshly started app with the evaluator's warm browser
-  (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use; a fresh context per replay), and end with a
-  replay-first regression session of all features. Model requests are counted on the scripted server.
+  (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use: one context and page for the sweep, cleared
+  between checks; each copy of a check types data of its own), and end with a replay-first regression session of
+  all features. Model requests are counted on the scripted server.
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
@@ -275,8 +276,16 @@ function checksSection(results: BenchResults): string {
   return [
     '## Recorded checks vs an LLM evaluation',
     '',
-    `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green, ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the contexts, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own — copies of one check see each other's todos).`,
+    `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green (${r.greenOnSharedApp ?? '?'} of them on the shared app), ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the context, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own: copies of the check that expects the whole app's count, "1 item left", which holds on a clean app only; in a sweep of distinct features such a check is learned and replayed first).`,
     '',
+    ...(r.split
+      ? [
+          `Where a replay's time goes (median per part, replays on the shared app): readying the page (leaving the last replay's page, clearing its cookies and storage) ${r.split.pageMs} ms, navigations to \`load\` ${r.split.navigationMs} ms, the other actions with Playwright's actionability waits ${r.split.actionsMs} ms, waiting for the requests the actions started (and a frame after them) ${r.split.settleMs} ms, expectations ${r.split.expectationsMs} ms.`,
+          '',
+          "Before (a new context per replay, a settle wait after every action, expectations polled every 50 ms; profiled on 2026-11-30 at load 2.6): the pool's context 41 ms + a new page 121 ms, navigations 315 ms, other actions 223 ms, settle waits 183 ms, expectations 21 ms — about 850 ms a replay, 1,163 ms median in the bench at load 1.3. Side by side at the same load (1-min load 11–15, 40 replays of the same recorded checks on one app, two rounds each): before 1,173 and 1,203 ms median, now 665 and 534 ms.",
+          '',
+        ]
+      : []),
     '| session | features | passes | wall time | model requests | tokens in / out | cost (scripted model at $3/$15 per MTok) |',
     '|---|---|---|---|---|---|---|',
     session('LLM regression evaluation (no checks)', c.llmEvaluation),

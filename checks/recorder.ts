@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import type { CheckAction, CheckExpectation } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
-import { pathOf } from './replay.js';
+import { pathOf } from './replay-expect.js';
 
 /** Longest quoted evidence text turned into an expectation. */
 const MAX_EXPECTED_TEXT = 200;

@@ -1,13 +1,14 @@
 /**
- * Replays a recorded check with playwright-core in a fresh browser context: every action in order, then every
- * expectation (each retried until it holds or its time is up, like Playwright's `expect`). No model is asked.
- * A failure names the action or expectation that failed and leaves a screenshot.
+ * Replays a recorded check with playwright-core on a new page of a fresh (or, in a sweep, freshly cleared)
+ * browser context: every action in order, then every expectation (each waited for until it holds or its time is
+ * up, like Playwright's `expect`). No model is asked. A failure names the action or expectation that failed and
+ * leaves a screenshot.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
 import { typeSlowly } from '../agent/tools/browser-actions.js';
-import { actAndSettle, NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
+import { NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
 import {
   type CheckAction,
   type CheckExpectation,
@@ -15,12 +16,11 @@ import {
   type RecordedCheck,
 } from './format.js';
 import { buildLocator } from './locator-code.js';
+import { shortError, unmet } from './replay-expect.js';
+import { ReplaySettler } from './replay-settle.js';
 
 /** Time one action may take (the element must appear and be actionable), in ms. */
 export const REPLAY_ACTION_TIMEOUT_MS = 5_000;
-/** Time an expectation has to come true, in ms. */
-export const REPLAY_EXPECT_TIMEOUT_MS = 3_000;
-const POLL_MS = 50;
 
 /** Where a replay failed. */
 export interface ReplayFailure {
@@ -33,6 +33,19 @@ export interface ReplayFailure {
   message: string;
 }
 
+/** Where the time of one replay went, in ms. */
+export interface ReplaySplit {
+  /** Readying the page: a new page, or (in a context reused by a sweep) clearing what the last replay left. */
+  pageMs: number;
+  /** Navigations (`goto`, `back`) until their `load` event. */
+  navigationMs: number;
+  /** The other actions, with Playwright's actionability waits. */
+  actionsMs: number;
+  /** Waiting for the requests the actions started and the frames after them. */
+  settleMs: number;
+  expectationsMs: number;
+}
+
 /** The outcome of one replay. */
 export interface ReplayResult {
   featureId: string;
@@ -42,6 +55,10 @@ export interface ReplayResult {
   failure?: ReplayFailure;
   /** The page when the replay failed (absolute path), when a screenshot directory was given. */
   screenshot?: string;
+  /** Where the time went (absent when the replay did not start, e.g. the app did not). */
+  split?: ReplaySplit;
+  /** The result is a second replay on an app of the check's own, after a red one on a sweep's shared app. */
+  ownApp?: boolean;
 }
 
 /** What a replay needs. */
@@ -50,8 +67,6 @@ export interface ReplayOptions {
   baseUrl: string;
   /** Where the failure screenshot goes (`<featureId>-v<version>.png`); none when omitted. */
   screenshotDir?: string;
-  /** Milliseconds clock, injectable. */
-  clock?: () => number;
 }
 
 /** Replays the check in a new context of the browser (closed afterwards). */
@@ -68,50 +83,128 @@ export async function replayCheck(
   }
 }
 
-/** Replays the check in a context the caller owns (a fresh one: state left by others would leak in). */
+/** Replays the check in a new page of a context the caller owns (a fresh one: state left by others would leak in). */
 export async function replayInContext(
   context: BrowserContext,
   check: RecordedCheck,
   options: ReplayOptions,
 ): Promise<ReplayResult> {
-  const clock = options.clock ?? Date.now;
-  const started = clock();
-  const result = (failure?: ReplayFailure, screenshot?: string): ReplayResult => ({
-    featureId: check.featureId,
-    version: check.version,
-    ok: failure === undefined,
-    durationMs: clock() - started,
-    ...(failure ? { failure } : {}),
-    ...(screenshot ? { screenshot } : {}),
-  });
-  const session = watchContext(context);
-  let page = await context.newPage();
-  for (const [index, action] of check.actions.entries()) {
+  const started = performance.now();
+  const page = await context.newPage();
+  return replayOnPage(page, check, options, performance.now() - started);
+}
+
+/**
+ * Replays the check on a new page of a fresh (or freshly cleared) context: every action in order, each settled,
+ * then every expectation, each waited for until it holds or its time is up. `pageMs`: what readying the page took
+ * (counted in the replay's duration).
+ */
+export async function replayOnPage(
+  first: Page,
+  check: RecordedCheck,
+  options: ReplayOptions,
+  pageMs = 0,
+): Promise<ReplayResult> {
+  const started = performance.now() - pageMs;
+  const split: ReplaySplit = { pageMs, navigationMs: 0, actionsMs: 0, settleMs: 0, expectationsMs: 0 };
+  const session = watchContext(first);
+  const settler = new ReplaySettler();
+  try {
+    const acted = await performAll(first, check.actions, {
+      baseUrl: options.baseUrl,
+      session,
+      settler,
+      split,
+    });
+    let failure = acted.failure;
+    if (!failure) {
+      await settler.catchUp(acted.page);
+      failure = await judge(acted.page, check.expectations, options.baseUrl, split);
+    }
+    split.settleMs = settler.waitedMs;
+    const shot = failure ? await screenshot(acted.page, check, options) : undefined;
+    return {
+      featureId: check.featureId,
+      version: check.version,
+      ok: failure === undefined,
+      durationMs: performance.now() - started,
+      ...(failure ? { failure } : {}),
+      ...(shot ? { screenshot: shot } : {}),
+      split: rounded(split),
+    };
+  } finally {
+    settler.dispose();
+    session.dispose();
+  }
+}
+
+/** What performing the actions needs, and where their time is added up. */
+interface ActionRun {
+  baseUrl: string;
+  session: ReplaySession;
+  settler: ReplaySettler;
+  split: ReplaySplit;
+}
+
+/** Performs the actions in order; the page the replay ended on, and the first failure. */
+async function performAll(
+  first: Page,
+  actions: readonly CheckAction[],
+  run: ActionRun,
+): Promise<{ page: Page; failure?: ReplayFailure }> {
+  let page = first;
+  for (const [index, action] of actions.entries()) {
+    const before = performance.now();
+    const waited = run.settler.waitedMs;
     try {
-      page = await perform(page, action, options.baseUrl, session);
+      page = await perform(page, action, run.baseUrl, run.session, run.settler);
     } catch (error) {
       const failure = {
         stage: 'action' as const,
         index,
         description: describeAction(action),
-        message: short(error),
+        message: shortError(error),
       };
-      return result(failure, await screenshot(page, check, options));
+      return { page, failure };
+    } finally {
+      const spent = performance.now() - before - (run.settler.waitedMs - waited);
+      if (action.kind === 'goto' || action.kind === 'back') run.split.navigationMs += spent;
+      else run.split.actionsMs += spent;
     }
   }
-  for (const [index, expectation] of check.expectations.entries()) {
-    const message = await unmet(page, expectation, options.baseUrl);
-    if (message !== undefined) {
-      const failure = {
-        stage: 'expectation' as const,
-        index,
-        description: describeExpectation(expectation),
-        message,
-      };
-      return result(failure, await screenshot(page, check, options));
+  return { page };
+}
+
+/** The first expectation that does not hold, as a failure (none when all hold). */
+async function judge(
+  page: Page,
+  expectations: readonly CheckExpectation[],
+  baseUrl: string,
+  split: ReplaySplit,
+): Promise<ReplayFailure | undefined> {
+  const started = performance.now();
+  try {
+    for (const [index, expectation] of expectations.entries()) {
+      const message = await unmet(page, expectation, baseUrl);
+      if (message !== undefined) {
+        return { stage: 'expectation', index, description: describeExpectation(expectation), message };
+      }
     }
+    return undefined;
+  } finally {
+    split.expectationsMs = performance.now() - started;
   }
-  return result();
+}
+
+function rounded(split: ReplaySplit): ReplaySplit {
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  return {
+    pageMs: round(split.pageMs),
+    navigationMs: round(split.navigationMs),
+    actionsMs: round(split.actionsMs),
+    settleMs: round(split.settleMs),
+    expectationsMs: round(split.expectationsMs),
+  };
 }
 
 /** The pages and dialogs of one replay. */
@@ -120,27 +213,36 @@ interface ReplaySession {
   nextDialog(answer: 'accept' | 'dismiss', promptText?: string): void;
   /** The replay's pages in opening order (its first page, then popups), as the evaluator's tabs were. */
   tabs(): Page[];
+  /** Stops watching the context (a context reused by a sweep outlives the replay). */
+  dispose(): void;
 }
 
 /**
- * Watches the pages the replay opens and answers every dialog of the context (popups included), which
- * Playwright would otherwise dismiss unasked. Call before the replay opens its first page.
+ * Watches the pages the replay opens after its first one and answers every dialog of the context (popups
+ * included), which Playwright would otherwise dismiss unasked.
  */
-function watchContext(context: BrowserContext): ReplaySession {
-  const pages: Page[] = [];
-  context.on('page', (page) => pages.push(page));
+function watchContext(first: Page): ReplaySession {
+  const context = first.context();
+  const pages: Page[] = [first];
+  const onPage = (page: Page) => pages.push(page);
   let plan: { answer: 'accept' | 'dismiss'; promptText?: string } | undefined;
-  context.on('dialog', (dialog) => {
+  const onDialog = (dialog: Dialog) => {
     const { answer, promptText } = plan ?? { answer: 'accept' };
     plan = undefined;
     const answered = answer === 'accept' ? dialog.accept(promptText) : dialog.dismiss();
     void answered.catch(() => undefined);
-  });
+  };
+  context.on('page', onPage);
+  context.on('dialog', onDialog);
   return {
     nextDialog(answer, promptText) {
       plan = { answer, ...(promptText !== undefined ? { promptText } : {}) };
     },
     tabs: () => pages.filter((page) => !page.isClosed()),
+    dispose() {
+      context.off('page', onPage);
+      context.off('dialog', onDialog);
+    },
   };
 }
 
@@ -150,57 +252,56 @@ async function perform(
   action: CheckAction,
   baseUrl: string,
   session: ReplaySession,
+  settler: ReplaySettler,
 ): Promise<Page> {
   const timeout = REPLAY_ACTION_TIMEOUT_MS;
   const target = (code: string) => buildLocator(page, code);
+  const act = (run: () => Promise<unknown>) => settler.act(page, run);
   switch (action.kind) {
     case 'goto':
-      await actAndSettle(page, async () => {
-        await page.goto(new URL(action.path, baseUrl).href, {
-          waitUntil: 'load',
-          timeout: NAVIGATION_TIMEOUT_MS,
-        });
-      });
+      // Leaving the page: what the last action started must not be cut off.
+      await settler.catchUp(page);
+      await act(() =>
+        page.goto(new URL(action.path, baseUrl).href, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS }),
+      );
+      return page;
+    case 'back':
+      await settler.catchUp(page);
+      await act(() => page.goBack({ timeout }));
       return page;
     case 'click':
       if (action.dialog) session.nextDialog(action.dialog, action.promptText);
-      return click(page, action, timeout);
+      return click(page, action, timeout, settler);
     case 'fill':
-      await actAndSettle(page, () => target(action.target).fill(action.text, { timeout }));
+      await act(() => target(action.target).fill(action.text, { timeout }));
       return page;
     case 'type':
-      await actAndSettle(page, () => typeSlowly(target(action.target), action.text));
+      await act(() => typeSlowly(target(action.target), action.text));
       return page;
     case 'press':
-      await actAndSettle(page, () =>
+      await act(() =>
         action.target
           ? target(action.target).press(action.key, { timeout })
           : page.keyboard.press(action.key),
       );
       return page;
     case 'select':
-      await actAndSettle(page, async () => {
-        await target(action.target).selectOption(action.values, { timeout });
-      });
+      await act(() => target(action.target).selectOption(action.values, { timeout }));
       return page;
     case 'hover':
-      await target(action.target).hover({ timeout });
+      await act(() => target(action.target).hover({ timeout }));
       return page;
     case 'check':
-      await actAndSettle(page, () => target(action.target).setChecked(action.checked, { timeout }));
-      return page;
-    case 'back':
-      await actAndSettle(page, async () => {
-        await page.goBack({ timeout });
-      });
+      await act(() => target(action.target).setChecked(action.checked, { timeout }));
       return page;
     case 'drag':
-      await actAndSettle(page, () => target(action.target).dragTo(target(action.to), { timeout }));
+      await act(() => target(action.target).dragTo(target(action.to), { timeout }));
       return page;
     case 'resize':
-      await actAndSettle(page, () => page.setViewportSize({ width: action.width, height: action.height }));
+      await act(() => page.setViewportSize({ width: action.width, height: action.height }));
       return page;
     case 'tab':
+      await settler.catchUp(page);
       return switchTab(session.tabs(), action.index);
   }
 }
@@ -217,73 +318,16 @@ async function click(
   page: Page,
   action: Extract<CheckAction, { kind: 'click' }>,
   timeout: number,
+  settler: ReplaySettler,
 ): Promise<Page> {
   const element = buildLocator(page, action.target);
   if (!action.popup) {
-    await actAndSettle(page, () => element.click({ timeout }));
+    await settler.act(page, () => element.click({ timeout }));
     return page;
   }
   const [popup] = await Promise.all([page.waitForEvent('popup', { timeout }), element.click({ timeout })]);
   await popup.waitForLoadState('load', { timeout: NAVIGATION_TIMEOUT_MS });
   return popup;
-}
-
-/** Why the expectation does not hold by its deadline, or undefined when it holds. */
-async function unmet(
-  page: Page,
-  expectation: CheckExpectation,
-  baseUrl: string,
-): Promise<string | undefined> {
-  const deadline = Date.now() + REPLAY_EXPECT_TIMEOUT_MS;
-  let last = '';
-  for (;;) {
-    try {
-      last = await observe(page, expectation, baseUrl);
-      if (last === '') return undefined;
-    } catch (error) {
-      last = short(error);
-    }
-    if (Date.now() >= deadline) return last;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-  }
-}
-
-/** '' when the expectation holds now, else what the page shows instead. */
-async function observe(page: Page, expectation: CheckExpectation, baseUrl: string): Promise<string> {
-  switch (expectation.kind) {
-    case 'text': {
-      // getByText matches whitespace-normalised, case-insensitive substrings: layout changes do not matter.
-      const visible = await page.getByText(expectation.text).filter({ visible: true }).count();
-      if (expectation.visible) return visible > 0 ? '' : 'no visible element shows this text';
-      return visible === 0 ? '' : `${visible} visible element(s) still show this text`;
-    }
-    case 'url': {
-      const actual = pathOf(page.url(), baseUrl);
-      return actual === pathOf(expectation.path, baseUrl) ? '' : `the URL path is ${actual}`;
-    }
-    case 'title': {
-      const title = await page.title();
-      return title.trim() === expectation.title.trim() ? '' : `the title is ${JSON.stringify(title)}`;
-    }
-    case 'value': {
-      const value = await buildLocator(page, expectation.target).inputValue({ timeout: POLL_MS * 4 });
-      return value === expectation.value ? '' : `the value is ${JSON.stringify(value)}`;
-    }
-    case 'checked': {
-      const checked = await buildLocator(page, expectation.target).isChecked({ timeout: POLL_MS * 4 });
-      return checked === expectation.checked ? '' : checked ? 'it is checked' : 'it is not checked';
-    }
-    case 'count': {
-      const count = await buildLocator(page, expectation.target).count();
-      return count === expectation.count ? '' : `it matches ${count} element(s)`;
-    }
-  }
-}
-
-/** Path, query and fragment of a URL on the app (relative ones resolve against the base). */
-export function pathOf(url: string, baseUrl: string): string {
-  const parsed = new URL(url, baseUrl);
-  return `${parsed.pathname}${parsed.search}${parsed.hash}`;
 }
 
 /** One line describing an action, for failure reports. */
@@ -327,10 +371,4 @@ async function screenshot(
   } catch {
     return undefined; // a crashed page has no picture; the failure message still says what happened
   }
-}
-
-/** The first line of an error, without ANSI colours or Playwright's call log. */
-function short(error: unknown): string {
-  const text = (error instanceof Error ? error.message : String(error)).replace(/\u001b\[[0-9;]*m/g, '');
-  return (text.split(/\nCall log:\n/)[0] ?? text).trim().split('\n').slice(0, 3).join(' ');
 }

@@ -84,6 +84,11 @@ export const ReplayRecord = z.object({
     .optional(),
   /** Failure screenshot, relative to the data dir. */
   screenshot: z.string().optional(),
+  /**
+   * This version of the check holds on a clean app only: a sweep found it red on its shared app and green on an
+   * app of its own (it expects the whole app's state, e.g. a count). Later sweeps replay it first.
+   */
+  needsCleanApp: z.boolean().optional(),
 });
 export type ReplayRecord = z.infer<typeof ReplayRecord>;
 
@@ -96,24 +101,44 @@ export async function saveReplay(
   result: ReplayResult,
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord> {
-  const record: ReplayRecord = ReplayRecord.parse({
-    featureId: result.featureId,
-    version: result.version,
-    ok: result.ok,
-    at: meta.at,
-    durationMs: result.durationMs,
-    by: meta.by,
-    ...(result.failure ? { failure: result.failure } : {}),
-    ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
-  });
+  const [record] = await saveReplays(home, runId, [result], meta);
+  return record as ReplayRecord;
+}
+
+/** Keeps replay results as their features' last replays (one write for a whole sweep). */
+export async function saveReplays(
+  home: string,
+  runId: string,
+  results: readonly ReplayResult[],
+  meta: { by: ReplayRecord['by']; at: string },
+): Promise<ReplayRecord[]> {
   const index = await readReplays(home, runId);
-  index[record.featureId] = record;
+  const records = results.map((result) =>
+    ReplayRecord.parse({
+      featureId: result.featureId,
+      version: result.version,
+      ok: result.ok,
+      at: meta.at,
+      durationMs: result.durationMs,
+      by: meta.by,
+      ...(result.failure ? { failure: result.failure } : {}),
+      ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
+      ...(needsCleanApp(result, index[result.featureId]) ? { needsCleanApp: true } : {}),
+    }),
+  );
+  for (const record of records) index[record.featureId] = record;
   const dir = checkReplaysDir(home, runId);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, 'last-replays.json');
   await writeFile(`${file}.tmp`, JSON.stringify(index, null, 2));
   await rename(`${file}.tmp`, file);
-  return record;
+  return records;
+}
+
+/** Green only on an app of its own now, or known to need one for this version before. */
+function needsCleanApp(result: ReplayResult, last: ReplayRecord | undefined): boolean {
+  if (result.ownApp && result.ok) return true;
+  return last?.needsCleanApp === true && last.version === result.version;
 }
 
 /** The last replay of every feature of the run (empty when none ran; an unreadable file counts as none). */

@@ -12,7 +12,7 @@ import {
   RecordedCheck as RecordedCheckSchema,
 } from '../checks/format.js';
 import { confirmedExpectations, recordSegment } from '../checks/recorder.js';
-import { type ReplayResult, replayInContext } from '../checks/replay.js';
+import { type ReplayResult, replayOnPage } from '../checks/replay.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
@@ -142,7 +142,8 @@ export function freshReplay(deps: {
     const context = await deps.newContext();
     context.allowOrigin(started.app.url);
     try {
-      return await replayInContext(context.page.context(), check, {
+      // The context's own blank page: a fresh context, no second page to open.
+      return await replayOnPage(context.page, check, {
         baseUrl: started.app.url,
         screenshotDir: deps.screenshotDir,
       });

@@ -5,8 +5,10 @@
  */
 import path from 'node:path';
 import { describeExpectation, type RecordedCheck } from '../checks/format.js';
-import { type ReplayResult, replayInContext } from '../checks/replay.js';
-import { readCheckFile, saveReplay } from '../checks/store.js';
+import type { ReplayResult } from '../checks/replay.js';
+import { ReplayContextResetError, ReusedReplayContext } from '../checks/replay-context.js';
+import { withReplayData } from '../checks/replay-data.js';
+import { readCheckFile, readReplays, saveReplays } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { checkReplaysDir } from '../core/paths.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
@@ -16,6 +18,9 @@ import type { AppStartInput } from './sandbox.js';
 import type { BrowserSource, RoleSessionInput } from './types.js';
 
 const log = moduleLogger('roles/check-sweep');
+
+/** A context of the browser source. */
+type SourceContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
 
 /** What the replays decided: passes recorded without a model, and the features an evaluator must look at. */
 export interface ReplayFirstResult {
@@ -57,8 +62,8 @@ export async function replayFirst(
 }
 
 /**
- * Replays checks against one fresh app; a red one again on an app of its own before it counts. Keeps each
- * result as the feature's last replay (`by`).
+ * Replays checks against one fresh app, one after another in one browser context cleared between them; a red
+ * one again on an app of its own before it counts. Keeps each result as the feature's last replay (`by`).
  */
 export async function replayOnOneApp(
   input: AppStartInput,
@@ -69,60 +74,102 @@ export async function replayOnOneApp(
 ): Promise<Map<string, ReplayResult>> {
   const results = new Map<string, ReplayResult>();
   const screenshotDir = path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots');
-  const replayOn = async (label: string, list: RecordedCheck[]) => {
+  const replayOn = async (label: string, list: RecordedCheck[], ownApp = false) => {
     const started = await startFreshApp(input, repo, label);
     if (!started.ok) {
       for (const check of list) results.set(check.featureId, appDidNotStart(check, started.reason));
       return;
     }
+    const replays = new SweepReplays(browser, started.app.url, checkReplaysDir(input.dataDir, input.runId));
     try {
-      for (const check of list) {
-        results.set(
-          check.featureId,
-          await replayGated(
-            browser,
-            check,
-            { baseUrl: started.app.url, screenshotDir },
-            input.dataDir,
-            input.runId,
-          ),
-        );
+      for (const [index, check] of list.entries()) {
+        // On the shared app each replay types data of its own; on an app of its own, what was recorded.
+        const replayed = ownApp ? check : withReplayData(check, replayToken(index));
+        const result = await replays.replay(replayed, { screenshotDir });
+        results.set(check.featureId, ownApp ? { ...result, ownApp } : result);
       }
     } finally {
+      await replays.close();
       await started.app.stop();
     }
   };
-  await replayOn('sweep', checks);
+  await replayOn('sweep', await cleanAppFirst(input, checks));
   // Checks share the sweep's app, so one may see another's data: a red one gets an app of its own before it counts.
   for (const check of checks.filter((c) => !results.get(c.featureId)?.ok)) {
-    await replayOn(`sweep-${check.featureId}`, [check]);
+    await replayOn(`sweep-${check.featureId}`, [check], true);
   }
   const at = new Date((input.clock ?? Date.now)()).toISOString();
-  for (const result of results.values()) {
-    await saveReplay(input.dataDir, input.runId, result, { by, at }).catch((error) =>
-      log.warn({ err: error }, 'could not keep the replay result'),
-    );
-  }
+  await saveReplays(input.dataDir, input.runId, [...results.values()], { by, at }).catch((error) =>
+    log.warn({ err: error }, 'could not keep the replay results'),
+  );
   return results;
 }
 
-/** A replay in a fresh context of the pool, behind its gate: the context reaches the replay app's origin only. */
-async function replayGated(
-  browser: BrowserSource,
-  check: RecordedCheck,
-  options: { baseUrl: string; screenshotDir: string },
-  dataDir: string,
-  runId: string,
-): Promise<ReplayResult> {
-  const context = await browser.acquireContext({
-    evidenceDir: checkReplaysDir(dataDir, runId),
-    trace: false,
-  });
-  context.allowOrigin(options.baseUrl);
-  try {
-    return await replayInContext(context.page.context(), check, options);
-  } finally {
-    await context.close().catch(() => undefined);
+/**
+ * The checks with those first that hold on a clean app only (found by earlier sweeps): the first replay of a
+ * sweep meets the app as fresh as an app of its own, so one such check needs no second app.
+ */
+async function cleanAppFirst(input: AppStartInput, checks: RecordedCheck[]): Promise<RecordedCheck[]> {
+  const last = await readReplays(input.dataDir, input.runId);
+  const needs = (check: RecordedCheck) =>
+    last[check.featureId]?.needsCleanApp === true && last[check.featureId]?.version === check.version;
+  return [...checks.filter(needs), ...checks.filter((check) => !needs(check))];
+}
+
+/** A suffix unique to a replay of the sweep, none a prefix of another (`r007`). */
+function replayToken(index: number): string {
+  return `r${index.toString(36).padStart(3, '0')}`;
+}
+
+/**
+ * The replays of one app: one context of the pool (behind its gate, reaching the app's origin only), reused and
+ * cleared between checks; a new one when it cannot be cleared (a crash).
+ */
+class SweepReplays {
+  private current: Promise<{ evaluation: SourceContext; reused: ReusedReplayContext }> | undefined;
+
+  constructor(
+    private readonly browser: BrowserSource,
+    private readonly baseUrl: string,
+    private readonly evidenceDir: string,
+  ) {}
+
+  async replay(check: RecordedCheck, options: { screenshotDir: string }): Promise<ReplayResult> {
+    for (let attempt = 0; ; attempt += 1) {
+      const { reused } = await this.context();
+      try {
+        return await reused.replay(check, options);
+      } catch (error) {
+        if (!(error instanceof ReplayContextResetError) || attempt >= 1) throw error;
+        log.warn(
+          { err: error, featureId: check.featureId },
+          'replay context lost; a new one replays the rest',
+        );
+        await this.close();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const current = this.current;
+    this.current = undefined;
+    const opened = await current?.catch(() => undefined);
+    await opened?.evaluation.close().catch(() => undefined);
+  }
+
+  private context() {
+    this.current ??= this.browser
+      .acquireContext({ evidenceDir: this.evidenceDir, trace: false })
+      .then((evaluation) => {
+        evaluation.allowOrigin(this.baseUrl);
+        const reused = new ReusedReplayContext(evaluation.page.context(), this.baseUrl, evaluation.page);
+        return { evaluation, reused };
+      });
+    const opened = this.current;
+    opened.catch(() => {
+      if (this.current === opened) this.current = undefined;
+    });
+    return opened;
   }
 }
 

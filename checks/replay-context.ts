@@ -1,0 +1,120 @@
+/**
+ * One browser context and page reused by the replays of a sweep (a warm browser): a new context, or only a new
+ * page, costs more than a replay's own actions on a shared machine. Before each replay the page is made as clean
+ * as a new one for the app: popups closed, the page left for about:blank (the last document unloaded, its
+ * scripts and timers gone), cookies cleared, the app origin's local and session storage, IndexedDB, Cache
+ * Storage and service workers cleared, the back/forward history reset (a new page's history is its blank page),
+ * `window.name` emptied, the viewport back to the context's size. What stays warm is the
+ * renderer and the browser's HTTP cache (the app's files do not change within a sweep). A page that cannot be
+ * cleared (crashed) is replaced by a new one.
+ */
+import type { BrowserContext, CDPSession, Dialog, Page } from 'playwright-core';
+import { NightshiftError } from '../core/errors.js';
+import { moduleLogger } from '../core/log.js';
+import type { RecordedCheck } from './format.js';
+import { type ReplayOptions, type ReplayResult, replayOnPage } from './replay.js';
+
+const log = moduleLogger('checks/replay-context');
+
+/** How long leaving the last replay's page may take before a new page replaces it, in ms. */
+const CLEAR_TIMEOUT_MS = 5_000;
+
+/** The reused context could not give a clean page (the browser or the context is gone). */
+export class ReplayContextResetError extends NightshiftError {
+  constructor(message: string, cause: unknown) {
+    super('REPLAY_CONTEXT_RESET_FAILED', `Could not clear the replay context: ${message}`, {
+      hint: 'The browser or its context crashed: replay the rest in a new context.',
+      cause,
+    });
+  }
+}
+
+/** Replays checks one after another on one page of one context, cleared between them. */
+export class ReusedReplayContext {
+  private page: Page | undefined;
+  private cdp: CDPSession | undefined;
+  private dirty = false;
+  private readonly viewport: { width: number; height: number } | null;
+
+  /** `context`: a context of the sweep's own, opened on `first` (blank); `baseUrl`: the app whose origin is cleared. */
+  constructor(
+    private readonly context: BrowserContext,
+    private readonly baseUrl: string,
+    first: Page,
+  ) {
+    this.page = first;
+    this.viewport = first.viewportSize();
+  }
+
+  /** Replays the check on the cleared page (the clearing counts in the replay's time). */
+  async replay(check: RecordedCheck, options: Omit<ReplayOptions, 'baseUrl'> = {}): Promise<ReplayResult> {
+    const started = performance.now();
+    const page = await this.cleanPage();
+    this.dirty = true;
+    return replayOnPage(page, check, { ...options, baseUrl: this.baseUrl }, performance.now() - started);
+  }
+
+  /** The page, cleared of what the last replay left; a new page when it cannot be cleared. */
+  private async cleanPage(): Promise<Page> {
+    const page = this.page;
+    if (page && !this.dirty) return page;
+    if (page) {
+      const cleared = await this.clear(page).then(
+        () => true,
+        (error: unknown) => {
+          log.info({ err: error }, 'the replay page could not be cleared; a new page replaces it');
+          return false;
+        },
+      );
+      if (cleared) return page;
+    }
+    try {
+      await Promise.all(this.context.pages().map((open) => open.close()));
+      this.page = await this.context.newPage();
+      this.cdp = undefined;
+      await this.clear(this.page);
+      return this.page;
+    } catch (error) {
+      throw new ReplayContextResetError(error instanceof Error ? error.message : String(error), error);
+    }
+  }
+
+  private async clear(page: Page): Promise<void> {
+    await Promise.all(
+      this.context
+        .pages()
+        .filter((open) => open !== page)
+        .map((open) => open.close()),
+    );
+    // A beforeunload prompt of the last document must not keep the page (nothing else can open a dialog here).
+    const leave = (dialog: Dialog) => void dialog.accept().catch(() => undefined);
+    this.context.on('dialog', leave);
+    try {
+      await page.goto('about:blank', { timeout: CLEAR_TIMEOUT_MS });
+    } finally {
+      this.context.off('dialog', leave);
+    }
+    this.cdp ??= await this.context.newCDPSession(page);
+    const cdp = this.cdp;
+    const origin = new URL(this.baseUrl).origin;
+    await Promise.all([
+      this.context.clearCookies(),
+      cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }),
+      cdp.send('Page.resetNavigationHistory'),
+      page.evaluate(() => {
+        window.name = '';
+      }),
+      this.viewport && !sameSize(page.viewportSize(), this.viewport)
+        ? page.setViewportSize(this.viewport)
+        : undefined,
+      page.bringToFront(),
+    ]);
+  }
+}
+
+function sameSize(
+  a: { width: number; height: number } | null,
+  b: { width: number; height: number },
+): boolean {
+  return a !== null && a.width === b.width && a.height === b.height;
+}

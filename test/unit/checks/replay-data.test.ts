@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
+import { withReplayData } from '../../../checks/replay-data.js';
+
+const TEXTBOX = "getByRole('textbox', { name: 'New todo', exact: true })";
+
+function check(input: Pick<RecordedCheckInput, 'actions' | 'expectations'>): RecordedCheck {
+  return RecordedCheck.parse({
+    featureId: 'F-007',
+    version: 1,
+    recordedAt: '2026-01-01T00:00:00.000Z',
+    origin: { runId: 'r-test', session: 1, reason: 'evaluate' },
+    ...input,
+  });
+}
+
+describe('data of a replay of its own (shared-app sweeps)', () => {
+  it('suffixes every text the check types and looks for again, in the typing and in every later mention', () => {
+    const edit = check({
+      actions: [
+        { kind: 'goto', path: '/' },
+        { kind: 'fill', target: TEXTBOX, text: 'Clean the garage' },
+        { kind: 'press', key: 'Enter', target: TEXTBOX },
+        { kind: 'click', target: "getByRole('button', { name: 'Edit Clean the garage', exact: true })" },
+        {
+          kind: 'fill',
+          target: "getByRole('textbox', { name: 'New text for Clean the garage', exact: true })",
+          text: 'Clean the garage and the shed',
+        },
+        {
+          kind: 'press',
+          key: 'Enter',
+          target: "getByRole('textbox', { name: 'New text for Clean the garage' })",
+        },
+      ],
+      expectations: [
+        { kind: 'text', text: 'Clean the garage', visible: false },
+        { kind: 'text', text: 'Clean the garage and the shed' },
+        {
+          kind: 'checked',
+          target: "getByRole('checkbox', { name: 'Toggle Clean the garage and the shed' })",
+          checked: false,
+        },
+        { kind: 'text', text: '1 item left' },
+      ],
+    });
+    const unique = withReplayData(edit, 'r00a');
+    expect(unique.actions).toEqual([
+      { kind: 'goto', path: '/' },
+      { kind: 'fill', target: TEXTBOX, text: 'Clean the garage r00a' },
+      { kind: 'press', key: 'Enter', target: TEXTBOX },
+      { kind: 'click', target: "getByRole('button', { name: 'Edit Clean the garage r00a', exact: true })" },
+      {
+        kind: 'fill',
+        target: "getByRole('textbox', { name: 'New text for Clean the garage r00a', exact: true })",
+        // The longer typed text is matched first: not "Clean the garage r00a and the shed".
+        text: 'Clean the garage and the shed r00a',
+      },
+      {
+        kind: 'press',
+        key: 'Enter',
+        target: "getByRole('textbox', { name: 'New text for Clean the garage r00a' })",
+      },
+    ]);
+    expect(unique.expectations).toEqual([
+      { kind: 'text', text: 'Clean the garage r00a', visible: false },
+      { kind: 'text', text: 'Clean the garage and the shed r00a', visible: true },
+      {
+        kind: 'checked',
+        target: "getByRole('checkbox', { name: 'Toggle Clean the garage and the shed r00a' })",
+        checked: false,
+      },
+      // Not a typed text: as recorded.
+      { kind: 'text', text: '1 item left', visible: true },
+    ]);
+    // The recorded check itself is untouched (an app of its own replays it as recorded).
+    expect(edit.actions[1]).toMatchObject({ text: 'Clean the garage' });
+  });
+
+  it('leaves texts the check never looks for again, and short or letterless ones, as recorded', () => {
+    const login = check({
+      actions: [
+        { kind: 'goto', path: '/login' },
+        { kind: 'fill', target: "getByLabel('Password')", text: 'hunter2-secret' },
+        { kind: 'fill', target: "getByLabel('Quantity')", text: '12' },
+        { kind: 'fill', target: "getByLabel('Code')", text: 'ab' },
+        { kind: 'click', target: "getByRole('button', { name: 'Sign in' })" },
+      ],
+      expectations: [
+        { kind: 'text', text: '12 in the basket' },
+        { kind: 'value', target: "getByLabel('Code')", value: 'ab' },
+      ],
+    });
+    expect(withReplayData(login, 'r001')).toBe(login);
+  });
+});
