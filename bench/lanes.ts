@@ -173,9 +173,12 @@ export function lanesTargetRow(
         ? {}
         : {
             note:
-              'The merge queue is serial: every merge starts the app once and replays the recorded check of every passing ' +
-              'feature on the merged head, so its cost grows with the features already merged while the lanes wait on it. ' +
-              'Would move it: merging several waiting lanes and checking the head once (a merge train), replays in parallel contexts.',
+              'A lane holds its feature until the merge queue has merged it, and the merge queue is serial: each step ' +
+              'starts the app once and replays the recorded check of every passing feature on the merged head (a train ' +
+              'of the lanes waiting, checked once), so its cost grows with the features already merged. At 8 lanes the ' +
+              '2 cores are the bound (8 lanes were slower than 4). Would move it: replays in parallel contexts on the ' +
+              "merged head's app, and longer model turns (real ones take 3–30 s, not 1.5 s), which leave the merge " +
+              'queue a smaller share.',
           }),
     },
   ];
