@@ -172,8 +172,9 @@ export class ChaosRig {
   }
 
   /**
-   * Waits for a moment after `since`: a model request of a session of the role (then up to 0.8 s more, so the
-   * kill lands inside the session rather than on its first request), or a commit in progress.
+   * Waits for a moment after `since`: a model request of a session of the role (then up to 0.8 s more, 0.15 s for
+   * the short initializer, so the kill lands inside the session rather than on its first request), or a commit in
+   * progress.
    * Throws when the run ends first or nothing comes within `timeoutMs`.
    */
   async moment(moment: Moment, since: number, timeoutMs = 180_000): Promise<void> {
@@ -183,7 +184,8 @@ export class ChaosRig {
       if (moment === 'commit') {
         if (this.committing()) return;
       } else if (this.marks.some((mark) => mark.at > since && mark.role === moment)) {
-        await sleep(Math.random() * 800);
+        // The initializer is one session of a few quick requests: a long wait would land the kill on the generator.
+        await sleep(moment === 'initializer' ? 50 + Math.random() * 100 : Math.random() * 800);
         return;
       }
       if (Date.now() - checked > 1_000) {
