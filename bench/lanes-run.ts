@@ -4,15 +4,14 @@
  * conflict and a generator resolves the conflict on its lane. Each evaluator opens the app and passes its feature
  * (its recorded check replays on every merged head). Every request waits a fixed simulated model latency.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { roleOf } from '../testkit/policies/demo.js';
 import { conflictedFiles, keepBothSides } from '../testkit/policies/generator.js';
 import { fileTextOfRead } from '../testkit/policies/script.js';
 import { lastToolResults, turnIndex } from '../testkit/policies.js';
 import type { Policy, PolicyReply, ScriptedConversation } from '../testkit/types.js';
+import { writeCommittedWorkspace } from './tiny-run.js';
 
 const APP = `const http = require('node:http');
 http.createServer((req, res) => res.end('<!doctype html><title>lanes</title><h1>ok</h1>')).listen(Number(process.env.PORT), '127.0.0.1');
@@ -40,16 +39,7 @@ export function createLanesWorkspace(dir: string, count: number): void {
     [SHARED]: 'shared lines:\n',
     '.gitignore': '*.log\n',
   };
-  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-  fs.chmodSync(path.join(dir, 'init.sh'), 0o755);
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@localhost', ...args], {
-      cwd: dir,
-      stdio: 'ignore',
-    });
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-q', '-m', 'lanes workspace');
+  writeCommittedWorkspace(dir, files, 'lanes workspace');
 }
 
 function firstText(conversation: ScriptedConversation): string {

@@ -35,6 +35,11 @@ export function createTinyTemplate(dir: string): void {
     'app.js': APP,
     '.gitignore': '*.log\n',
   };
+  writeCommittedWorkspace(dir, files, 'tiny workspace');
+}
+
+/** Writes `files` into `dir` (init.sh executable) and commits them as a new git repository on `main`. */
+export function writeCommittedWorkspace(dir: string, files: Record<string, string>, message: string): void {
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
   fs.chmodSync(path.join(dir, 'init.sh'), 0o755);
   const git = (...args: string[]) =>
@@ -44,7 +49,7 @@ export function createTinyTemplate(dir: string): void {
     });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
-  git('commit', '-q', '-m', 'tiny workspace');
+  git('commit', '-q', '-m', message);
 }
 
 /** A copy of the template for one run. */

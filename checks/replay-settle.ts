@@ -5,7 +5,9 @@
  * instead: `catchUp` renders it before a navigation and before the expectations, so a request an action starts a
  * frame late (an effect after a render) is neither cut off by the next page nor missed by the expectations.
  */
+
 import type { Page, Request } from 'playwright-core';
+import { nextFrame } from '../agent/tools/browser-page.js';
 
 /** Longest a replay waits for the requests of one action, in ms (as the evaluator's tools). */
 export const REPLAY_SETTLE_MAX_MS = 3_000;
@@ -110,24 +112,4 @@ class RequestTracker {
     this.page.off('requestfailed', this.onEnd);
     this.wake?.();
   }
-}
-
-/** One rendered frame and a task after it: the app's render after a fetch resolves has run by then. */
-async function nextFrame(page: Page): Promise<void> {
-  await page.waitForLoadState('domcontentloaded', { timeout: REPLAY_SETTLE_MAX_MS }).catch(() => undefined);
-  await page
-    .evaluate(
-      () =>
-        new Promise<void>((resolve) => {
-          // The timer bounds hidden pages, which render no frames.
-          const timer = setTimeout(resolve, 100);
-          requestAnimationFrame(() =>
-            setTimeout(() => {
-              clearTimeout(timer);
-              resolve();
-            }, 0),
-          );
-        }),
-    )
-    .catch(() => undefined); // a navigation destroying the context is fine here
 }

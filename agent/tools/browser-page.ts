@@ -163,7 +163,8 @@ function untilIdle(pending: ReadonlySet<Request>, deadline: number, watch: IdleW
   });
 }
 
-async function nextFrame(page: Page): Promise<void> {
+/** One rendered frame and a task after it (the app's render after a fetch resolves has run by then). */
+export async function nextFrame(page: Page): Promise<void> {
   await page.waitForLoadState('domcontentloaded', { timeout: SETTLE_MAX_MS }).catch(() => undefined);
   await page
     .evaluate(
