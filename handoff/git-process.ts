@@ -47,6 +47,9 @@ export function runGitProcess(input: GitProcessInput): Promise<string> {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
       windowsHide: true,
+      // Its own process group: a terminal's Ctrl-C (SIGINT to the foreground group) must reach the CLI, which
+      // pauses and checkpoints, not kill the harness's git halfway through a session's closing.
+      detached: true,
     });
     const stdout: Buffer[] = [];
     const stderr: Buffer[] = [];
