@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One-time (and idempotent) set-up of a fresh Debian/Ubuntu machine for nightshift:
 # system packages (Chromium for the evaluator, bubblewrap for the bash sandbox, Redis, git),
-# then the npm dependencies. Safe to run again: it only installs what is missing.
+# then the npm dependencies and the example apps' package cache. Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,4 +21,6 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   echo "setup: installing npm dependencies" >&2
   npm ci --no-audit --no-fund --loglevel=error
 fi
+# The example apps' npm packages, cached for a registry on the loopback (tests install apps offline from it).
+node_modules/.bin/tsx scripts/fill-app-registry.ts
 echo "setup: ready" >&2

@@ -1,0 +1,130 @@
+// The meal-planner example's content, proved with real parts: the whole app assembled from the scripted sources,
+// its npm dependencies installed inside the box (policy `registries`) from verdaccio on the loopback, offline, then
+// every feature's data-driven browser check run through the check interpreter in real Chromium, in list order, on
+// one app. Then the app with one earlier feature regressed: that feature's check is red, an unrelated one green.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import type { ToolContext } from '../../../agent/tool.js';
+import { createBrowserTools } from '../../../agent/tools/browser.js';
+import { type RunningApp, startApp } from '../../../handoff/app-runner.js';
+import type { AppRegistry } from '../../../testkit/app-registry.js';
+import type { SubmittedVerdictArgs } from '../../../testkit/policies/evaluator.js';
+import {
+  type AssembleMealPlannerOptions,
+  assembleMealPlannerApp,
+} from '../../../testkit/policies/meal-planner/assemble.js';
+import { runMealPlannerCheck } from '../../../testkit/policies/meal-planner/check-runner.js';
+import {
+  MEAL_PLANNER_FEATURES,
+  mealPlannerFeature,
+  mealPlannerFeatureId,
+} from '../../../testkit/policies/meal-planner/features.js';
+import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { appRegistryRequirement, startOfflineAppRegistry } from '../../app-registry.js';
+import { requirement } from '../../requirements.js';
+import { runScriptDirectly } from './direct-script.js';
+
+const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const info = await sandboxInfo();
+const bubblewrap = requirement('bubblewrap', info.bubblewrap, info.reason ?? 'not found');
+const packageCache = appRegistryRequirement();
+/** npm ci of sql.js (a 14 MB tarball) through the box's proxy, then the first start, on a loaded 2-core machine. */
+const READY_TIMEOUT_MS = 180_000;
+
+describe.skipIf(bubblewrap.skip || packageCache.skip)('the meal-planner example app', () => {
+  let root: string;
+  let registry: AppRegistry;
+  let pool: BrowserPool;
+  const apps: RunningApp[] = [];
+  let evaluations = 0;
+
+  beforeAll(async () => {
+    bubblewrap.check();
+    packageCache.check();
+    root = await mkdtemp(path.join(os.tmpdir(), 'ns-meal-planner-'));
+    registry = await startOfflineAppRegistry();
+    pool = createBrowserPool({ executablePath: CHROMIUM });
+  });
+
+  afterAll(async () => {
+    for (const app of apps) await app.stop();
+    await pool?.close();
+    await registry?.stop();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /**
+   * Assembles the app and starts it in the box. The harness passes no registry to the box today (npm_* variables
+   * are scrubbed), so the workspace names it in a project .npmrc, as a user would; the box reaches the host's
+   * loopback registry as host.nightshift.internal because 127.0.0.1:<port> is on its allow list.
+   */
+  async function startAssembled(name: string, options: AssembleMealPlannerOptions): Promise<RunningApp> {
+    const dir = path.join(root, name);
+    await assembleMealPlannerApp(dir, options);
+    await writeFile(path.join(dir, '.npmrc'), `registry=http://host.nightshift.internal:${registry.port}/\n`);
+    const started = await startApp({
+      workspace: dir,
+      logFile: path.join(root, `${name}.log`),
+      network: 'registries',
+      allowHosts: [`127.0.0.1:${registry.port}`],
+      readyTimeoutMs: READY_TIMEOUT_MS,
+    });
+    if (!started.ok) throw new Error(`the ${name} app did not start: ${started.reason}`);
+    apps.push(started.app);
+    return started.app;
+  }
+
+  /** One feature's check in a fresh browser context, as an evaluation would run it. */
+  async function check(app: RunningApp, key: string): Promise<SubmittedVerdictArgs> {
+    const index = MEAL_PLANNER_FEATURES.findIndex((feature) => feature.key === key);
+    evaluations += 1;
+    const evidenceDir = path.join(root, 'evidence', String(evaluations));
+    const evaluation = await pool.acquireContext({ evidenceDir, trace: false });
+    const origin = new URL(app.url).origin;
+    evaluation.allowOrigin(origin);
+    try {
+      const tools = createBrowserTools({
+        page: evaluation.page,
+        evidenceDir,
+        consoleMessages: () => evaluation.consoleMessages,
+        allowedOrigins: [origin],
+      });
+      const context: ToolContext = {
+        workspace: root,
+        protectedPaths: [],
+        signal: new AbortController().signal,
+      };
+      const tag = `t${evaluations.toString(36)}${Date.now().toString(36).slice(-4)}`;
+      return await runScriptDirectly(tools, context, tag, (io) =>
+        runMealPlannerCheck(io, app.url, mealPlannerFeatureId(index), mealPlannerFeature(key), tag),
+      );
+    } finally {
+      await evaluation.close();
+    }
+  }
+
+  it('installs offline from the loopback registry in the box, and every feature check is green on the full app', async () => {
+    const app = await startAssembled('full', {});
+    expect(registry.log()).toMatch(/GET \/sql\.js\/-\/sql\.js-1\.17\.0\.tgz/);
+    expect(registry.log()).toMatch(/GET \/dayjs\/-\/dayjs-1\.11\.23\.tgz/);
+    const red: string[] = [];
+    for (const feature of MEAL_PLANNER_FEATURES) {
+      const verdict = await check(app, feature.key);
+      if (verdict.verdict !== 'pass')
+        red.push(`${verdict.feature_id} ${feature.key}: ${verdict.verdict} — ${verdict.issues[0]}`);
+      else expect(verdict.steps.every((step) => step.ok && step.evidence.length > 0)).toBe(true);
+    }
+    expect(red).toEqual([]);
+  }, 900_000);
+
+  it('turns the check of a regressed earlier feature red, and leaves an unrelated one green', async () => {
+    const app = await startAssembled('regressed', { bug: 'log-in' });
+    const regressed = await check(app, 'log-in');
+    expect(regressed.verdict).toBe('fail');
+    expect(regressed.issues[0]).toMatch(/Expected the page to show "Email or password is wrong\."/);
+    expect((await check(app, 'my-recipes')).verdict).toBe('pass');
+  }, 300_000);
+});
