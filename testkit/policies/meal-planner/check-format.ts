@@ -55,6 +55,12 @@ export const Expectation = z.union([
   z.strictObject({ element: Target, state: z.string().optional() }),
   z.strictObject({ noElement: Target }),
   z.strictObject({ count: ListName, is: CountIs }),
+  /** The list has an item holding each `has` text, and none holding a `lacks` text. */
+  z.strictObject({
+    list: ListName,
+    has: z.array(z.string().min(1)).default([]),
+    lacks: z.array(z.string().min(1)).default([]),
+  }),
   /** These texts are items of the list, in this order (other items may come between). */
   z.strictObject({ order: z.array(z.string().min(1)).min(2), in: ListName }),
   /** A dialog with this text appeared during the step's actions. */

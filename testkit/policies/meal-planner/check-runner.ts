@@ -181,6 +181,22 @@ function judge(run: CheckRun, expectation: Expectation): string {
       );
     return `The list "${name}" has ${items.length} item(s).`;
   }
+  if ('list' in expectation) {
+    const name = text(run, expectation.list);
+    const items = page.listItems(name) ?? [];
+    const has = expectation.has.map((entry) => text(run, entry));
+    const lacks = expectation.lacks.map((entry) => text(run, entry));
+    const missing = has.filter((entry) => !items.some((item) => item.includes(entry)));
+    const extra = lacks.filter((entry) => items.some((item) => item.includes(entry)));
+    if (missing.length)
+      fail(`Expected the list "${name}" to show ${quoteItems(missing)}, but it shows ${quoteItems(items)}.`);
+    if (extra.length)
+      fail(
+        `Expected ${extra.join(' and ')} to be gone from the list "${name}", but it shows ${quoteItems(items)}.`,
+      );
+    const absent = lacks.length ? ` and not ${lacks.join(' or ')}` : '';
+    return `The list "${name}" shows ${quoteItems(has)}${absent}.`;
+  }
   if ('order' in expectation) {
     const name = text(run, expectation.in);
     const wanted = expectation.order.map((entry) => text(run, entry));

@@ -6,7 +6,8 @@
 import { z } from 'zod';
 import { MealPlannerFeature, type MealPlannerFeatureInput } from './catalogue.js';
 import { ACCOUNT_FEATURES } from './features-accounts.js';
-import { RECIPE_FEATURES } from './features-recipes.js';
+import { FINDING_FEATURES } from './features-finding.js';
+import { RECIPE_CHANGE_FEATURES, RECIPE_FEATURES } from './features-recipes.js';
 
 /** The catalogue is inconsistent; the message names the feature and what is wrong. */
 export class CatalogueError extends Error {
@@ -47,6 +48,8 @@ function validate(inputs: readonly MealPlannerFeatureInput[]): MealPlannerFeatur
 export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...ACCOUNT_FEATURES,
   ...RECIPE_FEATURES,
+  ...RECIPE_CHANGE_FEATURES,
+  ...FINDING_FEATURES,
 ]);
 
 /** The feature id a catalogue position gets (`F-001` for the first). */

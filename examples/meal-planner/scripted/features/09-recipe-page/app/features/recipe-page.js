@@ -1,13 +1,28 @@
-// A recipe's own page: its facts, ingredients and method. Other features add actions (buttons, links) and sections
-// through recipePageParts(ctx); a recipe is shown to its owner only unless a hook widens who may see it.
+// A recipe's own page: its facts, ingredients and method. Other features add buttons and links (ACTIONS) and
+// sections (SECTIONS) with one line each, and hooks on /recipes/:id can widen who may see a recipe or change the
+// ingredients shown (recipePageParts); a recipe is shown to its owner only unless a hook allows more.
+// biome-ignore lint/correctness/noUnusedImports: the buttons other features insert into ACTIONS use it
+import { actionButton } from '../forms.js';
 import { html } from '../html.js';
 import { ingredientLines, recipeFacts } from '../recipes.js';
 
+// -- imports: add above this line --
+
+/** Buttons and links under the facts: each gets (recipe, mine, ctx) and returns markup, or nothing. */
+const ACTIONS = [
+  // -- recipe actions: add above this line --
+];
+
+/** Sections after the method, in this order: each gets (recipe, mine, ctx) and returns markup, or nothing. */
+const SECTIONS = [
+  // -- recipe sections: add above this line --
+];
+
 export const access = 'user';
 
-/** What hooks on /recipes/:id add: who else may see a recipe, actions, sections, and changes to the ingredients. */
+/** What hooks on /recipes/:id add: who else may see a recipe, markup above the ingredients, ingredient changes. */
 export function recipePageParts(ctx) {
-  ctx.state.recipePage ??= { visibleTo: [], actions: [], sections: [], ingredients: [] };
+  ctx.state.recipePage ??= { visibleTo: [], aboveIngredients: [], ingredients: [] };
   return ctx.state.recipePage;
 }
 
@@ -19,6 +34,13 @@ export function visibleRecipe(ctx, id) {
   return mine || recipePageParts(ctx).visibleTo.some((rule) => rule(recipe, ctx)) ? recipe : undefined;
 }
 
+function methodParagraphs(recipe) {
+  const paragraphs = recipe.method.split(/\n\s*\n/).filter(Boolean);
+  return paragraphs.length
+    ? paragraphs.map((text) => html`<p>${text}</p>`)
+    : html`<p>No method written yet.</p>`;
+}
+
 export function GET(ctx) {
   const recipe = visibleRecipe(ctx, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe with this address, or it is not yours to see.');
@@ -26,21 +48,17 @@ export function GET(ctx) {
   let lines = ingredientLines(recipe);
   for (const change of parts.ingredients) lines = change(lines, recipe, ctx);
   const mine = recipe.user_id === ctx.user.id;
-  const actions = parts.actions.map((action) => action(recipe, mine, ctx)).filter(Boolean);
-  const sections = parts.sections
-    .sort((a, b) => a.position - b.position)
-    .map((section) => section.render(recipe, mine, ctx));
-  const method = recipe.method
-    .split(/\n\s*\n/)
-    .filter(Boolean)
-    .map((paragraph) => html`<p>${paragraph}</p>`);
+  const actions = ACTIONS.map((action) => action(recipe, mine, ctx)).filter(Boolean);
+  const sections = SECTIONS.map((section) => section(recipe, mine, ctx)).filter(Boolean);
+  const above = parts.aboveIngredients.map((part) => part(recipe, ctx));
   const body = html`<h1>${recipe.title}</h1>
 <p>${recipeFacts(recipe)}</p>
 ${actions.length ? html`<div class="actions">${actions}</div>` : ''}
+${above}
 <h2>Ingredients</h2>
 <ul aria-label="Ingredients">${lines.map((line) => html`<li>${line}</li>`)}</ul>
 <h2>Method</h2>
-${method.length ? method : html`<p>No method written yet.</p>`}
+${methodParagraphs(recipe)}
 ${sections}
 <p><a href="/recipes">Back to my recipes</a></p>`;
   ctx.render(recipe.title, body);
