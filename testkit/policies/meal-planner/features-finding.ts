@@ -1,7 +1,7 @@
 /** Finding recipes: importing many at once, then searching, sorting, filtering, paging and counting the list. */
 import { insertAbove, type MealPlannerFeatureInput, migrations, nav, route } from './catalogue.js';
 import type { CheckAction, CheckStepInput } from './check-format.js';
-import { addRecipe, NEW_RECIPE_SHELL, recipeSection } from './features-recipes.js';
+import { addRecipe, recipeSection } from './features-recipes.js';
 
 const IMPORTS = '// -- imports: add above this line --';
 const SHOW: CheckAction = { click: { role: 'button', name: 'Show' } };

@@ -8,6 +8,7 @@ import { MealPlannerFeature, type MealPlannerFeatureInput } from './catalogue.js
 import { ACCOUNT_FEATURES } from './features-accounts.js';
 import { FINDING_FEATURES } from './features-finding.js';
 import { RECIPE_CHANGE_FEATURES, RECIPE_FEATURES } from './features-recipes.js';
+import { SHARING_FEATURES } from './features-sharing.js';
 
 /** The catalogue is inconsistent; the message names the feature and what is wrong. */
 export class CatalogueError extends Error {
@@ -50,6 +51,7 @@ export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...RECIPE_FEATURES,
   ...RECIPE_CHANGE_FEATURES,
   ...FINDING_FEATURES,
+  ...SHARING_FEATURES,
 ]);
 
 /** The feature id a catalogue position gets (`F-001` for the first). */

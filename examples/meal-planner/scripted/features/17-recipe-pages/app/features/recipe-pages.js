@@ -2,6 +2,7 @@
 import { html } from '../html.js';
 import { recipeListOptions } from './my-recipes.js';
 
+// biome-ignore lint/correctness/noUnusedFunctionParameters: the setting inserted below reads ctx
 function pageSize(ctx) {
   // biome-ignore lint/style/useConst: a setting inserted below may change it
   let size = 10;
