@@ -18,6 +18,17 @@ function plain(text: string): string {
   return text.replace(/\\(.)/g, '$1');
 }
 
+/**
+ * The snapshot is YAML: an element line whose name holds ": " is written as a single-quoted key
+ * (`- 'button "Remove Lunch: Soup" [ref=e5]': Remove`), which parseSnapshot does not read. Unquoted here.
+ */
+export function unquoteYamlKeys(snapshot: string): string {
+  return snapshot.replace(
+    /^(\s*- )'((?:[^']|'')*)'(?=:|$)/gm,
+    (_line, lead: string, key: string) => `${lead}${key.replace(/''/g, "'")}`,
+  );
+}
+
 /** A browser page of the app, driven through browser tool calls. */
 export class AppPage {
   private nodes: SnapshotNode[] = [];
@@ -87,7 +98,7 @@ export class AppPage {
   }
 
   private observe(result: CallResult): void {
-    this.snapshot = snapshotText(result.content);
+    this.snapshot = unquoteYamlKeys(snapshotText(result.content));
     this.nodes = parseSnapshot(this.snapshot);
     this.currentUrl = /^Page URL: (\S+)/m.exec(result.content)?.[1] ?? this.currentUrl;
     for (const match of result.content.matchAll(/^A \w+ dialog appeared: ("(?:[^"\\]|\\.)*")/gm)) {

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MealPlannerFeature, type MealPlannerFeatureInput } from './catalogue.js';
 import { ACCOUNT_FEATURES } from './features-accounts.js';
 import { FINDING_FEATURES } from './features-finding.js';
+import { PLAN_FEATURES, SHOPPING_FEATURES } from './features-plan.js';
 import { RECIPE_CHANGE_FEATURES, RECIPE_FEATURES } from './features-recipes.js';
 import { SHARING_FEATURES } from './features-sharing.js';
 
@@ -52,6 +53,8 @@ export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...RECIPE_CHANGE_FEATURES,
   ...FINDING_FEATURES,
   ...SHARING_FEATURES,
+  ...PLAN_FEATURES,
+  ...SHOPPING_FEATURES,
 ]);
 
 /** The feature id a catalogue position gets (`F-001` for the first). */
