@@ -38,11 +38,11 @@ export const ACCOUNT_FEATURES: MealPlannerFeatureInput[] = [
     verify: [
       `[ "$(get /signup)" = 200 ] && shows 'Create account' || fail "GET /signup shows no sign-up form"`,
       'sign_up Verifier',
-      `[ "$(get /)" = 200 ] && shows 'Signed in as Verifier' || fail "the home page does not say who is signed in"`,
+      `[ "$(page /)" = 200 ] && shows 'Signed in as Verifier' || fail "the home page does not say who is signed in"`,
       'stop_app',
       `[ -s "$work/data/app.sqlite" ] || fail "data/app.sqlite was not written"`,
       'start_app',
-      `[ "$(get /)" = 200 ] && shows 'Signed in as Verifier' || fail "the session did not survive a restart"`,
+      `[ "$(page /)" = 200 ] && shows 'Signed in as Verifier' || fail "the session did not survive a restart"`,
     ].join('\n'),
     summary: 'sign up (users and sessions tables, session cookie, Sign up page)',
     check: [
@@ -90,7 +90,7 @@ export const ACCOUNT_FEATURES: MealPlannerFeatureInput[] = [
     verify: [
       'sign_up',
       `[ "$(post /logout)" = 303 ] || fail "POST /logout did not redirect"`,
-      `get / >/dev/null; shows 'Signed in as' && fail "still signed in after logging out"`,
+      `page / >/dev/null; shows 'Signed in as' && fail "still signed in after logging out"`,
       'true',
     ].join('\n'),
     summary: 'log out (button in the menu ends the session)',
@@ -135,7 +135,7 @@ export const ACCOUNT_FEATURES: MealPlannerFeatureInput[] = [
       'post /logout >/dev/null',
       `[ "$(post /login "email=$email" password=wrong-password)" = 401 ] && shows 'Email or password is wrong' || fail "a wrong password was not refused"`,
       `[ "$(post /login "email=$email" password=secret-pass-1)" = 303 ] || fail "the right password did not log in"`,
-      `get / >/dev/null; shows 'Signed in as' || fail "not signed in after logging in"`,
+      `page / >/dev/null; shows 'Signed in as' || fail "not signed in after logging in"`,
     ].join('\n'),
     summary: 'log in (Log in page, wrong passwords refused)',
     check: [

@@ -273,8 +273,8 @@ export const SHARING_FEATURES: MealPlannerFeatureInput[] = [
     ],
     regression: {
       path: 'app/features/favourite.js',
-      find: "return Boolean(db.get('SELECT 1 AS yes FROM favourites WHERE user_id = ? AND recipe_id = ?', [userId, recipeId]));",
-      replace: 'return Boolean(db && userId && recipeId && false);',
+      find: "'SELECT 1 AS yes FROM favourites WHERE user_id = ? AND recipe_id = ?'",
+      replace: "'SELECT 1 AS yes FROM favourites WHERE user_id = ? AND recipe_id = -?'",
       breaks: 'a favourite is forgotten: the button always says "Add to favourites"',
     },
   },

@@ -9,6 +9,7 @@ import { ACCOUNT_FEATURES } from './features-accounts.js';
 import { FINDING_FEATURES } from './features-finding.js';
 import { PLAN_FEATURES, SHOPPING_FEATURES } from './features-plan.js';
 import { RECIPE_CHANGE_FEATURES, RECIPE_FEATURES } from './features-recipes.js';
+import { DASHBOARD_FEATURES, SETTINGS_FEATURES } from './features-settings.js';
 import { SHARING_FEATURES } from './features-sharing.js';
 
 /** The catalogue is inconsistent; the message names the feature and what is wrong. */
@@ -55,6 +56,8 @@ export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...SHARING_FEATURES,
   ...PLAN_FEATURES,
   ...SHOPPING_FEATURES,
+  ...SETTINGS_FEATURES,
+  ...DASHBOARD_FEATURES,
 ]);
 
 /** The feature id a catalogue position gets (`F-001` for the first). */

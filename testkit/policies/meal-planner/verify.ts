@@ -7,7 +7,7 @@ import { shellQuote } from '../todo-features.js';
 
 /**
  * Helpers the checks use: `fail MSG`; `get PATH` and `post PATH field=value…` print the HTTP status and keep the body
- * in `$work/last` (redirects are not followed); `shows TEXT` (the last body holds it); `sign_up [NAME]` makes a new
+ * in `$work/last` (redirects are not followed; `page PATH` follows them); `shows TEXT` (the last body holds it); `sign_up [NAME]` makes a new
  * user and keeps it signed in (its email in `$email`); `start_app`/`stop_app`; `$base`, `$work`.
  */
 const PRELUDE = `set -u
@@ -30,6 +30,7 @@ start_app() {
 stop_app() { if [ -n "$app" ]; then kill "$app" 2>/dev/null; wait "$app" 2>/dev/null; app=; fi; }
 trap 'stop_app; rm -rf "$work"' EXIT
 get() { curl -s -b "$jar" -c "$jar" -o "$work/last" -w '%{http_code}' "$base$1"; }
+page() { curl -sL -b "$jar" -c "$jar" -o "$work/last" -w '%{http_code}' "$base$1"; }
 post() {
   local path=$1; shift
   local args=()
