@@ -1,12 +1,15 @@
 // The meal-planner example's content, proved with real parts: the whole app assembled from the scripted sources,
 // its npm dependencies installed inside the box (policy `registries`) from verdaccio on the loopback, offline, then
 // every feature's data-driven browser check run through the check interpreter in real Chromium, in list order, on
-// one app. Then the app with one earlier feature regressed: that feature's check is red, an unrelated one green.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// one app. Every feature's shell verify (the generator's check) passes in the box too. Then the app with one earlier
+// feature regressed: that feature's check is red, an unrelated one green.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { ALWAYS_HIDDEN, sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { resolveSandbox } from '../../../agent/sandbox/mode.js';
+import { runSandboxed } from '../../../agent/sandbox/run.js';
 import type { ToolContext } from '../../../agent/tool.js';
 import { createBrowserTools } from '../../../agent/tools/browser.js';
 import { type RunningApp, startApp } from '../../../handoff/app-runner.js';
@@ -22,6 +25,7 @@ import {
   mealPlannerFeature,
   mealPlannerFeatureId,
 } from '../../../testkit/policies/meal-planner/features.js';
+import { mealPlannerVerifyCommand } from '../../../testkit/policies/meal-planner/verify.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
 import { appRegistryRequirement, startOfflineAppRegistry } from '../../app-registry.js';
 import { requirement } from '../../requirements.js';
@@ -119,6 +123,37 @@ describe.skipIf(bubblewrap.skip || packageCache.skip)('the meal-planner example 
     }
     expect(red).toEqual([]);
   }, 900_000);
+
+  it("passes every feature's shell verify in the box, as a generator's bash runs it", async () => {
+    const dir = path.join(root, 'full');
+    const scripts = path.join(dir, '.verify');
+    await mkdir(scripts, { recursive: true });
+    for (const [index, feature] of MEAL_PLANNER_FEATURES.entries()) {
+      const script = mealPlannerVerifyCommand(feature.verify, `${feature.key} checks passed`);
+      await writeFile(path.join(scripts, `${String(index + 1).padStart(2, '0')}-${feature.key}.sh`), script);
+    }
+    // One box for all: each verify starts the app from init.sh on a port of its own, checks it and stops it.
+    const loop =
+      'for f in .verify/*.sh; do if bash "$f" >"$f.out" 2>&1; then echo "PASS $f"; else echo "FAIL $f"; tail -n 15 "$f.out"; fi; done';
+    const sandbox = await resolveSandbox('auto');
+    if (sandbox.mode !== 'bubblewrap') throw new Error('bubblewrap is required');
+    const run = await runSandboxed({
+      command: loop,
+      workspace: dir,
+      ...sandbox,
+      network: { mode: 'registries', allowHosts: [`127.0.0.1:${registry.port}`] },
+      timeoutMs: 1_500_000,
+      outputLimitBytes: 256 * 1024,
+      hiddenPaths: [...ALWAYS_HIDDEN, os.homedir()],
+      readOnlyPaths: [],
+      maxProcesses: 512,
+      maxFileSizeBytes: 1024 ** 3,
+    });
+    const output = run.stdout.text;
+    expect(run.exitCode, output).toBe(0);
+    expect(output.match(/^PASS /gm)?.length, output).toBe(MEAL_PLANNER_FEATURES.length);
+    expect(output).not.toMatch(/^FAIL /m);
+  }, 1_800_000);
 
   it('turns the check of a regressed earlier feature red, and leaves an unrelated one green', async () => {
     const app = await startAssembled('regressed', { bug: 'log-in' });

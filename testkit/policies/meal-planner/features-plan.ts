@@ -114,7 +114,7 @@ export const PLAN_FEATURES: MealPlannerFeatureInput[] = [
       'Click that entry',
       'The recipe page opens',
     ],
-    dependsOn: ['meal-plan'],
+    dependsOn: ['meal-plan', 'make-public'],
     sourceDir: '31-plan-recipe',
     insertions: [
       route('/recipes/:id/plan', 'plan-recipe'),
@@ -517,7 +517,7 @@ export const SHOPPING_FEATURES: MealPlannerFeatureInput[] = [
       'Click "Add ingredients to shopping list"',
       'The shopping list opens, says "Added 3 items from <title>." and lists the three ingredients',
     ],
-    dependsOn: ['shopping-list', 'recipe-page'],
+    dependsOn: ['shopping-list', 'recipe-page', 'make-public'],
     sourceDir: '39-shopping-from-recipe',
     insertions: [
       route('/recipes/:id/shopping', 'recipe-to-shopping'),

@@ -232,7 +232,7 @@ export const SHARING_FEATURES: MealPlannerFeatureInput[] = [
       'Reload the page',
       'The button still reads "Remove from favourites"',
     ],
-    dependsOn: ['recipe-page'],
+    dependsOn: ['recipe-page', 'make-public'],
     sourceDir: '24-favourites',
     insertions: [
       migrations([
@@ -448,7 +448,7 @@ export const SHARING_FEATURES: MealPlannerFeatureInput[] = [
       'Choose "2 – meh" and click "Rate"',
       'The page says "Rated 2.0 out of 5 from 1 rating."',
     ],
-    dependsOn: ['recipe-page'],
+    dependsOn: ['recipe-page', 'make-public'],
     sourceDir: '28-ratings',
     insertions: [
       migrations([

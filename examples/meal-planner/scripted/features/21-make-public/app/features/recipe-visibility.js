@@ -15,6 +15,14 @@ export function visibilityControl(recipe) {
   return html`<p class="visibility">${note} ${actionButton(`/recipes/${recipe.id}/visibility`, label)}</p>`;
 }
 
+/** The recipe with this id if the signed-in user may see it (theirs, or public), else undefined. */
+export function recipeForUser(ctx, id) {
+  return ctx.db.get("SELECT * FROM recipes WHERE id = ? AND (user_id = ? OR visibility = 'public')", [
+    Number(id),
+    ctx.user.id,
+  ]);
+}
+
 export function POST(ctx) {
   const recipe = ownRecipe(ctx.db, ctx.user.id, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe of yours at this address.');

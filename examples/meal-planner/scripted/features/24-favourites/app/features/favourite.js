@@ -1,5 +1,6 @@
 // Favourites: the button on a recipe page adds the recipe to your favourites or takes it off again.
 import { actionButton } from '../forms.js';
+import { recipeForUser } from './recipe-visibility.js';
 
 export const access = 'user';
 
@@ -16,10 +17,7 @@ export function favouriteButton(recipe, ctx) {
 }
 
 export function POST(ctx) {
-  const recipe = ctx.db.get("SELECT * FROM recipes WHERE id = ? AND (user_id = ? OR visibility = 'public')", [
-    Number(ctx.params.id),
-    ctx.user.id,
-  ]);
+  const recipe = recipeForUser(ctx, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe you can see at this address.');
   if (isFavourite(ctx.db, ctx.user.id, recipe.id)) {
     ctx.db.run('DELETE FROM favourites WHERE user_id = ? AND recipe_id = ?', [ctx.user.id, recipe.id]);

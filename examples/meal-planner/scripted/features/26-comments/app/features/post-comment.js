@@ -1,13 +1,12 @@
 // Posting a comment on a recipe you can see (yours, or a public one).
+import { recipeForUser } from './recipe-visibility.js';
+
 export const access = 'user';
 
 const MAX_LENGTH = 2000;
 
 export function POST(ctx) {
-  const recipe = ctx.db.get("SELECT * FROM recipes WHERE id = ? AND (user_id = ? OR visibility = 'public')", [
-    Number(ctx.params.id),
-    ctx.user.id,
-  ]);
+  const recipe = recipeForUser(ctx, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe you can see at this address.');
   const body = (ctx.form.get('body') ?? '').trim();
   if (!body) return ctx.redirect(`/recipes/${recipe.id}`, 'Write something before posting a comment.');

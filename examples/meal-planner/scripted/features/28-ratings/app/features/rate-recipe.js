@@ -1,6 +1,7 @@
 // Ratings: one to five stars per user and recipe (rating again replaces your rating); the page shows the average.
 import { selectField } from '../forms.js';
 import { html } from '../html.js';
+import { recipeForUser } from './recipe-visibility.js';
 
 export const access = 'user';
 
@@ -32,10 +33,7 @@ ${selectField('Your rating', 'stars', STARS, own?.stars ?? 5)}
 }
 
 export function POST(ctx) {
-  const recipe = ctx.db.get("SELECT * FROM recipes WHERE id = ? AND (user_id = ? OR visibility = 'public')", [
-    Number(ctx.params.id),
-    ctx.user.id,
-  ]);
+  const recipe = recipeForUser(ctx, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe you can see at this address.');
   const stars = Number(ctx.form.get('stars'));
   if (!Number.isInteger(stars) || stars < 1 || stars > 5) {

@@ -3,6 +3,7 @@ import dayjs from 'dayjs';
 import { selectField, textField } from '../forms.js';
 import { html } from '../html.js';
 import { DAY_FORMAT, dayLabel, MEALS, upcomingDays, weekStart, weekStartDay } from '../plan.js';
+import { recipeForUser } from './recipe-visibility.js';
 
 export const access = 'user';
 
@@ -22,10 +23,7 @@ ${textField('Servings', 'servings', recipe.servings, { type: 'number', min: 1, m
 }
 
 export function POST(ctx) {
-  const recipe = ctx.db.get("SELECT * FROM recipes WHERE id = ? AND (user_id = ? OR visibility = 'public')", [
-    Number(ctx.params.id),
-    ctx.user.id,
-  ]);
+  const recipe = recipeForUser(ctx, ctx.params.id);
   if (!recipe) return ctx.notFound('There is no recipe you can see at this address.');
   const day = ctx.form.get('day') ?? '';
   const meal = ctx.form.get('meal') ?? '';
