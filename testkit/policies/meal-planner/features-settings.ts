@@ -303,9 +303,9 @@ export const SETTINGS_FEATURES: MealPlannerFeatureInput[] = [
     ],
     regression: {
       path: 'app/features/delete-account.js',
-      find: "  'DELETE FROM recipes WHERE user_id = ?',\n",
+      find: "  'DELETE FROM users WHERE id = ?',\n",
       replace: '',
-      breaks: "a deleted account's public recipes stay on Explore",
+      breaks: 'a deleted account can still log in',
     },
   },
 ];
