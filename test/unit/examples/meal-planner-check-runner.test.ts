@@ -118,8 +118,11 @@ describe('the meal-planner check interpreter', () => {
       'k1',
     );
     expect(blocked.verdict).toBe('blocked');
-    let first = true;
-    const later = cannedIo(() => (first ? ((first = false), ok(LIST_PAGE)) : refused));
+    let answered = 0;
+    const later = cannedIo(() => {
+      answered += 1;
+      return answered === 1 ? ok(LIST_PAGE) : refused;
+    });
     const failed = runMealPlannerCheck(
       later.io,
       'http://app.test/',
