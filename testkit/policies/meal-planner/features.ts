@@ -6,11 +6,15 @@
 import { z } from 'zod';
 import { MealPlannerFeature, type MealPlannerFeatureInput } from './catalogue.js';
 import { ACCOUNT_FEATURES } from './features-accounts.js';
+import { DASHBOARD_FEATURES } from './features-dashboard.js';
 import { FINDING_FEATURES } from './features-finding.js';
-import { PLAN_FEATURES, SHOPPING_FEATURES } from './features-plan.js';
-import { RECIPE_CHANGE_FEATURES, RECIPE_FEATURES } from './features-recipes.js';
-import { DASHBOARD_FEATURES, SETTINGS_FEATURES } from './features-settings.js';
+import { PLAN_FEATURES } from './features-plan.js';
+import { RECIPE_CHANGE_FEATURES } from './features-recipe-changes.js';
+import { RECIPE_EXTRA_FEATURES } from './features-recipe-extras.js';
+import { RECIPE_FEATURES } from './features-recipes.js';
+import { SETTINGS_FEATURES } from './features-settings.js';
 import { SHARING_FEATURES } from './features-sharing.js';
+import { SHOPPING_FEATURES } from './features-shopping.js';
 
 /** The catalogue is inconsistent; the message names the feature and what is wrong. */
 export class CatalogueError extends Error {
@@ -54,6 +58,7 @@ export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...RECIPE_CHANGE_FEATURES,
   ...FINDING_FEATURES,
   ...SHARING_FEATURES,
+  ...RECIPE_EXTRA_FEATURES,
   ...PLAN_FEATURES,
   ...SHOPPING_FEATURES,
   ...SETTINGS_FEATURES,
