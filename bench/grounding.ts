@@ -9,9 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { comparableText, evidenceQuotes } from '../handoff/evidence.js';
 import type { SubmittedVerdict } from '../handoff/formats.js';
-import { restatementShare } from '../roles/grounding-seen.js';
-import { STEP_FLOOR, STEP_MARGIN, stepOverlap, stepWords } from '../roles/grounding-steps.js';
+import { RESTATED_SHARE, restatementShare } from '../roles/grounding-seen.js';
+import { STEP_FLOOR, STEP_MARGIN, stepActions, stepOverlap, stepWords } from '../roles/grounding-steps.js';
 import { WORDING_STYLES } from '../testkit/policies/grounding-styles.js';
 import { TODO_FEATURES } from '../testkit/policies/todo-features.js';
 import { startModelServer } from '../testkit/server.js';
@@ -43,13 +44,20 @@ const ThresholdData = z.object({
   honestOwnScore: Spread,
   honestMinOwnScore: z.number(),
   honestMinMargin: z.number(),
+  /** The honest entry with the lowest margin, and its step. */
+  closestCall: z.object({ entry: z.string(), step: z.string() }).optional(),
   /** Honest entries put at another step's place: how many of them that step would accept. */
   misplacedAccepted: z.number().int(),
   misplacedTotal: z.number().int(),
-  /** Evidence vs the feature's texts: the highest share an honest evidence repeats, the lowest a copy does. */
+  /**
+   * Evidence vs the feature's texts where the repetition rule applies (quotes only the feature's own, an outcome
+   * step or another step's text): the highest share honest evidence repeats, the lowest a copy does.
+   */
   honestMaxRestated: z.number(),
+  honestMaxRestatedExample: z.string().optional(),
   copiesMinRestated: z.number(),
 });
+type ThresholdData = z.infer<typeof ThresholdData>;
 
 /** The grounding section of the report. */
 export const GroundingResult = z.object({
@@ -83,49 +91,95 @@ function featureOf(trial: TrialOutcome) {
   return TODO_FEATURES[Number(trial.featureId.slice(2)) - 1];
 }
 
-/** Step and evidence scores of the first submissions, for choosing and checking the thresholds. */
-function thresholdData(trials: readonly TrialOutcome[]): z.infer<typeof ThresholdData> {
-  const own: number[] = [];
-  const margins: number[] = [];
-  let misplacedAccepted = 0;
-  let misplacedTotal = 0;
-  let honestMaxRestated = 0;
-  let copiesMinRestated = 1;
-  for (const trial of trials) {
+/** The first pass a trial submitted, with its feature. */
+function firstPasses(trials: readonly TrialOutcome[], keep: (trial: TrialOutcome) => boolean) {
+  return trials.flatMap((trial) => {
     const feature = featureOf(trial);
     const first: SubmittedVerdict | undefined = trial.submissions[0];
-    if (!feature || !first || first.verdict !== 'pass') continue;
+    return keep(trial) && feature && first?.verdict === 'pass' ? [{ trial, feature, first }] : [];
+  });
+}
+
+/** How honest step entries score against their own step and the others. */
+function stepScores(
+  trials: readonly TrialOutcome[],
+): Omit<ThresholdData, 'honestMaxRestated' | 'copiesMinRestated'> {
+  const own: number[] = [];
+  let margin = { value: 1, entry: '', step: '' };
+  let misplacedAccepted = 0;
+  let misplacedTotal = 0;
+  for (const { feature, first } of firstPasses(trials, (trial) => trial.kind === 'honest')) {
     const words = feature.steps.map(stepWords);
-    const texts = [feature.description, ...feature.steps];
     first.steps.forEach((entry, index) => {
-      if (trial.kind === 'honest') {
-        const scores = words.map((step) => stepOverlap(entry.step, step).score);
-        const mine = scores[index] ?? 0;
-        own.push(mine);
-        margins.push(mine - Math.max(0, ...scores.filter((_, at) => at !== index)));
-        scores.forEach((score, at) => {
-          if (at === index) return;
-          misplacedTotal += 1;
-          const best = Math.max(...scores.filter((_, other) => other !== at));
-          if (score >= STEP_FLOOR && best <= score + STEP_MARGIN) misplacedAccepted += 1;
-        });
-        const restated = Math.max(...texts.map((text) => restatementShare(entry.evidence, text)));
-        honestMaxRestated = Math.max(honestMaxRestated, restated);
-      } else if (trial.style === 'copies-steps' || trial.style === 'quotes-description') {
-        const copied = trial.style === 'copies-steps' ? (feature.steps[index] ?? '') : feature.description;
-        copiesMinRestated = Math.min(copiesMinRestated, restatementShare(entry.evidence, copied));
-      }
+      const scores = words.map((step) => stepOverlap(entry.step, step).score);
+      const mine = scores[index] ?? 0;
+      own.push(mine);
+      const gap = mine - Math.max(0, ...scores.filter((_, at) => at !== index));
+      if (gap < margin.value) margin = { value: gap, entry: entry.step, step: feature.steps[index] ?? '' };
+      scores.forEach((score, at) => {
+        if (at === index) return;
+        misplacedTotal += 1;
+        const best = Math.max(...scores.filter((_, other) => other !== at));
+        if (score >= STEP_FLOOR && best <= score + STEP_MARGIN) misplacedAccepted += 1;
+      });
     });
   }
   return {
     honestOwnScore: spread(own, 2),
     honestMinOwnScore: round(Math.min(...own)),
-    honestMinMargin: round(Math.min(...margins)),
+    honestMinMargin: round(margin.value),
+    closestCall: { entry: margin.entry, step: margin.step },
     misplacedAccepted,
     misplacedTotal,
-    honestMaxRestated: round(honestMaxRestated),
-    copiesMinRestated: round(copiesMinRestated),
   };
+}
+
+/** Whether every quote of an evidence is one the feature itself quotes (the repetition rule's first condition). */
+function quotesOnlyTheFeature(
+  evidence: string,
+  feature: { description: string; steps: readonly string[] },
+): boolean {
+  const own = new Set(
+    [feature.description, ...feature.steps].flatMap((text) =>
+      evidenceQuotes(text).map((q) => comparableText(q.text)),
+    ),
+  );
+  return evidenceQuotes(evidence).every((quote) => own.has(comparableText(quote.text)));
+}
+
+/** How much of the feature's texts honest evidence and copies repeat, where the repetition rule applies. */
+function restatementScores(
+  trials: readonly TrialOutcome[],
+): Pick<ThresholdData, 'honestMaxRestated' | 'honestMaxRestatedExample' | 'copiesMinRestated'> {
+  let honest = { value: 0, example: '' };
+  let copies = 1;
+  for (const { trial, feature, first } of firstPasses(trials, () => true)) {
+    first.steps.forEach((entry, index) => {
+      const acts = stepActions(feature.steps[index] ?? '').length > 0;
+      const texts = [feature.description, ...feature.steps.filter((_, at) => !(acts && at === index))];
+      if (trial.kind === 'honest' && quotesOnlyTheFeature(entry.evidence, feature)) {
+        const share = Math.max(...texts.map((text) => restatementShare(entry.evidence, text)));
+        if (share > honest.value) honest = { value: share, example: entry.evidence };
+      }
+      const copied =
+        trial.style === 'quotes-description'
+          ? feature.description
+          : trial.style === 'copies-steps' && !acts
+            ? feature.steps[index]
+            : undefined;
+      if (copied !== undefined) copies = Math.min(copies, restatementShare(entry.evidence, copied));
+    });
+  }
+  return {
+    honestMaxRestated: round(honest.value),
+    ...(honest.example ? { honestMaxRestatedExample: honest.example } : {}),
+    copiesMinRestated: round(copies),
+  };
+}
+
+/** Step and evidence scores of the first submissions, for choosing and checking the thresholds. */
+function thresholdData(trials: readonly TrialOutcome[]): ThresholdData {
+  return { ...stepScores(trials), ...restatementScores(trials) };
 }
 
 /** Runs every style on every feature (one session each; wire formats alternate) and tallies the outcomes. */
@@ -244,8 +298,8 @@ export function groundingSection(result: GroundingResult | undefined, load: stri
     '',
     '**Thresholds from the data** (first submissions):',
     '',
-    `- step entries: honest rewordings score ${t.honestMinOwnScore}–1 against their own step (median ${t.honestOwnScore.median ?? '—'}); the lowest margin over the best other step of the feature is ${t.honestMinMargin}. Accepted when the score is ≥ ${STEP_FLOOR} and no other step scores more than ${STEP_MARGIN} higher. Put at another step's place, ${t.misplacedAccepted} of ${t.misplacedTotal} honest entries would still be accepted there (similar steps such as "The checkbox is checked" / "… still checked"): the step text is a weak check, the actions and the evidence are the strong ones.`,
-    `- evidence that repeats the feature: honest evidence repeats at most ${t.honestMaxRestated} of a feature text (the smaller share both ways); copies of a step or of the description repeat at least ${t.copiesMinRestated}. Refused at ≥ 0.8 when its quotes add nothing the page did not already show before the step.`,
+    `- step entries: honest rewordings score ${t.honestMinOwnScore}–1 against their own step (median ${t.honestOwnScore.median ?? '—'}); the lowest margin over the best other step of the feature is ${t.honestMinMargin}${t.closestCall ? ` ("${t.closestCall.entry}" for "${t.closestCall.step}")` : ''}. Accepted when the score is ≥ ${STEP_FLOOR} and no other step scores more than ${STEP_MARGIN} higher. Put at another step's place, ${t.misplacedAccepted} of ${t.misplacedTotal} honest entries would still be accepted there (similar steps such as "The checkbox is checked" / "… still checked"): the step text is a weak check; the actions and the evidence are the strong ones.`,
+    `- evidence that repeats the feature, where the rule applies (it quotes only what the feature quotes; an outcome step, or a text other than its own action step): honest evidence repeats at most ${t.honestMaxRestated} of a feature text (the smaller share both ways${t.honestMaxRestatedExample ? `, "${t.honestMaxRestatedExample}"` : ''}); copies of a step or of the description repeat at least ${t.copiesMinRestated}. Refused at ≥ ${RESTATED_SHARE} when, besides, its quotes were already on the page before the action that brought them.`,
     '',
   ].join('\n');
 }

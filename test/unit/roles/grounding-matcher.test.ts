@@ -8,6 +8,7 @@ import type { VerdictStep } from '../../../handoff/formats.js';
 import { groundPass } from '../../../roles/grounding.js';
 import { actionWording, namesStep, stepActions, stepWords } from '../../../roles/grounding-steps.js';
 import { contentWords, stem } from '../../../roles/grounding-words.js';
+import { TODO_FEATURES } from '../../../testkit/policies/todo-features.js';
 
 const URL = 'http://127.0.0.1:4000/';
 
@@ -331,15 +332,9 @@ describe('grounding refuses what a cheating model writes', () => {
 });
 
 describe('matching steps by meaning', () => {
-  const todoSteps = [
-    'Open the app and add a todo with a unique text',
-    'Click the todo\'s checkbox ("Toggle <text>")',
-    'The checkbox is checked',
-    'Reload the page',
-    "The todo's checkbox is still checked",
-    'Click the checkbox again',
-    'The checkbox is unchecked (the todo is active again)',
-  ].map(stepWords);
+  // The demo's "complete a todo": seven steps, five of them about one checkbox.
+  const complete = TODO_FEATURES.find((feature) => feature.check === 'complete');
+  const todoSteps = (complete?.steps ?? []).map(stepWords);
 
   it.each([
     ['Opened the app and created a todo with a unique title', 0],
