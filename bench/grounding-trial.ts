@@ -75,6 +75,19 @@ export function styleWorkspace(templates: TrialTemplates, root: string, style: s
   return dir;
 }
 
+/** The real SDK of one wire format, pointed at the scripted server, asking for `model`. */
+function scriptedProvider(server: ModelServer, model: string, format: WireFormat) {
+  const common = { model, maxRetries: 0 };
+  return format === 'anthropic'
+    ? createAnthropicProvider({ ...common, apiKey: 'sk-ant-bench-000000', baseURL: server.anthropicBaseURL })
+    : createOpenAIProvider({
+        ...common,
+        apiKey: 'sk-bench-000000',
+        baseURL: server.openaiBaseURL,
+        providerName: 'openai',
+      });
+}
+
 /** Runs one style on one feature in one wire format; `submissions` is the sink of {@link noteSubmissions}. */
 export async function runTrial(
   server: ModelServer,
@@ -92,20 +105,7 @@ export async function runTrial(
   const model = familyModel(options.style);
   const style = styleOfModel(model);
   if (!style) throw new Error(`no grounding style "${options.style}"`);
-  const common = { model, maxRetries: 0 };
-  const provider =
-    options.format === 'anthropic'
-      ? createAnthropicProvider({
-          ...common,
-          apiKey: 'sk-ant-bench-000000',
-          baseURL: server.anthropicBaseURL,
-        })
-      : createOpenAIProvider({
-          ...common,
-          apiKey: 'sk-bench-000000',
-          baseURL: server.openaiBaseURL,
-          providerName: 'openai',
-        });
+  const provider = scriptedProvider(server, model, options.format);
   const refusals: GroundingFailure[] = [];
   const noted = options.submissions.length;
   const started = performance.now();
