@@ -45,30 +45,39 @@ const MARKS: Record<string, string> = {
 };
 
 const APOSTROPHES = new Set(["'", '‘', '’']);
+
+/** Characters of evidence read for quotes, and the longest quote: page texts are short, evidence is model output. */
+const MAX_EVIDENCE_CHARS = 20_000;
+const MAX_QUOTE_CHARS = 1_000;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /**
  * The quotes of an evidence text, in order. A quote ends at its closing mark on the same line; single marks
  * open only where a word starts and close only where one ends, so `didn't` and `the todo's box` are words,
  * not quotes. A quote is taken whole (`heading "Todos" [level=1]` in backticks is one quote, not "Todos").
- * Each line of a fenced block (```) is a quote of its own.
+ * Each line of a fenced block (```) is a quote of its own. Only the first 20,000 characters are read, and a quote
+ * is at most 1,000 characters long (a bound on the work a long evidence text can cause).
  */
 export function evidenceQuotes(evidence: string): EvidenceQuote[] {
   const quotes: EvidenceQuote[] = [];
-  const text = evidence.replace(/```[^\n]*\n([\s\S]*?)```/g, (_whole, body: string) => {
-    for (const line of body.split('\n')) pushQuote(quotes, line);
-    return ' ';
-  });
+  const text = evidence
+    .slice(0, MAX_EVIDENCE_CHARS)
+    .replace(/```[^\n]*\n([\s\S]*?)```/g, (_whole, body: string) => {
+      for (const line of body.split('\n')) pushQuote(quotes, line);
+      return ' ';
+    });
+  const next = nextIndexIn(text);
   let at = 0;
   while (at < text.length) {
     const close = closingMark(text, at);
-    const end = close === undefined ? -1 : findClose(text, at + 1, close);
-    if (end < 0) {
+    const end = close === undefined ? undefined : findClose(text, at + 1, close, next);
+    if (!end) {
       at += 1;
       continue;
     }
-    pushQuote(quotes, text.slice(at + 1, end));
-    at = end + 1;
+    // A quote too long to be page text is passed over whole: its closing mark opens nothing.
+    if (!end.tooLong) pushQuote(quotes, text.slice(at + 1, end.at));
+    at = end.at + 1;
   }
   return quotes;
 }
@@ -83,16 +92,42 @@ function closingMark(text: string, at: number): string | undefined {
   return close;
 }
 
-function findClose(text: string, from: number, close: string): number {
-  for (let index = from; index < text.length; index += 1) {
-    const char = text[index] as string;
-    if (char === '\n') return -1;
-    if (char !== close) continue;
-    // A single closing mark followed by a letter is an apostrophe inside the quote (didn't).
-    if (APOSTROPHES.has(close) && WORD_CHAR.test(text[index + 1] ?? '')) continue;
-    if (index > from) return index;
-  }
-  return -1;
+/** `text.indexOf(char, from)`, remembered per character: the scan only moves forward, so each search is reused. */
+type NextIndex = (char: string, from: number) => number;
+
+function nextIndexIn(text: string): NextIndex {
+  const memo = new Map<string, { from: number; at: number }>();
+  return (char, from) => {
+    const known = memo.get(char);
+    if (known && known.from <= from && (known.at === -1 || known.at >= from)) return known.at;
+    const at = text.indexOf(char, from);
+    memo.set(char, { from, at });
+    return at;
+  };
+}
+
+/** Whether `text[index]` closes a quote with mark `close` (a single mark followed by a letter is an apostrophe). */
+function closesAt(text: string, index: number, close: string): boolean {
+  return !(APOSTROPHES.has(close) && WORD_CHAR.test(text[index + 1] ?? ''));
+}
+
+/**
+ * Where the quote opened just before `from` closes on its line, and whether it is longer than
+ * {@link MAX_QUOTE_CHARS} (then skipped whole); undefined when its line ends first.
+ */
+function findClose(
+  text: string,
+  from: number,
+  close: string,
+  next: NextIndex,
+): { at: number; tooLong: boolean } | undefined {
+  const newline = next('\n', from);
+  const lineEnd = newline < 0 ? text.length : newline;
+  // An empty quote ("") is no quote: the search starts one character in.
+  let index = next(close, from + 1);
+  while (index >= 0 && index < lineEnd && !closesAt(text, index, close)) index = next(close, index + 1);
+  if (index < 0 || index >= lineEnd) return undefined;
+  return { at: index, tooLong: index - from > MAX_QUOTE_CHARS };
 }
 
 function pushQuote(quotes: EvidenceQuote[], raw: string): void {

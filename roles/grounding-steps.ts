@@ -36,32 +36,40 @@ export function entryText(entryStep: string): string {
 
 /** How an entry's words compare with a feature step's: recall against its core, precision against all of it. */
 export function stepOverlap(entryStep: string, featureStep: StepWords): Overlap {
-  const given = contentWords(entryText(entryStep));
+  return overlapOfWords(contentWords(entryText(entryStep)), featureStep);
+}
+
+function overlapOfWords(given: readonly string[], featureStep: StepWords): Overlap {
   const shared = overlap(given, featureStep.all);
-  const core = overlap(given, featureStep.core);
-  const recall = core.recall;
+  const recall = overlap(given, featureStep.core).recall;
   const precision = shared.precision;
   const score = shared.shared ? (2 * recall * precision) / (recall + precision || 1) : 0;
   return { shared: shared.shared, recall, precision, score };
 }
 
+/** An entry's overlap with each feature step, in order (its words computed once). */
+export function stepScores(entryStep: string, featureSteps: readonly StepWords[]): Overlap[] {
+  const given = contentWords(entryText(entryStep));
+  return featureSteps.map((step) => overlapOfWords(given, step));
+}
+
+/** Whether an entry with these {@link stepScores} names feature step `index` (0-based). */
+function namesStepByScores(scores: readonly Overlap[], index: number): boolean {
+  const mine = scores[index];
+  if (!mine || mine.shared === 0 || mine.score < STEP_FLOOR) return false;
+  return scores.every((other, at) => at === index || other.score <= mine.score + STEP_MARGIN);
+}
+
 /** Whether entry text names feature step `index` (0-based) of `featureSteps`. */
 export function namesStep(entryStep: string, featureSteps: readonly StepWords[], index: number): boolean {
-  const own = featureSteps[index];
-  if (!own) return false;
-  const mine = stepOverlap(entryStep, own);
-  if (mine.shared === 0 || mine.score < STEP_FLOOR) return false;
-  return featureSteps.every(
-    (other, at) => at === index || stepOverlap(entryStep, other).score <= mine.score + STEP_MARGIN,
-  );
+  return namesStepByScores(stepScores(entryStep, featureSteps), index);
 }
 
 /** The feature step (0-based) an entry names best, when it names one at all. */
 export function closestStep(entryStep: string, featureSteps: readonly StepWords[]): number | undefined {
   let best: number | undefined;
   let bestScore = 0;
-  featureSteps.forEach((step, index) => {
-    const { score } = stepOverlap(entryStep, step);
+  stepScores(entryStep, featureSteps).forEach(({ score }, index) => {
     if (score > bestScore) {
       best = index;
       bestScore = score;
@@ -80,26 +88,26 @@ export function alignEntries(
 ): (number | undefined)[] {
   const n = featureSteps.length;
   const m = entrySteps.length;
+  const scores = entrySteps.map((entry) => stepScores(entry, featureSteps));
+  const pairs = (i: number, j: number) => namesStepByScores(scores[j] as Overlap[], i);
   // best[i][j]: most pairs using feature steps from i and entries from j.
   const best = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  const pairs = (i: number, j: number) => namesStep(entrySteps[j] as string, featureSteps, i);
+  const at = (i: number, j: number) => (best[i] as number[])[j] as number;
   for (let i = n - 1; i >= 0; i -= 1) {
     for (let j = m - 1; j >= 0; j -= 1) {
-      const row = best[i] as number[];
-      const skip = Math.max((best[i + 1] as number[])[j] as number, row[j + 1] as number);
-      row[j] = pairs(i, j) ? Math.max(skip, 1 + ((best[i + 1] as number[])[j + 1] as number)) : skip;
+      const skip = Math.max(at(i + 1, j), at(i, j + 1));
+      (best[i] as number[])[j] = pairs(i, j) ? Math.max(skip, 1 + at(i + 1, j + 1)) : skip;
     }
   }
   const paired: (number | undefined)[] = new Array(n).fill(undefined);
   let i = 0;
   let j = 0;
   while (i < n && j < m) {
-    const here = (best[i] as number[])[j] as number;
-    if (pairs(i, j) && here === 1 + ((best[i + 1] as number[])[j + 1] as number)) {
+    if (pairs(i, j) && at(i, j) === 1 + at(i + 1, j + 1)) {
       paired[i] = j;
       i += 1;
       j += 1;
-    } else if (here === (best[i + 1] as number[])[j]) i += 1;
+    } else if (at(i, j) === at(i + 1, j)) i += 1;
     else j += 1;
   }
   return paired;

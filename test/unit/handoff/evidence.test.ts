@@ -46,6 +46,12 @@ describe('evidence quotes', () => {
     expect(texts(evidence)).toEqual(['Todos', '1 item left', 'Add']);
   });
 
+  it('reads a bounded part of long evidence: the first 20,000 characters, quotes of at most 1,000', () => {
+    expect(texts(`${'x'.repeat(19_990)} "late one" and "too late"`)).toEqual([]);
+    expect(texts(`"${'y'.repeat(1_001)}" then "short"`)).toEqual(['short']);
+    expect(texts(`${'«'.repeat(50_000)} "never reached"`)).toEqual([]);
+  });
+
   it('tells snapshot lines from ordinary quotes', () => {
     expect(parseSnapshotLine('button "Add"')).toEqual({ role: 'button', name: 'Add', states: [] });
     expect(parseSnapshotLine('status: 2 items left')).toEqual({
