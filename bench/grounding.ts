@@ -69,7 +69,7 @@ export const GroundingResult = z.object({
   cheating: Tally,
   perStyle: z.array(Tally.extend({ style: z.string(), kind: TrialOutcome.shape.kind })),
   thresholds: ThresholdData,
-  /** Every trial, without its submissions' text (kept short): verdict, refusals' first problems, time. */
+  /** Every trial, without its submissions' text (kept short): verdict, each refusal's first problem, time. */
   trials: z.array(TrialOutcome.omit({ submissions: true })),
   trialMs: Spread,
 });
@@ -242,7 +242,7 @@ export function groundingResult(trials: readonly TrialOutcome[]): GroundingResul
     thresholds: thresholdData(trials),
     trials: trials.map(({ submissions: _submissions, ...rest }) => ({
       ...rest,
-      refusals: rest.refusals.map((refusal) => ({ ...refusal, problems: refusal.problems.slice(0, 2) })),
+      refusals: rest.refusals.map((refusal) => ({ ...refusal, problems: refusal.problems.slice(0, 1) })),
     })),
     trialMs: spread(trials.map((trial) => trial.wallMs)),
   };

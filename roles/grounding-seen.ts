@@ -31,10 +31,10 @@ const FIELD_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton']);
 
 /**
  * Share of words both ways at which evidence only repeats a text of the feature (its description or a step).
- * Chosen from the scripted wording styles (docs/benchmarks.md, "Grounding"): copies of a step or of the description
- * score 1 both ways; honest evidence that quotes only what the feature itself quotes scores at most 0.6 one way.
+ * Chosen from the grounding family's data (docs/benchmarks.md, "Grounded verdicts as models write them"): where the
+ * rule applies, honest evidence repeats at most 0.44 of a feature text and copies at least 0.83; this is the middle.
  */
-export const RESTATED_SHARE = 0.8;
+export const RESTATED_SHARE = 0.65;
 
 /** What the session typed (`browser_type`): comparable texts, by the comparable name of the field ('' unknown). */
 export type TypedTexts = ReadonlyMap<string, ReadonlySet<string>>;
