@@ -76,9 +76,13 @@ export const ChecksResult = z.object({
 });
 export type ChecksResult = z.infer<typeof ChecksResult>;
 
-/** The finished demo app as a committed workspace whose features have ids. */
-async function demoWorkspace(workspace: string): Promise<{ workspace: string; ids: string[] }> {
+/** The finished demo app as a committed workspace whose features have ids (`change` alters the app first). */
+export async function demoWorkspace(
+  workspace: string,
+  change?: (dir: string) => Promise<void>,
+): Promise<{ workspace: string; ids: string[] }> {
   await assembleTodoApp(workspace);
+  await change?.(workspace);
   const listPath = path.join(workspace, 'feature_list.json');
   const features = JSON.parse(await readFile(listPath, 'utf8')) as Array<Record<string, unknown>>;
   const ids = features.map((_, index) => `F-${String(index + 1).padStart(3, '0')}`);

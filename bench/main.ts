@@ -9,6 +9,7 @@ import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
+import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
 import { measureRecovery } from './recovery.js';
 import { renderReport } from './report.js';
@@ -58,6 +59,7 @@ export const SECTIONS = [
   'recovery',
   'checks',
   'lanes',
+  'grounding',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -71,6 +73,7 @@ const SECTION_LABEL: Record<Section, string> = {
   recovery: 'recovery:',
   checks: 'checks:',
   lanes: 'lanes:',
+  grounding: 'grounding:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -144,6 +147,11 @@ async function parallelLanes(quick: boolean, mark: Mark, started: number) {
   });
 }
 
+async function groundedVerdicts(mark: Mark, started: number) {
+  mark('grounding', 'grounding: every wording style of the grounding family on every demo feature');
+  return measureGrounding({ log: (line) => progress(`grounding: ${line}`, started) });
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -189,6 +197,10 @@ async function measure(
   const lanes = only.has('lanes')
     ? await parallelLanes(quick, mark, started)
     : keep('lanes', previous?.lanes);
+  // Older results have no grounding section either.
+  const grounding = only.has('grounding')
+    ? await groundedVerdicts(mark, started)
+    : keep('grounding', previous?.grounding);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -206,6 +218,7 @@ async function measure(
     recovery,
     checks,
     lanes,
+    grounding,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }

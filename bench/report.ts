@@ -1,4 +1,5 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
+import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
@@ -48,6 +49,10 @@ every millisecond and every token below is the harness's own. The report below i
   (\`replayOnOneApp\`, what sweeps and \`nightshift checks run\` use: one context and page for the sweep, cleared
   between checks; each copy of a check types data of its own), and end with a replay-first regression session of
   all features. Model requests are counted on the scripted server.
+- **Grounded verdicts** (issue 25) run every wording style of the grounding family (\`testkit/policies/grounding-styles.ts\`:
+  honest styles that word what they saw their own way, cheating styles that pass what they did not see) on every
+  feature of the finished demo app, one evaluator session each through the real harness and browser, the Anthropic
+  and OpenAI wire formats alternating; a sent-back style reacts as its kind does, so the second try is counted too.
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
@@ -338,6 +343,12 @@ function dashboardSection(results: BenchResults): string {
   ].join('\n');
 }
 
+/** The load average recorded before a section, as the report shows it. */
+function sectionLoad(results: BenchResults, label: string): string {
+  const load = results.machine.load.find((sample) => sample.section.startsWith(label));
+  return load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded';
+}
+
 /** The whole Markdown report. */
 export function renderReport(results: BenchResults): string {
   return [
@@ -354,12 +365,7 @@ export function renderReport(results: BenchResults): string {
     dashboardSection(results),
     recoverySection(results),
     checksSection(results),
-    lanesSection(
-      results.lanes,
-      (() => {
-        const load = results.machine.load.find((sample) => sample.section.startsWith('lanes:'));
-        return load ? `${load.loadavg.join(' / ')} on ${load.cores} cores` : 'not recorded';
-      })(),
-    ),
+    lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
+    groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
   ].join('\n');
 }

@@ -5,6 +5,7 @@ import { ChecksResult } from './checks.js';
 import { DashboardResult } from './dashboard.js';
 import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
+import { GroundingResult } from './grounding.js';
 import { LanesResult } from './lanes.js';
 import { RecoveryResult } from './recovery.js';
 import { ScaleResult } from './scale.js';
@@ -64,6 +65,8 @@ export const BenchResults = z.object({
   checks: ChecksResult.optional(),
   /** Parallel lanes: one spec built with 1, 2, 4 and 8 lanes (absent in results recorded before them). */
   lanes: LanesResult.optional(),
+  /** Grounded verdicts as models write them (absent in results recorded before them). */
+  grounding: GroundingResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

@@ -1,4 +1,5 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
+import { groundingTargetRows } from './grounding.js';
 import { lanesTargetRow } from './lanes.js';
 import type { BenchResults, TargetRow } from './results.js';
 
@@ -227,5 +228,6 @@ export function targetRows(results: Measured): TargetRow[] {
     ...dashboardRows(results),
     ...checksRow(results),
     ...lanesTargetRow(results.lanes),
+    ...groundingTargetRows(results.grounding),
   ];
 }

@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright-core';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
+import { evidenceQuotes } from '../handoff/evidence.js';
 import type { CheckAction, CheckExpectation } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
 import { pathOf } from './replay-expect.js';
@@ -174,12 +175,14 @@ async function confirm(
   return undefined;
 }
 
-/** Distinct texts quoted in the evidence ("…", “…”), in order of appearance. */
+/**
+ * Distinct texts quoted in the evidence, in order of appearance, read as grounding reads them
+ * (handoff/evidence.ts: any quote marks, trailing punctuation dropped, a copied snapshot line's name or text).
+ */
 export function quotedTexts(evidence: readonly string[]): string[] {
   const seen = new Set<string>();
   for (const line of evidence) {
-    for (const match of line.matchAll(/"([^"\n]+)"|“([^”\n]+)”/g)) {
-      const text = (match[1] ?? match[2] ?? '').trim();
+    for (const { text } of evidenceQuotes(line)) {
       if (text.length > 0 && text.length <= MAX_EXPECTED_TEXT) seen.add(text);
     }
   }

@@ -1,11 +1,11 @@
 import { defineTool, ToolError } from '../agent/tool.js';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import { type Feature, type GroundingFailure, SubmittedVerdict } from '../handoff/formats.js';
-import { groundPass } from './grounding.js';
+import { type GroundedFeature, groundPass } from './grounding.js';
 
 /** What the collector grounds passes against: the features under evaluation and the session's observations. */
 export interface GroundingSource {
-  features: readonly Pick<Feature, 'id' | 'steps'>[];
+  features: readonly (Pick<Feature, 'id'> & GroundedFeature)[];
   observations: () => readonly ObservationEntry[];
   /** Told of every ungrounded pass as it happens (`final`: it was recorded as blocked). */
   onUngrounded?: (featureId: string, failure: GroundingFailure, final: boolean) => void;
@@ -74,13 +74,7 @@ export class VerdictCollector {
     const final = earlier.length >= UNGROUNDED_SEND_BACKS;
     this.grounding.onUngrounded?.(verdict.feature_id, failure, final);
     if (final) return false;
-    throw new ToolError(
-      [
-        `This pass for ${verdict.feature_id} is not grounded in what your browser session showed:`,
-        ...result.problems.map((problem) => `- ${problem}`),
-        'Go back to the browser, perform the steps, and submit again with one entry per feature step whose evidence quotes (in double quotes) what the page showed after acting — or submit fail or blocked. Another ungrounded pass is recorded as blocked.',
-      ].join('\n'),
-    );
+    throw new ToolError(sendBack(verdict.feature_id, result.problems));
   }
 
   /** Features without a verdict yet. */
@@ -111,6 +105,18 @@ export class VerdictCollector {
       return undefined;
     return `ungrounded pass: ${last.problems.join(' ')}`;
   }
+}
+
+/**
+ * The tool error that sends an ungrounded pass back: each problem names the feature's exact step, what was written
+ * and the one thing to change; everything not named is grounded and may stay as it is.
+ */
+export function sendBack(featureId: string, problems: readonly string[]): string {
+  return [
+    `This pass for ${featureId} is not grounded in what your browser session showed. Change only what is named below; the rest of your pass is grounded:`,
+    ...problems.map((problem) => `- ${problem}`),
+    'Then submit again — or submit fail or blocked. Another ungrounded pass is recorded as blocked.',
+  ].join('\n');
 }
 
 /** Looks at a valid verdict before it is recorded: accepts it (possibly changed) or refuses it with a message. */

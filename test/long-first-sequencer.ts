@@ -18,6 +18,7 @@ export const LONG_FIRST: readonly string[] = [
   'test/integration/security/bad-input',
   'test/integration/checks/replay',
   'test/integration/cli/newcomer',
+  'test/integration/roles/grounding-family',
   'test/integration/roles/evaluator-grounding',
   'test/integration/checks/recorded-checks',
   'test/integration/cli/plan',

@@ -237,4 +237,12 @@ describe('quotedTexts', () => {
       quotedTexts(['The list shows "Buy milk" and “Call mum”.', 'Still "Buy milk"', 'empty ""']),
     ).toEqual(['Buy milk', 'Call mum']);
   });
+
+  it('reads every quote style and copied snapshot lines as grounding does', () => {
+    const evidence = [
+      "The list shows 'Buy milk.' and `Call mum`; it didn't show ‘Pay rent’",
+      '`- status [ref=e6]: 2 items left`',
+    ];
+    expect(quotedTexts(evidence)).toEqual(['Buy milk', 'Call mum', 'Pay rent', '2 items left']);
+  });
 });

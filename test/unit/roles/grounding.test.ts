@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { ObservationLog } from '../../../agent/tools/browser-log.js';
 import type { SubmittedVerdict } from '../../../handoff/formats.js';
-import { groundPass, quotesIn, sameStep } from '../../../roles/grounding.js';
+import { groundPass } from '../../../roles/grounding.js';
 import { VerdictCollector } from '../../../roles/submit-verdict.js';
 
 const feature = {
@@ -70,73 +70,9 @@ const honest: SubmittedVerdict = {
   ],
 };
 
-function problems(verdict: SubmittedVerdict, entries = session()): string[] {
-  const result = groundPass(feature, verdict, entries);
-  return result.grounded ? [] : result.problems;
-}
-
 describe('grounding a pass', () => {
-  it('accepts an honest pass whose quotes were on screen after acting, in step order', () => {
+  it('accepts an honest pass, naming the element it deleted although it is gone afterwards', () => {
     expect(groundPass(feature, honest, session())).toEqual({ grounded: true });
-  });
-
-  it('refuses fewer steps than the feature has', () => {
-    expect(problems({ ...honest, steps: honest.steps.slice(0, 2) })).toEqual([
-      expect.stringContaining('lists 2 step(s) but the feature has 4'),
-    ]);
-  });
-
-  it('refuses steps that are not the feature steps', () => {
-    const steps = honest.steps.map((s, i) => (i === 2 ? { ...s, step: 'Admire the colours' } : s));
-    expect(problems({ ...honest, steps })).toEqual([
-      expect.stringContaining('Step 3 is "Admire the colours"'),
-    ]);
-  });
-
-  it('refuses invented evidence and evidence without quotes', () => {
-    const steps = [...honest.steps];
-    steps[1] = { step: 'Add a todo "Buy milk"', ok: true, evidence: 'The list shows "Buy bread"' };
-    steps[2] = { step: 'Delete it', ok: true, evidence: 'It worked' };
-    expect(problems({ ...honest, steps })).toEqual([
-      expect.stringContaining('"Buy bread" was never shown'),
-      expect.stringContaining("Step 3's evidence quotes nothing"),
-    ]);
-  });
-
-  it('refuses a pass when the session never acted in the browser', () => {
-    const looked = session().filter((entry) => entry.kind === 'observation');
-    expect(problems(honest, looked)).toEqual([expect.stringContaining('No browser action')]);
-  });
-
-  it('refuses evidence that was only on screen before the step was performed', () => {
-    // Never deleted: "No todos yet" was on screen only before the todo was added.
-    expect(problems(honest, session({ skipDelete: true }))).toEqual([
-      expect.stringContaining('"No todos yet" was only on screen before'),
-    ]);
-  });
-
-  it('refuses a pass over a page error unless a step explains it', () => {
-    const entries = session({ pageError: 'TypeError: x is undefined' });
-    expect(problems(honest, entries)).toEqual([expect.stringContaining('The page raised an error')]);
-    const steps = [...honest.steps];
-    steps[2] = {
-      ...honest.steps[2]!,
-      evidence: `${honest.steps[2]!.evidence}; the console's "TypeError: x is undefined" comes from a browser extension probe and does not affect the list`,
-    };
-    expect(problems({ ...honest, steps }, entries)).toEqual([]);
-  });
-
-  it('does not match quotes against snapshot refs', () => {
-    const steps = [...honest.steps];
-    steps[3] = { ...honest.steps[3]!, evidence: 'the element "ref=e1"' };
-    expect(problems({ ...honest, steps })).toEqual([expect.stringContaining('"ref=e1" was never shown')]);
-  });
-
-  it('reads quotes and compares steps leniently', () => {
-    expect(quotesIn('saw "a b" and “c” and `d`')).toEqual(['a b', 'c', 'd']);
-    expect(sameStep('Click the Add button', '2. Click the "Add" button')).toBe(true);
-    expect(sameStep('Click the Add button', "Click the 'Add' button once")).toBe(true);
-    expect(sameStep('Click the Add button', 'Open settings')).toBe(false);
   });
 });
 
@@ -149,11 +85,20 @@ describe('the verdict collector', () => {
       observations: () => entries,
       onUngrounded: (id, failure, final) => told.push([id, failure.attempt, final]),
     });
-    expect(() => collector.submit(honest)).toThrow(/not grounded.*\n- Step 4's evidence "No todos yet"/s);
+    expect(() => collector.submit(honest)).toThrow(
+      [
+        'This pass for F-001 is not grounded in what your browser session showed. Change only what is named below; the rest of your pass is grounded:',
+        '- Step 3 "Delete it" — it needs 1 browser action(s) after step 2 and the session shows 0; perform the step as written, then quote what the page showed.',
+        '- Step 4 "The list says "No todos yet"" — your evidence quotes "No todos yet", which the page showed only before deleting it (observation 2); quote what it showed after.',
+        'Then submit again — or submit fail or blocked. Another ungrounded pass is recorded as blocked.',
+      ].join('\n'),
+    );
     expect(collector.missing()).toEqual(['F-001']);
     expect(collector.blockedReason('F-001')).toMatch(/^ungrounded pass: /);
     expect(collector.submit(honest)).toContain('Recorded blocked (ungrounded pass) for F-001');
-    expect(collector.blockedReason('F-001')).toMatch(/^ungrounded pass: Step 4/);
+    expect(collector.blockedReason('F-001')).toMatch(
+      /^ungrounded pass: Step 3 "Delete it" — it needs 1 browser action/,
+    );
     expect(collector.groundingFailures('F-001')).toHaveLength(2);
     expect(told).toEqual([
       ['F-001', 1, false],

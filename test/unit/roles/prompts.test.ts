@@ -15,6 +15,6 @@ describe('role prompts', () => {
     const prompt = rolePrompt('evaluator');
     expect(prompt).toMatch(/any defect fails the step/);
     expect(prompt).toMatch(/`blocked` only when the check could not run/);
-    expect(prompt).toMatch(/in double quotes/);
+    expect(prompt).toMatch(/in quotes, exactly/);
   });
 });
