@@ -3,6 +3,7 @@
  * `npx playwright test` once `nightshift checks export` has written the config. Every string in the file
  * comes through `quote` and every locator through the grammar's printer: no recorded text becomes code.
  */
+import { isAppPath } from './app-path.js';
 import type { CheckAction, CheckExpectation, RecordedCheck } from './format.js';
 import { parseLocatorCode, printLocatorCode, quote } from './locator-code.js';
 
@@ -60,7 +61,10 @@ function actionLines(action: CheckAction, index: number): string[] {
   const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
   switch (action.kind) {
     case 'goto':
-      return [...(index > 0 ? ['await settled(page);'] : []), `await page.goto(${quote(action.path)});`];
+      return [
+        ...(index > 0 ? ['await settled(page);'] : []),
+        `await page.goto(${quote(exportedPath(action.path))});`,
+      ];
     case 'click': {
       const lines: string[] = [];
       if (action.dialog) {
@@ -102,6 +106,13 @@ function actionLines(action: CheckAction, index: number): string[] {
     case 'tab':
       return [`page = page.context().pages()[${action.index}];`, 'await page.bringToFront();'];
   }
+}
+
+/** A goto's path as the spec may name it: only a path on the app (a `//host` would leave it under baseURL). */
+function exportedPath(path: string): string {
+  if (!isAppPath(path))
+    throw new Error(`${JSON.stringify(path)} is not a path on the app; it is not exported`);
+  return path;
 }
 
 function expectationLine(expectation: CheckExpectation): string {
