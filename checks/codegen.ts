@@ -145,6 +145,8 @@ function oneLine(text: string): string {
 export function playwrightConfig(port = 3000): string {
   return [
     '// Written by `nightshift checks export`: runs the recorded checks in e2e/ against the app started by init.sh.',
+    "// Careful: webServer runs `bash init.sh` on this machine, outside nightshift's box, as you (your files, keys and",
+    '// network). Read init.sh first; `nightshift checks run` replays the same checks with init.sh and the app boxed.',
     "import { defineConfig } from '@playwright/test';",
     '',
     `const port = Number(process.env.PORT ?? ${port});`,
