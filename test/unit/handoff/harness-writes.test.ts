@@ -181,6 +181,12 @@ const ALLOWED: Allowed[] = [
     why: `the known-good record of a .git: ${DATA_DIR}`,
   },
   {
+    file: 'handoff/remote-credentials.ts',
+    fn: 'saveRemoteCredential',
+    apis: ['mkdir', 'chmod', 'writeFile', 'rename'],
+    why: `credentials/git.json (0600) in the data dir: ${DATA_DIR}`,
+  },
+  {
     file: 'handoff/git-history.ts',
     fn: 'backupRepo',
     apis: ['mkdir'],
