@@ -7,11 +7,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { generateSpec, specPath } from '../../../checks/codegen.js';
 import { RecordedCheck } from '../../../checks/format.js';
 import { recordSegment } from '../../../checks/recorder.js';
 import { replayCheck } from '../../../checks/replay.js';
+import { navigationEntry } from '../../unit/checks/observations.js';
 
 // Issue 24: a recorded goto of a two-slash path on the app (`http://app//host:port/x`, also what `/\host` becomes)
 // was stored as `//host:port/x` and replayed and exported as a protocol-relative URL: off the app. Here the "host" in
@@ -46,24 +46,6 @@ async function countingServer(label: string): Promise<Counting> {
   };
 }
 
-function navigated(seq: number, url: string): ObservationEntry {
-  return {
-    seq,
-    at: '2026-01-01T00:00:00.000Z',
-    tool: 'browser_navigate',
-    kind: 'action',
-    args: { url },
-    ok: true,
-    afterAction: seq,
-    url,
-    navigation: { url },
-    console: [],
-    pageErrors: [],
-    dialogs: [],
-    pageChanged: true,
-  };
-}
-
 describe('recorded navigation stays on the app (real Chromium, real @playwright/test)', () => {
   let browser: Browser;
   let app: Counting;
@@ -86,7 +68,10 @@ describe('recorded navigation stays on the app (real Chromium, real @playwright/
   it('replays and exports a two-slash path as a page of the app; a hostile check file is refused', async () => {
     const hop = `127.0.0.1:${victim.port}`;
     // What the browser reported after the evaluator opened `<app>//host/steal` and `<app>/\host/again`.
-    const log = [navigated(1, `${app.url}/${hop}/steal`), navigated(2, `${app.url}\\${hop}/again`)];
+    const log = [
+      navigationEntry(1, `${app.url}/${hop}/steal`),
+      navigationEntry(2, `${app.url}\\${hop}/again`),
+    ];
     const segment = recordSegment(log, 0, app.url);
     expect(segment.unrecordable).toBeUndefined();
     const check = RecordedCheck.parse({

@@ -12,11 +12,10 @@ import {
   makeWorkspaceDir,
   makeWorkspaceLink,
   removeWorkspacePath,
-  UnsafeFileError,
   writeWorkspaceFile,
 } from '../../../handoff/safe-fs.js';
 import { writePlanRecord } from '../../../handoff/spec-origin.js';
-import { tempDir } from './helpers.js';
+import { unsafeFileRefusal, workspaceBesideOutside } from './helpers.js';
 
 const CANARY = 'outside, the operator’s\n';
 const cleanups: Array<() => void> = [];
@@ -24,32 +23,19 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-/** A workspace and, beside it, a directory with a file the workspace may point at. */
+/** A workspace and, beside it, a directory with a file the workspace may point at; `untouched` checks it. */
 function setup() {
-  const temp = tempDir('ns-safe-write-');
-  cleanups.push(temp.cleanup);
-  const root = fs.realpathSync(temp.dir);
-  const workspace = path.join(root, 'ws');
-  const outside = path.join(root, 'outside');
-  fs.mkdirSync(workspace);
-  fs.mkdirSync(outside);
-  const hostFile = path.join(outside, 'host.txt');
-  fs.writeFileSync(hostFile, CANARY);
+  const layout = workspaceBesideOutside('ns-safe-write-', CANARY);
+  cleanups.push(layout.cleanup);
+  const { workspace, outside, outsideFile: hostFile } = layout;
   const untouched = () => {
-    expect(fs.readdirSync(outside)).toEqual(['host.txt']);
+    expect(fs.readdirSync(outside)).toEqual([path.basename(hostFile)]);
     expect(fs.readFileSync(hostFile, 'utf8')).toBe(CANARY);
   };
   return { workspace, outside, hostFile, untouched };
 }
 
-async function refusal(promise: Promise<unknown>): Promise<UnsafeFileError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(UnsafeFileError);
-  return error as UnsafeFileError;
-}
+const refusal = unsafeFileRefusal;
 
 describe("writes with links: 'refuse'", () => {
   it('refuse a link (to a host file, or dangling), a hard link and a directory at the target, and write nothing', async () => {

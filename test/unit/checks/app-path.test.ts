@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { appPathOf, isAppPath } from '../../../checks/app-path.js';
 import { generateSpec } from '../../../checks/codegen.js';
 import { RecordedCheck } from '../../../checks/format.js';
 import { recordSegment } from '../../../checks/recorder.js';
+import { navigationEntry } from './observations.js';
 
 const BASE = 'http://127.0.0.1:4100/';
 const ORIGIN = new URL(BASE).origin;
@@ -107,24 +107,7 @@ describe('a check file naming a goto off the app', () => {
 });
 
 let seq = 0;
-function navigation(url: string): ObservationEntry {
-  seq += 1;
-  return {
-    seq,
-    at: '2026-01-01T00:00:00.000Z',
-    tool: 'browser_navigate',
-    kind: 'action',
-    args: { url },
-    ok: true,
-    afterAction: seq,
-    url,
-    navigation: { url },
-    console: [],
-    pageErrors: [],
-    dialogs: [],
-    pageChanged: true,
-  };
-}
+const navigation = (url: string) => navigationEntry(++seq, url);
 
 describe('the recorder', () => {
   it('stores a navigation to a two-slash path on the app as /.//…', () => {
