@@ -144,7 +144,7 @@ async function cloneOrFetch(
 function authenticationHint(error: unknown, shown: string, withCredential: boolean): unknown {
   const message = error instanceof Error ? error.message : String(error);
   if (
-    !/authentication failed|could not read username|401|403 forbidden|terminal prompts disabled/i.test(
+    !/authentication failed|could not read username|terminal prompts disabled|returned error: 40[13]/i.test(
       message,
     )
   ) {
