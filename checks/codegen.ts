@@ -3,6 +3,7 @@
  * `npx playwright test` once `nightshift checks export` has written the config. Every string in the file
  * comes through `quote` and every locator through the grammar's printer: no recorded text becomes code.
  */
+import { isAppPath } from './app-path.js';
 import type { CheckAction, CheckExpectation, RecordedCheck } from './format.js';
 import { parseLocatorCode, printLocatorCode, quote } from './locator-code.js';
 
@@ -60,7 +61,10 @@ function actionLines(action: CheckAction, index: number): string[] {
   const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
   switch (action.kind) {
     case 'goto':
-      return [...(index > 0 ? ['await settled(page);'] : []), `await page.goto(${quote(action.path)});`];
+      return [
+        ...(index > 0 ? ['await settled(page);'] : []),
+        `await page.goto(${quote(exportedPath(action.path))});`,
+      ];
     case 'click': {
       const lines: string[] = [];
       if (action.dialog) {
@@ -104,6 +108,13 @@ function actionLines(action: CheckAction, index: number): string[] {
   }
 }
 
+/** A goto's path as the spec may name it: only a path on the app (a `//host` would leave it under baseURL). */
+function exportedPath(path: string): string {
+  if (!isAppPath(path))
+    throw new Error(`${JSON.stringify(path)} is not a path on the app; it is not exported`);
+  return path;
+}
+
 function expectationLine(expectation: CheckExpectation): string {
   const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code))}`;
   switch (expectation.kind) {
@@ -134,6 +145,8 @@ function oneLine(text: string): string {
 export function playwrightConfig(port = 3000): string {
   return [
     '// Written by `nightshift checks export`: runs the recorded checks in e2e/ against the app started by init.sh.',
+    "// Careful: webServer runs `bash init.sh` on this machine, outside nightshift's box, as you (your files, keys and",
+    '// network). Read init.sh first; `nightshift checks run` replays the same checks with init.sh and the app boxed.',
     "import { defineConfig } from '@playwright/test';",
     '',
     `const port = Number(process.env.PORT ?? ${port});`,

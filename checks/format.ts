@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { FeatureId } from '../handoff/formats.js';
+import { appPathOf, STORED_PATH_ORIGIN } from './app-path.js';
 import { canonicalLocatorCode, LocatorCodeError } from './locator-code.js';
 
 /** Locator code in the safe grammar of `locator-code.ts`, stored canonically. */
@@ -19,13 +20,30 @@ export const LocatorCode = z.string().transform((code, ctx) => {
   }
 });
 
+/**
+ * A page of the app a check opens, stored as `/path?query#hash` (checks/app-path.ts): anything that would leave the
+ * app's origin once resolved (`//host`, `/\host`, another scheme or host) is refused, not rewritten.
+ */
+export const AppPath = z
+  .string()
+  .min(1)
+  .transform((path, ctx) => {
+    const canonical = appPathOf(path, STORED_PATH_ORIGIN);
+    if (canonical !== null) return canonical;
+    ctx.addIssue({
+      code: 'custom',
+      message: `${JSON.stringify(path.slice(0, 200))} is not a path on the app (it resolves to another origin); a check opens only /path?query#hash on the app`,
+    });
+    return z.NEVER;
+  });
+
 /** What to do with a dialog (alert, confirm, prompt) the action opens. */
 export const DialogChoice = z.enum(['accept', 'dismiss']);
 
 /** One browser action of a check, in order. */
 export const CheckAction = z.discriminatedUnion('kind', [
-  /** A path (or URL) on the app: replays resolve it against the app's base URL. */
-  z.object({ kind: z.literal('goto'), path: z.string().min(1) }),
+  /** A path on the app (`/path?query#hash`): replays resolve it against the app's base URL. */
+  z.object({ kind: z.literal('goto'), path: AppPath }),
   z.object({
     kind: z.literal('click'),
     target: LocatorCode,

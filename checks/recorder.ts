@@ -7,9 +7,9 @@
 import type { Page } from 'playwright-core';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
 import { evidenceQuotes } from '../handoff/evidence.js';
+import { appPathOf } from './app-path.js';
 import type { CheckAction, CheckExpectation } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
-import { pathOf } from './replay-expect.js';
 
 /** Longest quoted evidence text turned into an expectation. */
 const MAX_EXPECTED_TEXT = 200;
@@ -45,8 +45,9 @@ export function recordSegment(
       segment.typed.push(entry.args.text);
   }
   if (segment.actions[0]?.kind !== 'goto') {
-    const start = before?.url && before.url !== 'about:blank' ? before.url : baseUrl;
-    segment.actions.unshift({ kind: 'goto', path: pathOf(start, baseUrl) });
+    // A start off the app (a refused page, about:blank) starts at the app's root.
+    const start = before?.url ? appPathOf(before.url, baseUrl) : null;
+    segment.actions.unshift({ kind: 'goto', path: start ?? '/' });
   }
   return segment;
 }
@@ -58,8 +59,13 @@ function toActions(entry: ObservationEntry, baseUrl: string): CheckAction[] | st
     return `${entry.tool} opened a tab; a check follows a new tab only after a click`;
   }
   switch (entry.tool) {
-    case 'browser_navigate':
-      return [{ kind: 'goto', path: pathOf(entry.navigation?.url ?? String(args.url), baseUrl) }];
+    case 'browser_navigate': {
+      const url = entry.navigation?.url ?? String(args.url);
+      const path = appPathOf(url, baseUrl);
+      if (path === null)
+        return `browser_navigate went to ${url.slice(0, 200)}, off the app's origin; a check opens only pages of the app`;
+      return [{ kind: 'goto', path }];
+    }
     case 'browser_navigate_back':
       return [{ kind: 'back' }];
     case 'browser_press_key':

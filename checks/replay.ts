@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
 import { typeSlowly } from '../agent/tools/browser-actions.js';
 import { NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
+import { appPathOf } from './app-path.js';
 import {
   type CheckAction,
   type CheckExpectation,
@@ -262,7 +263,7 @@ async function perform(
       // Leaving the page: what the last action started must not be cut off.
       await settler.catchUp(page);
       await act(() =>
-        page.goto(new URL(action.path, baseUrl).href, { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS }),
+        page.goto(onApp(action.path, baseUrl), { waitUntil: 'load', timeout: NAVIGATION_TIMEOUT_MS }),
       );
       return page;
     case 'back':
@@ -328,6 +329,17 @@ async function click(
   const [popup] = await Promise.all([page.waitForEvent('popup', { timeout }), element.click({ timeout })]);
   await popup.waitForLoadState('load', { timeout: NAVIGATION_TIMEOUT_MS });
   return popup;
+}
+
+/** The absolute URL of a check's path, re-checked after resolution: a path that leaves the app is never opened. */
+function onApp(appPath: string, baseUrl: string): string {
+  const url = new URL(appPath, baseUrl);
+  if (appPathOf(appPath, baseUrl) === null || url.origin !== new URL(baseUrl).origin) {
+    throw new Error(
+      `${JSON.stringify(appPath)} is not a path on the app ${baseUrl}; a check opens only the app's pages`,
+    );
+  }
+  return url.href;
 }
 
 /** One line describing an action, for failure reports. */

@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
@@ -9,7 +8,7 @@ import { readCheckFile } from '../checks/store.js';
 import { InputError } from '../core/errors.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
-import { writeWorkspaceFile } from '../handoff/safe-fs.js';
+import { assertWritableTarget, UnsafeFileError, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
@@ -108,27 +107,61 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
       withOrchestrator(orchestratorOptions(resolved, options.config), async (context) => {
         const run = await findRun(context.orchestrator.store, runId);
         const workspace = localWorkspace(run);
-        const specs = await writeSpecs(workspace);
-        await writeFile(path.join(workspace, 'playwright.config.ts'), playwrightConfig());
+        const specs = await exportChecks(workspace);
         // Committed, or the next session's clean start would remove them.
         await checkpoint(openRepo(workspace), {
           role: 'harness',
           runId: run.id,
           session: run.seq,
           summary: 'checks export: playwright.config.ts and the specs',
-          paths: ['playwright.config.ts', ...specs],
+          paths: [PLAYWRIGHT_CONFIG, ...specs],
         });
-        resolved.stdout.write(
-          [
-            `Wrote ${path.join(workspace, 'playwright.config.ts')} and ${specs.length} spec(s) in ${SPEC_DIR}/ (committed). To run the recorded checks:`,
-            `  cd ${workspace}`,
-            `  npm install --save-dev @playwright/test@${PLAYWRIGHT_TEST_VERSION}   # the devDependency the suite needs`,
-            '  npx playwright test            # or CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
-            '',
-          ].join('\n'),
-        );
+        resolved.stdout.write(exportNotice(workspace, specs.length));
       }),
     );
+}
+
+/** The exported config's file name (in the workspace's root). */
+const PLAYWRIGHT_CONFIG = 'playwright.config.ts';
+
+/**
+ * Writes the specs and the config: every target is checked first, and a link (or hard-linked file) at any of them
+ * refuses the whole export before anything is written — the workspace is a model's, and a committed
+ * `playwright.config.ts` linked to a host file would otherwise be written through (or, dangling, create it).
+ */
+async function exportChecks(workspace: string): Promise<string[]> {
+  const specs = await currentSpecs(workspace);
+  for (const target of [PLAYWRIGHT_CONFIG, ...specs.map((spec) => spec.path)]) {
+    await assertWritableTarget(workspace, target).catch((error: unknown) => {
+      throw error instanceof UnsafeFileError ? exportRefused(error) : error;
+    });
+  }
+  for (const spec of specs) await writeWorkspaceFile(workspace, spec.path, spec.text, { links: 'refuse' });
+  await writeWorkspaceFile(workspace, PLAYWRIGHT_CONFIG, playwrightConfig(), { links: 'refuse' });
+  return specs.map((spec) => spec.path);
+}
+
+function exportRefused(error: UnsafeFileError): InputError {
+  return new InputError('CHECKS_EXPORT_REFUSED', `checks export wrote nothing: ${error.message}.`, {
+    hint: `The workspace was written by a model: find out why ${error.file} is not a regular file, remove it (git rm ${error.file}) and export again.`,
+    cause: error,
+  });
+}
+
+/** What `checks export` prints: where the suite is, how to run it, and that its config runs init.sh unboxed. */
+export function exportNotice(workspace: string, specCount: number): string {
+  return [
+    `Wrote ${path.join(workspace, PLAYWRIGHT_CONFIG)} and ${specCount} spec(s) in ${SPEC_DIR}/ (committed). To run the recorded checks:`,
+    `  cd ${workspace}`,
+    `  npm install --save-dev @playwright/test@${PLAYWRIGHT_TEST_VERSION}   # the devDependency the suite needs`,
+    '  npx playwright test            # or CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
+    '',
+    `Careful: ${PLAYWRIGHT_CONFIG} starts \`bash init.sh\` ON THIS MACHINE, outside nightshift's box. init.sh, the app`,
+    'and what they install were written by a model and run as you: your files, your environment (API keys',
+    'included), your network. Read init.sh (and the app) before you run the suite, or run it in a container.',
+    `The boxed way to run the same checks: nightshift checks run   # init.sh and the app in the box, no model`,
+    '',
+  ].join('\n');
 }
 
 async function findRun(
@@ -155,22 +188,16 @@ function localWorkspace(run: RunRecord): string {
   );
 }
 
-/** (Re)writes `e2e/<id>.spec.ts` of every feature's current check (a spec deleted or edited by hand comes back). */
-async function writeSpecs(workspace: string): Promise<string[]> {
+/** The spec (`e2e/<id>.spec.ts`) of every feature's current check, to (re)write (one deleted or edited by hand comes back). */
+async function currentSpecs(workspace: string): Promise<Array<{ path: string; text: string }>> {
   const features = await readFeatureList(workspace);
-  const written: string[] = [];
+  const specs: Array<{ path: string; text: string }> = [];
   for (const feature of features) {
     const file = await readCheckFile(workspace, feature.id);
-    if (!file) continue;
-    // Through the workspace's safe writer: a symlinked e2e/ must not steer the write outside the workspace.
-    await writeWorkspaceFile(
-      workspace,
-      specPath(feature.id),
-      generateSpec(file.current, feature.description),
-    );
-    written.push(specPath(feature.id));
+    if (file)
+      specs.push({ path: specPath(feature.id), text: generateSpec(file.current, feature.description) });
   }
-  return written;
+  return specs;
 }
 
 /** The current checks of the run's features (or of one), in feature-list order. */

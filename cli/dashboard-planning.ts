@@ -1,7 +1,7 @@
 import { defaultWorkspaceDir } from '../core/paths.js';
-import { secretValues } from '../core/secrets.js';
 import { PlanDesk, type PlanDeskOptions } from '../dashboard/plan-desk.js';
 import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
+import { harnessSecrets } from '../orchestrator/harness-secrets.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId } from '../orchestrator/run-state.js';
 import { PLANNER_ROLE, runPlanner } from '../roles/planner.js';
@@ -36,7 +36,7 @@ export function dashboardPlanDesk(
           limits: config.run.limits.planner,
           ask,
           signal,
-          secrets: secretValues(env),
+          secrets: await harnessSecrets({ env, config, home: config.dataDir }),
         }),
       startRun: async ({ plan, spec }) => {
         const runConfig = buildRunConfig(config.run, { modelPlanner: model }, orchestrator.now());

@@ -1,8 +1,8 @@
 /** One planner session from the command line (`plan`, `run --prompt`): the configured model, progress on stderr. */
 import type { EventSink } from '../agent/events.js';
 import { planDataDir } from '../core/paths.js';
-import { secretValues } from '../core/secrets.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
+import { harnessSecrets } from '../orchestrator/harness-secrets.js';
 import { newPlanId, type PlannerResult, runPlanner } from '../roles/planner.js';
 import type { AskUser } from '../roles/planner-tools.js';
 import { providerFactory } from '../workers/provider-factory.js';
@@ -54,7 +54,7 @@ export async function planFromCli(input: CliPlanInput): Promise<PlannerResult> {
     dataDir: config.dataDir,
     limits: config.run.limits.planner,
     sink: progressSink(stderr),
-    secrets: secretValues(input.env),
+    secrets: await harnessSecrets({ env: input.env, config, home: config.dataDir }),
     ...(input.ask ? { ask: input.ask } : {}),
   });
   stderr.write(

@@ -145,7 +145,7 @@ async function startFromPlan(
     const run = await startPlannedRun(context.orchestrator, {
       plan,
       spec,
-      workspace: runWorkspace(resolved, context, id, options),
+      workspace: await runWorkspace(resolved, context, id, options),
       config,
       dataDir: context.dataDir,
       id,

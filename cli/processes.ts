@@ -98,3 +98,12 @@ function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
     child.kill('SIGTERM');
   });
 }
+
+/**
+ * Replaces what `ps` and `/proc/<pid>/cmdline` show for this process with `nightshift <command>`: an argument
+ * that held a secret (a `--repo` URL with a token) stays readable there for the whole run otherwise. Node writes
+ * the title over the original argv memory, so the arguments are gone, not only hidden.
+ */
+export function hideArguments(command: string): void {
+  process.title = `nightshift ${command}`;
+}

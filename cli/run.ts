@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
+import { saveRemoteCredential } from '../handoff/remote-credentials.js';
+import { splitRemoteUrl } from '../handoff/remote-url.js';
 import {
   buildRunConfig,
   DEFAULT_MODEL,
@@ -33,6 +35,7 @@ import { followRun } from './follow.js';
 import { budgetUsd, collect, durationMs, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
+import { hideArguments } from './processes.js';
 import { statusJsonOf, statusLabel } from './status.js';
 import { startCliWorker, untilSignal } from './worker.js';
 
@@ -139,6 +142,8 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
     .action(async (spec: string | undefined, options: RunOptions) => {
       const resolved = resolveDeps(deps);
+      // A credential in --repo must not stay readable in this long-lived process's argv (`ps`, /proc/<pid>/cmdline).
+      if (options.repo && splitRemoteUrl(options.repo).credential) hideArguments('run');
       checkSpecOrPrompt(spec, options.prompt);
       if (options.workspace && options.repo) {
         throw new InputError('OPTIONS_CONFLICT', '--workspace and --repo exclude each other.', {
@@ -174,7 +179,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
         const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
         if (specPath) await assertSpec(specPath);
         const id = newRunId(resolved.now());
-        const workspace = runWorkspace(resolved, context, id, options);
+        const workspace = await runWorkspace(resolved, context, id, options);
         if (workspace.kind === 'local') await assertWorkspaceDir(workspace.dir);
         const resumed = await resumeOnWorkspace(context, resolved, workspace, options);
         if (resumed) {
@@ -275,14 +280,22 @@ function checkSpecOrPrompt(spec: string | undefined, prompt: string | undefined)
   if (prompt !== undefined) checkPlannerPrompt(prompt);
 }
 
-/** The workspace of a new run: `--repo`, `--workspace`, or a fresh directory in the data dir. */
-export function runWorkspace(
+/**
+ * The workspace of a new run: `--repo`, `--workspace`, or a fresh directory in the data dir. A `--repo` URL with a
+ * credential is split here, once: the credential goes to the data dir's credential file (0600; workers sharing the
+ * data dir find it, others take it from NIGHTSHIFT_GIT_CREDENTIALS), the run gets the masked URL.
+ */
+export async function runWorkspace(
   resolved: ResolvedDeps,
   context: OpenCliContext,
   id: string,
   options: { workspace?: string; repo?: string; branch?: string },
-): RunWorkspaceInput {
-  if (options.repo) return { kind: 'remote', url: options.repo, branch: options.branch ?? 'main' };
+): Promise<RunWorkspaceInput> {
+  if (options.repo) {
+    const remote = splitRemoteUrl(options.repo);
+    if (remote.credential) await saveRemoteCredential(context.dataDir, remote.plain, remote.credential);
+    return { kind: 'remote', url: remote.shown, branch: options.branch ?? 'main' };
+  }
   return {
     kind: 'local',
     dir: path.resolve(resolved.cwd(), options.workspace ?? defaultWorkspaceDir(context.dataDir, id)),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
-import { secretValues } from '../core/secrets.js';
+import { harnessSecrets } from '../orchestrator/harness-secrets.js';
 import { handleScheduledStart } from '../orchestrator/schedules.js';
 import { providerFactory } from '../workers/provider-factory.js';
 import { type RunningWorker, startWorker } from '../workers/worker.js';
@@ -29,7 +29,7 @@ export async function startCliWorker(
     ...(config.chromiumPath ? { chromiumPath: config.chromiumPath } : {}),
     createProvider: providerFactory(config, env),
     controlHandlers: { scheduledStart: handleScheduledStart },
-    secrets: secretValues(env),
+    secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
   });
 }

@@ -74,3 +74,11 @@ export function gitRecordPath(home: string, runId: string, workspace: string): s
 export function checkReplaysDir(home: string, runId: string): string {
   return path.join(runDataDir(home, runId), 'checks');
 }
+
+/**
+ * The credentials of remotes given with `--repo https://user:token@…` (handoff/remote-credentials.ts), kept out of
+ * the run record: `<data>/credentials/git.json`, mode 0600.
+ */
+export function gitCredentialsFile(home: string): string {
+  return path.join(home, 'credentials', 'git.json');
+}

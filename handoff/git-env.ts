@@ -160,4 +160,6 @@ export const HARNESS_GIT_UNSAFE = {
   allowUnsafeProtocolOverride: true,
   allowUnsafeConfigPaths: true,
   allowUnsafeGpgProgram: true,
+  // GIT_CONFIG_COUNT/KEY/VALUE carry a remote's credential header (handoff/remote-url.ts); git's environment is ours.
+  allowUnsafeConfigEnvCount: true,
 } as const;

@@ -7,23 +7,20 @@
  * recorded and reported as a `git_config_tampered` violation; the run goes on.
  */
 import type { Stats } from 'node:fs';
-import {
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  stat,
-  symlink,
-  unlink,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import type { IntegrityViolation } from './formats.js';
-import { lstatOrNull, readWorkspaceFile, UnsafeFileError, writeWorkspaceFile } from './safe-fs.js';
+import {
+  lstatOrNull,
+  makeWorkspaceDir,
+  makeWorkspaceLink,
+  readWorkspaceFile,
+  removeWorkspacePath,
+  UnsafeFileError,
+  writeWorkspaceFile,
+} from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-guard');
 
@@ -250,7 +247,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
     if (sameEntry(now, want)) continue;
     changes.push(describeChange(relative, now, want));
     if (now) {
-      await rm(path.join(gitDir, relative), { recursive: true, force: true });
+      await removeWorkspacePath(workspace, `.git/${relative}`);
       removed.add(relative);
     }
   }
@@ -275,13 +272,12 @@ async function restoreEntries(
   found: Map<string, Found>,
   removed: Set<string>,
 ): Promise<void> {
-  const gitDir = path.join(workspace, '.git');
   const wanted = Object.entries(expected).sort(([a], [b]) => a.length - b.length);
   for (const [relative, entry] of wanted) {
     const present = !removed.has(relative) && ![...removed].some((p) => relative.startsWith(`${p}/`));
     if (present && sameEntry(found.get(relative), entry)) continue;
-    if (entry.type === 'dir') await mkdir(path.join(gitDir, relative), { recursive: true, mode: entry.mode });
-    else if (entry.type === 'link') await symlink(entry.target, path.join(gitDir, relative));
+    if (entry.type === 'dir') await makeWorkspaceDir(workspace, `.git/${relative}`, entry.mode);
+    else if (entry.type === 'link') await makeWorkspaceLink(workspace, `.git/${relative}`, entry.target);
     else
       await writeWorkspaceFile(workspace, `.git/${relative}`, Buffer.from(entry.content, 'base64'), {
         mode: entry.mode,
@@ -306,7 +302,7 @@ async function enforceGitFile(
   if (now?.toString('utf8') === record.gitFile) return null;
   // A directory is a whole repository: never deleted here (the history check decides what it holds).
   if (!top.isDirectory()) {
-    await unlink(path.join(workspace, '.git'));
+    await removeWorkspacePath(workspace, '.git');
     await writeWorkspaceFile(workspace, '.git', record.gitFile ?? '');
   }
   const violation: IntegrityViolation = {
@@ -324,7 +320,7 @@ async function replaceGitDir(workspace: string, top: Stats, guard: GitGuard): Pr
     : top.isFile()
       ? 'a file (a gitdir redirect)'
       : 'not a directory';
-  await unlink(path.join(workspace, '.git'));
+  await removeWorkspacePath(workspace, '.git');
   const violation: IntegrityViolation = {
     kind: 'git_config_tampered',
     detail: `.git was ${what}; it was removed and the repository is rebuilt from the backup mirror`,

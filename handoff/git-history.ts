@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import type { IntegrityViolation } from './formats.js';
@@ -14,6 +14,8 @@ import {
   runGit,
   type WorkspaceRepo,
 } from './git.js';
+import { withoutCredentials } from './remote-url.js';
+import { readWorkspaceText, removeWorkspacePath, writeWorkspaceFile } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-history');
 
@@ -39,21 +41,24 @@ export async function backupRepo(
 ): Promise<void> {
   const target = path.resolve(backupDir);
   const mirror = openRepo(target, { identity: repo.identity, bare: true });
-  const marker = path.join(target, BACKED_UP_HEAD);
   await locked(mirror, async () => {
     if (!existsSync(path.join(target, 'HEAD'))) {
       await mkdir(path.dirname(target), { recursive: true });
       await runGit(repo, ['clone', '-q', '--mirror', '--no-hardlinks', repo.dir, target], {
         cwd: path.dirname(target),
       });
-    } else if (options.head && (await readFile(marker, 'utf8').catch(() => '')) === options.head) {
+    } else if (
+      options.head &&
+      (await readWorkspaceText(target, BACKED_UP_HEAD).catch(() => '')) === options.head
+    ) {
       return;
     } else {
       await runGit(mirror, ['fetch', '-q', '--prune', repo.dir, '+refs/*:refs/*']);
     }
-    const origin = await askGit(repo, ['config', '--get', 'remote.origin.url']);
-    if (origin.trim() !== '') await runGit(mirror, ['config', 'nightshift.originurl', origin.trim()]);
-    if (options.head) await writeFile(marker, options.head);
+    // Kept to rebuild the clone's remote; never with credentials (an adopted repository's URL may carry some).
+    const origin = withoutCredentials((await askGit(repo, ['config', '--get', 'remote.origin.url'])).trim());
+    if (origin !== '') await runGit(mirror, ['config', 'nightshift.originurl', origin]);
+    if (options.head) await writeWorkspaceFile(target, BACKED_UP_HEAD, options.head);
   });
 }
 
@@ -146,7 +151,7 @@ async function restoreDestroyed(
     );
   }
   const rebuild = async () => {
-    await rm(path.join(repo.dir, '.git'), { recursive: true, force: true });
+    await removeWorkspacePath(repo.dir, '.git');
     await runGit(repo, ['init', '-q', '-b', options.branch ?? 'main', repo.dir]);
     await runGit(repo, ['fetch', '-q', '--update-head-ok', backup, '+refs/*:refs/*']);
     await resetTo(repo, startSha, options.branch ?? 'main');

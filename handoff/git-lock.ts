@@ -1,8 +1,9 @@
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { moduleLogger } from '../core/log.js';
 import { listProcesses, processCwd } from './proc.js';
+import { removeWorkspaceFile } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-lock');
 
@@ -63,7 +64,8 @@ export async function recoverStaleLocks(repoDir: string, staleAfterMs: number): 
         waiting = true;
         continue;
       }
-      await rm(lock, { force: true });
+      // Below a real `.git` only: a `refs/heads` turned into a link must not aim the removal elsewhere.
+      await removeWorkspaceFile(repoDir, path.relative(repoDir, lock));
       removed.push(lock);
       log.warn({ lock, ageMs: Math.round(age), liveGit: live }, 'removed a stale git lock');
     }

@@ -12,17 +12,22 @@ import {
   runGit,
   type WorkspaceRepo,
 } from './git.js';
+import { CREDENTIAL_HELPER_VARIABLE } from './git-env.js';
+import { GIT_CREDENTIALS_VARIABLE, type RemoteCredentials } from './remote-credentials.js';
+import { credentialGitEnv, splitRemoteUrl } from './remote-url.js';
 
 const log = moduleLogger('handoff/git-remote');
 
 /** Where a remote workspace comes from and where this worker keeps its clone. */
 export interface SyncOptions extends RepoOptions {
   /**
-   * The remote's URL (any URL git accepts, a bare repository path included), from the run record: fetches and
-   * pushes name it explicitly, never the clone's `remote.origin.url`, so a tampered `.git/config` cannot
-   * redirect them.
+   * The remote's URL (any URL git accepts, a bare repository path included), from the run record (masked when it
+   * had a credential): fetches and pushes name it explicitly, without userinfo, never the clone's
+   * `remote.origin.url`, so a tampered `.git/config` cannot redirect them.
    */
   url: string;
+  /** Where the remote's credential is found (a credential still in `url` comes first); none: git's own ways. */
+  credentials?: RemoteCredentials;
   /** The run branch. */
   branch: string;
   /** This worker's clone (one per worker, under the data dir). */
@@ -47,12 +52,18 @@ export interface SyncResult {
  * theirs is taken.
  */
 export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
-  const repo = openRepo(options.cacheDir, { ...options, remoteUrl: options.url });
+  const remote = splitRemoteUrl(options.url);
+  const credential = remote.credential ?? (await options.credentials?.find(remote.plain)) ?? null;
+  // Git is given the URL without userinfo (so no `.git/config` and no argv holds a credential), and the credential
+  // only as a header in the environment of the commands that talk to the remote.
+  const auth = credential ? credentialGitEnv(remote.plain, credential) : {};
+  const repo = openRepo(options.cacheDir, { ...options, remoteUrl: remote.plain, remoteEnv: () => auth });
+  const url = remote.plain;
   // A fresh clone writes `.git/config`: what it leaves is the known-good state.
   return locked(
     repo,
     async () => {
-      await cloneOrFetch(repo, options.url);
+      await cloneOrFetch(repo, url, remote.shown, credential !== null);
       const remoteRef = `refs/remotes/origin/${options.branch}`;
       if (await resolves(repo, remoteRef)) {
         await resetToRef(repo, options.branch, remoteRef);
@@ -66,11 +77,11 @@ export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
       await resetToRef(repo, options.branch, base);
       try {
         await pushUnlocked(repo, options.branch);
-        log.info({ url: options.url, branch: options.branch }, 'created the run branch on the remote');
+        log.info({ url: remote.shown, branch: options.branch }, 'created the run branch on the remote');
         return { repo, head: (await headUnlocked(repo))!, createdBranch: true };
       } catch (error) {
         if (!(error instanceof PushRejectedError)) throw error;
-        await fetchRemote(repo, options.url);
+        await fetchRemote(repo, url);
         await resetToRef(repo, options.branch, remoteRef);
         return { repo, head: (await headUnlocked(repo))!, createdBranch: false };
       }
@@ -108,16 +119,43 @@ async function pushUnlocked(repo: WorkspaceRepo, branch: string): Promise<string
   return (await headUnlocked(repo))!;
 }
 
-async function cloneOrFetch(repo: WorkspaceRepo, url: string): Promise<void> {
-  if (!existsSync(path.join(repo.dir, '.git'))) {
-    await mkdir(path.dirname(repo.dir), { recursive: true });
-    await runGit(repo, ['clone', '-q', '--no-checkout', url, repo.dir], {
-      cwd: path.dirname(repo.dir),
-      remote: true,
-    });
-    return;
+async function cloneOrFetch(
+  repo: WorkspaceRepo,
+  url: string,
+  shown: string,
+  withCredential: boolean,
+): Promise<void> {
+  try {
+    if (!existsSync(path.join(repo.dir, '.git'))) {
+      await mkdir(path.dirname(repo.dir), { recursive: true });
+      await runGit(repo, ['clone', '-q', '--no-checkout', url, repo.dir], {
+        cwd: path.dirname(repo.dir),
+        remote: true,
+      });
+      return;
+    }
+    await fetchRemote(repo, url);
+  } catch (error) {
+    throw authenticationHint(error, shown, withCredential);
   }
-  await fetchRemote(repo, url);
+}
+
+/** A clone or fetch refused for want of (the right) credentials says where the harness takes them from. */
+function authenticationHint(error: unknown, shown: string, withCredential: boolean): unknown {
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    !/authentication failed|could not read username|terminal prompts disabled|returned error: 40[13]/i.test(
+      message,
+    )
+  ) {
+    return error;
+  }
+  return new GitError(['fetch', shown], message.trim(), {
+    hint: withCredential
+      ? `the remote refused the credential the harness holds for ${shown}: start the run again with --repo https://user:NEW_TOKEN@… (kept in the data dir), or set ${GIT_CREDENTIALS_VARIABLE}`
+      : `the harness holds no credential for ${shown}: set ${GIT_CREDENTIALS_VARIABLE}="https://user:token@host/…" in this worker's environment (workers on other machines need it too), or use ~/.netrc or ${CREDENTIAL_HELPER_VARIABLE}`,
+    cause: error,
+  });
 }
 
 /** Fetches the remote's branches into `refs/remotes/origin/*`, naming the URL and refspec explicitly. */

@@ -34,8 +34,13 @@ export interface WorkspaceRepo {
   readonly guard?: GitGuard | undefined;
   /** A bare repository (the backup mirror): `dir` is the git dir, there is no work tree. */
   readonly bare?: boolean | undefined;
-  /** The remote a clone syncs with, from the run record (never read from the clone's `.git/config`). */
+  /** The remote a clone syncs with, from the run record (never read from the clone's `.git/config`), no userinfo. */
   readonly remoteUrl?: string | undefined;
+  /**
+   * Extra environment of the git commands that talk to `remoteUrl`: the credential as an HTTP header
+   * (handoff/remote-url.ts). A function, so the handle never shows it when logged or serialised.
+   */
+  readonly remoteEnv?: (() => Record<string, string>) | undefined;
 }
 
 /** Options of {@link openRepo} and {@link ensureRepo}. */
@@ -50,6 +55,8 @@ export interface RepoOptions {
   bare?: boolean;
   /** See {@link WorkspaceRepo.remoteUrl}. */
   remoteUrl?: string;
+  /** See {@link WorkspaceRepo.remoteEnv}. */
+  remoteEnv?: () => Record<string, string>;
 }
 
 /** A handle on an existing directory (no git command is run). */
@@ -61,6 +68,7 @@ export function openRepo(dir: string, options: RepoOptions = {}): WorkspaceRepo 
     guard: options.guard,
     bare: options.bare,
     remoteUrl: options.remoteUrl,
+    remoteEnv: options.remoteEnv,
   };
 }
 
@@ -106,7 +114,10 @@ export async function runGit(
       binary: gitBinary(),
       args: [...configFlags(repo, options), ...location, ...args],
       cwd: options.cwd ?? repo.dir,
-      env: harnessGitEnv(options.remote ? { remote: true } : {}),
+      env: {
+        ...harnessGitEnv(options.remote ? { remote: true } : {}),
+        ...(options.remote ? repo.remoteEnv?.() : {}),
+      },
     });
   } catch (error) {
     throw new GitError(args, (error as Error).message.trim(), { cause: error });

@@ -1,178 +1,40 @@
 /**
- * The one way the harness reads and writes files inside a workspace. The workspace is written by a model
- * (from a sandbox, or without one), so nothing in it is trusted: a path is walked component by component
- * with `lstat` and a symbolic link anywhere below the workspace root is refused; the file is opened with
- * `O_NOFOLLOW | O_NONBLOCK` (a FIFO never blocks the harness) and checked with `fstat`: a regular file with
- * one link, no larger than the cap. Writes go through a temporary file renamed over the target, so a link
- * planted where the harness writes is replaced, never followed. Errors name the path and the problem, never
- * the content of anything.
+ * The one way the harness reads and writes files inside a workspace, a clone or the backup mirror. The workspace
+ * is written by a model (from a sandbox, or without one), so nothing in it is trusted: a path is walked component
+ * by component with `lstat` and a symbolic link anywhere below the root is refused (handoff/safe-fs-walk.ts); a
+ * file is opened with `O_NOFOLLOW | O_NONBLOCK` (a FIFO never blocks the harness) and checked with `fstat`: a
+ * regular file with one link, no larger than the cap. Writes go through a new file (`O_EXCL | O_NOFOLLOW`) renamed
+ * over the target, so a link planted where the harness writes is replaced, never followed — or, where a planted
+ * link means the workspace is not what the harness expects, refused (`links: 'refuse'`). Directories are made,
+ * links made and trees removed only below real directories. Errors name the path and the problem, never the
+ * content of anything. A test (test/unit/handoff/harness-writes.test.ts) fails when a module writes with raw `fs`
+ * outside its allowlist.
  */
-import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open, readlink, rename, rm, symlink } from 'node:fs/promises';
 import path from 'node:path';
-import { NightshiftError } from '../core/errors.js';
+import {
+  checkDescriptorPath,
+  checkOpened,
+  components,
+  kindOf,
+  lstatOrNull,
+  openChecked,
+  rootOf,
+  UnsafeFileError,
+  walkDirectories,
+  walkParents,
+} from './safe-fs-walk.js';
+
+export { lstatOrNull, UnsafeFileError, type UnsafeFileProblem } from './safe-fs-walk.js';
 
 /** Default size cap of a whole-file read (8 MiB): far above any handoff file, far below what would hurt. */
 export const DEFAULT_READ_LIMIT = 8 * 1024 * 1024;
-
-/** Why a workspace file was refused. */
-export type UnsafeFileProblem =
-  | 'path_outside'
-  | 'symlink'
-  | 'not_a_directory'
-  | 'not_regular'
-  | 'hard_link'
-  | 'too_large'
-  | 'changed_while_opening';
-
-/** A workspace file the harness will not read or write as it is; names the path and the problem only. */
-export class UnsafeFileError extends NightshiftError {
-  /** The workspace-relative path asked for. */
-  readonly file: string;
-  readonly problem: UnsafeFileProblem;
-
-  constructor(file: string, problem: UnsafeFileProblem, detail: string) {
-    super('WORKSPACE_FILE_REFUSED', `${file}: ${detail}`, {
-      hint: 'the harness reads and writes workspace files only as regular files inside the workspace (no symbolic or hard links, no FIFOs, sockets or devices); replace it with a regular file',
-    });
-    this.file = file;
-    this.problem = problem;
-  }
-}
 
 /** Options of the reads. */
 export interface SafeReadOptions {
   /** Largest file read whole, in bytes (default {@link DEFAULT_READ_LIMIT}). */
   maxBytes?: number;
-}
-
-const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
-
-/** Splits a workspace-relative path into components; refuses absolute paths and `..`. */
-function components(relative: string): string[] {
-  const parts = relative.split(/[\\/]+/).filter((part) => part !== '' && part !== '.');
-  if (path.isAbsolute(relative) || parts.length === 0 || parts.includes('..')) {
-    throw new UnsafeFileError(relative, 'path_outside', 'not a path inside the workspace');
-  }
-  return parts;
-}
-
-function kindOf(info: Stats): string {
-  if (info.isDirectory()) return 'a directory';
-  if (info.isFIFO()) return 'a FIFO';
-  if (info.isSocket()) return 'a socket';
-  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
-  if (info.isSymbolicLink()) return 'a symbolic link';
-  return 'not a regular file';
-}
-
-/** `lstat` (no link followed), or null when nothing is there (or a parent is not a directory). */
-export async function lstatOrNull(file: string): Promise<Stats | null> {
-  try {
-    return await lstat(file);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw error;
-  }
-}
-
-/**
- * Checks every directory between the root and the file: each must be a real directory, never a link.
- * Returns false when one is missing (then so is the file); with `create`, missing ones are made.
- */
-async function walkParents(
-  root: string,
-  parts: string[],
-  relative: string,
-  create: boolean,
-): Promise<boolean> {
-  let current = root;
-  for (const part of parts.slice(0, -1)) {
-    current = path.join(current, part);
-    let info = await lstatOrNull(current);
-    if (info === null) {
-      if (!create) return false;
-      await mkdir(current).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      });
-      info = await lstat(current);
-    }
-    const shown = path.relative(root, current);
-    if (info.isSymbolicLink()) {
-      throw new UnsafeFileError(relative, 'symlink', `${shown} is a symbolic link; links are not followed`);
-    }
-    if (!info.isDirectory()) {
-      throw new UnsafeFileError(relative, 'not_a_directory', `${shown} is ${kindOf(info)}, not a directory`);
-    }
-  }
-  return true;
-}
-
-/** Refuses what an open descriptor must not be: anything but a regular file with a single link. */
-function checkOpened(relative: string, info: Stats): void {
-  if (!info.isFile()) {
-    throw new UnsafeFileError(relative, 'not_regular', `is ${kindOf(info)}; only regular files are read`);
-  }
-  if (info.nlink > 1) {
-    throw new UnsafeFileError(
-      relative,
-      'hard_link',
-      `has ${info.nlink} hard links; a file linked from elsewhere is not read`,
-    );
-  }
-}
-
-/** On Linux, the descriptor must still name the path walked (a directory swapped for a link meanwhile shows here). */
-async function checkDescriptorPath(handle: FileHandle, expected: string, relative: string): Promise<void> {
-  let actual: string;
-  try {
-    actual = await readlink(`/proc/self/fd/${handle.fd}`);
-  } catch {
-    return; // No /proc (macOS): the lstat walk stands alone.
-  }
-  if (actual !== expected) {
-    throw new UnsafeFileError(
-      relative,
-      'changed_while_opening',
-      'its path changed while it was being opened',
-    );
-  }
-}
-
-/** Opens an existing file for reading after the checks; null when it (or a parent) does not exist. */
-async function openChecked(
-  root: string,
-  relative: string,
-): Promise<{ handle: FileHandle; info: Stats } | null> {
-  const parts = components(relative);
-  if (!(await walkParents(root, parts, relative, false))) return null;
-  const file = path.join(root, ...parts);
-  let handle: FileHandle;
-  try {
-    handle = await open(file, READ_FLAGS);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return null;
-    if (code === 'ELOOP' || code === 'EMLINK') {
-      throw new UnsafeFileError(relative, 'symlink', 'is a symbolic link; links are not followed');
-    }
-    throw error;
-  }
-  try {
-    const info = await handle.stat();
-    checkOpened(relative, info);
-    await checkDescriptorPath(handle, file, relative);
-    return { handle, info };
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-}
-
-/** The real path of the workspace root (the root itself may be reached through a link the operator chose). */
-function rootOf(workspace: string): Promise<string> {
-  return realpath(workspace);
 }
 
 /**
@@ -299,12 +161,47 @@ export async function chmodWorkspaceFile(workspace: string, relative: string, mo
 export interface SafeWriteOptions {
   /** Mode of the written file (default 0o644, or the existing file's mode when it is a regular file). */
   mode?: number;
+  /**
+   * What a link (or a hard-linked file) at the target means: `replace` (default) puts the new file in its place, the
+   * link's target untouched; `refuse` throws {@link UnsafeFileError} and writes nothing, for a file the operator
+   * should know was planted (a command that writes into a workspace on request, e.g. `checks export`).
+   */
+  links?: 'replace' | 'refuse';
+}
+
+/**
+ * Refuses, before anything is written, a target that {@link writeWorkspaceFile} with `links: 'refuse'` would
+ * refuse: a link (dangling or not, its target named), a hard-linked file, a directory or a non-regular file, or a
+ * link on the way to it. A missing target (or missing parents) is fine.
+ */
+export async function assertWritableTarget(workspace: string, relative: string): Promise<void> {
+  const root = await rootOf(workspace);
+  const parts = components(relative);
+  if (!(await walkParents(root, parts, relative, false))) return;
+  const existing = await lstatOrNull(path.join(root, ...parts));
+  if (existing === null || (existing.isFile() && existing.nlink === 1)) return;
+  if (existing.isSymbolicLink()) {
+    const target = await readlink(path.join(root, ...parts)).catch(() => '?');
+    throw new UnsafeFileError(
+      relative,
+      'symlink',
+      `is a symbolic link (to ${JSON.stringify(target.slice(0, 200))}); the harness does not write through links or replace them here`,
+    );
+  }
+  if (existing.isFile()) {
+    throw new UnsafeFileError(
+      relative,
+      'hard_link',
+      `has ${existing.nlink} hard links; writing it would change the file linked from elsewhere`,
+    );
+  }
+  throw new UnsafeFileError(relative, 'not_regular', `is ${kindOf(existing)}; a regular file was expected`);
 }
 
 /**
  * Writes a workspace file: missing parent directories are created (each checked: no link), the content goes
  * to a new temporary file beside the target (`O_EXCL | O_NOFOLLOW`), which is renamed over the target. A link
- * or FIFO at the target is replaced, never followed.
+ * or FIFO at the target is replaced, never followed (or, with `links: 'refuse'`, refused).
  */
 export async function writeWorkspaceFile(
   workspace: string,
@@ -312,6 +209,7 @@ export async function writeWorkspaceFile(
   data: string | Uint8Array,
   options: SafeWriteOptions = {},
 ): Promise<void> {
+  if (options.links === 'refuse') await assertWritableTarget(workspace, relative);
   const root = await rootOf(workspace);
   const parts = components(relative);
   await walkParents(root, parts, relative, true);
@@ -333,7 +231,41 @@ export async function writeWorkspaceFile(
     throw error;
   }
   await handle.close();
+  // rename() replaces the name itself: whatever was planted there (a link, a hard link) is never written through.
   await rename(temp, target);
+}
+
+/** Makes a directory (and its missing parents) below the root; every component must be a real directory. */
+export async function makeWorkspaceDir(workspace: string, relative: string, mode = 0o755): Promise<void> {
+  const root = await rootOf(workspace);
+  const parts = components(relative);
+  await walkDirectories(root, parts, relative, true, mode);
+}
+
+/**
+ * Removes a file, link or whole directory below the root; false when nothing is there. No directory on the way
+ * may be a link; inside the tree, links are removed, never followed (`rm` works on the names it walks).
+ */
+export async function removeWorkspacePath(workspace: string, relative: string): Promise<boolean> {
+  const root = await rootOf(workspace);
+  const parts = components(relative);
+  if (!(await walkParents(root, parts, relative, false))) return false;
+  const target = path.join(root, ...parts);
+  if ((await lstatOrNull(target)) === null) return false;
+  await rm(target, { recursive: true, force: true });
+  return true;
+}
+
+/** Makes a symbolic link below the root (the harness restoring one it recorded); fails when the name exists. */
+export async function makeWorkspaceLink(
+  workspace: string,
+  relative: string,
+  linkTarget: string,
+): Promise<void> {
+  const root = await rootOf(workspace);
+  const parts = components(relative);
+  await walkParents(root, parts, relative, true);
+  await symlink(linkTarget, path.join(root, ...parts));
 }
 
 /**

@@ -3,9 +3,8 @@
  * the spec as the run's first commit (in the commit body and in `.nightshift/plan.md`), so a later reader of
  * the workspace sees what the build was asked for, not only the spec it was built from.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { z } from 'zod';
+import { writeWorkspaceFile } from './safe-fs.js';
 
 /** Workspace-relative path of the planning record (the harness's directory: sessions may not write it). */
 export const PLAN_RECORD_FILE = '.nightshift/plan.md';
@@ -91,9 +90,7 @@ export function specCommitSummary(subject: string, origin: SpecOrigin | undefine
   return origin ? `${subject}\n\n${planCommitBody(origin)}` : subject;
 }
 
-/** Writes `.nightshift/plan.md` into a workspace directory. */
+/** Writes `.nightshift/plan.md` into a workspace directory (a clone of a remote too: no committed link followed). */
 export async function writePlanRecord(dir: string, origin: SpecOrigin, specFile: string): Promise<void> {
-  const file = path.join(dir, PLAN_RECORD_FILE);
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, planRecordMarkdown(SpecOrigin.parse(origin), specFile));
+  await writeWorkspaceFile(dir, PLAN_RECORD_FILE, planRecordMarkdown(SpecOrigin.parse(origin), specFile));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { Feature, VerdictValue } from '../handoff/formats.js';
+import { maskRemoteUrl } from '../handoff/remote-url.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { RunConfig } from './config.js';
 import { LaneRecord } from './lanes.js';
@@ -44,7 +45,12 @@ export function blockedSummary(features: readonly FeatureState[], limit = 5): st
 /** Where the app being built lives: a local git repo, or a git remote shared by workers on many machines. */
 export const Workspace = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('local'), path: z.string().min(1) }),
-  z.object({ kind: z.literal('remote'), url: z.string().min(1), branch: z.string().min(1) }),
+  z.object({
+    kind: z.literal('remote'),
+    /** Never with a credential: masked (`https://***@host/repo.git`) on the way in and out (the CLI splits it first). */
+    url: z.string().min(1).transform(maskRemoteUrl),
+    branch: z.string().min(1),
+  }),
 ]);
 export type Workspace = z.infer<typeof Workspace>;
 

@@ -8,6 +8,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { type SpecOrigin, specCommitSummary, writePlanRecord } from '../handoff/spec-origin.js';
 import { createWorkspace } from '../handoff/workspace.js';
@@ -183,7 +184,8 @@ async function prepareRemote(
   const branch = remote.branch ?? 'main';
   await mkdir(path.dirname(cacheDir), { recursive: true });
   const guard = gitGuard(dataDir, runId, cacheDir);
-  const { repo } = await syncWorkspace({ url: remote.url, branch, cacheDir, guard });
+  const credentials = harnessRemoteCredentials(dataDir);
+  const { repo } = await syncWorkspace({ url: remote.url, branch, cacheDir, guard, credentials });
   const hasList = existsSync(path.join(repo.dir, WORKSPACE_FILES.featureList));
   if (hasList && origin) throw plannedSpecOnBuiltWorkspace(remote.url);
   if (!hasList) {

@@ -10,6 +10,7 @@ import { gitRecordPath } from '../core/paths.js';
 import { askGit, head, openRepo, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { mergeInto } from '../handoff/lane-merge.js';
+import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 
@@ -51,6 +52,7 @@ export async function syncLane(
     baseBranch: await runBranch(context, run),
     cacheDir,
     guard: { recordFile: gitRecordPath(context.dataDir, run.id, cacheDir) },
+    credentials: harnessRemoteCredentials(context.dataDir),
   });
   return synced.repo;
 }

@@ -14,6 +14,7 @@ import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { mergeInto, undoMerge } from '../handoff/lane-merge.js';
+import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { MergeResult } from '../orchestrator/lane-store.js';
@@ -188,6 +189,7 @@ async function runBranchCopy(
     branch,
     cacheDir,
     guard: { recordFile: gitRecordPath(context.dataDir, run.id, cacheDir) },
+    credentials: harnessRemoteCredentials(context.dataDir),
   });
   return synced.repo;
 }

@@ -6,9 +6,11 @@ import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { advanceRun, describeAction, type SessionAction } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
+import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
 import { recordMergeResults } from '../orchestrator/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes.js';
@@ -147,7 +149,9 @@ async function runSession(
   const workspace = lane
     ? await prepareLane(deps, run, lane, { refresh: role === 'generator', seq: data.seq })
     : await prepareWorkspace(deps, run);
-  const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, deps.secrets);
+  // The worker's secrets and this run's own (its webhooks, its remote's credential).
+  const secrets = [...new Set([...deps.secrets, ...(await runSecrets(run, deps.dataDir))])];
+  const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, secrets);
   const limits = run.config.limits[role];
   const result = await runRoleSession({
     role,
@@ -180,7 +184,7 @@ async function runSession(
           ? { unpricedTokens: Object.values(state.usage).reduce((sum, tokens) => sum + tokens, 0) }
           : { costUsd: state.costUsd },
       ),
-    secrets: deps.secrets,
+    secrets,
   });
   if (workspace.publish) await publishSession(workspace.publish, result);
   await forwarder.flush();
@@ -261,6 +265,7 @@ async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promis
     cacheDir,
     // The same known-good record the session checks `.git` against (recorded by the clone).
     guard: { recordFile: gitRecordPath(deps.dataDir, run.id, cacheDir) },
+    credentials: harnessRemoteCredentials(deps.dataDir),
   });
   const branch = run.workspace.branch;
   return {

@@ -20,6 +20,7 @@ import {
   type NetworkPolicy,
   normalizeHost,
 } from './network-policy.js';
+import { checkedOpening } from './tunnel-check.js';
 
 const log = moduleLogger('agent/sandbox/egress');
 
@@ -108,6 +109,12 @@ export interface ProxyContext {
   connectTimeoutMs: number;
   /** Upstream connections for forwarded requests (default: a new connection per request). */
   agent?: http.Agent;
+  /**
+   * A tunnel to a name (not an address) must open with a TLS ClientHello whose server name (SNI) is that name;
+   * anything else is cut and reported here. Unset: tunnels carry what the client sends (the browser gate's, which
+   * reach the app's address only).
+   */
+  onTunnelRefused?: (refusal: EgressRefusal) => void;
 }
 
 const TEXT = { 'Content-Type': 'text/plain; charset=utf-8' };
@@ -155,9 +162,18 @@ async function handleConnect(
     established = true;
     upstream.setTimeout(0);
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-    if (head.length) upstream.write(head);
-    upstream.pipe(client);
-    client.pipe(upstream);
+    const splice = (opening: Buffer) => {
+      if (opening.length) upstream.write(opening);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    };
+    const onRefused = context.onTunnelRefused;
+    if (!onRefused || net.isIP(target.host) || target.host === HOST_LOOPBACK_ALIAS) return splice(head);
+    void checkedOpening(client, head, target.host, context.connectTimeoutMs).then((opening) => {
+      if (opening.ok) return splice(opening.bytes);
+      onRefused({ host: target.host, port: target.port, reason: opening.reason, method: 'CONNECT' });
+      cut();
+    });
   });
   upstream.once('error', (error) => {
     if (established) return cut();
@@ -208,7 +224,8 @@ async function handleRequest(
     port,
     method: request.method,
     path: `${url.pathname}${url.search}`,
-    headers: withoutHopHeaders(request.headers),
+    // The Host the policy allowed, not the client's (RFC 9112 §3.2.2): no virtual-host hopping on an allowed server.
+    headers: { ...withoutHopHeaders(request.headers), host: url.host },
     agent: context.agent ?? false,
     timeout: context.connectTimeoutMs,
   });
@@ -263,7 +280,7 @@ function policyPipeline(options: EgressProxyOptions) {
     stats.allowedCount++;
     return choice;
   };
-  return { stats, resolve };
+  return { stats, resolve, refuse };
 }
 
 /**
@@ -298,11 +315,12 @@ export function closeForwardProxy(server: http.Server, context: ProxyContext): P
 
 /** Starts the proxy; resolves once it listens. */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<EgressProxy> {
-  const { stats, resolve } = policyPipeline(options);
+  const { stats, resolve, refuse } = policyPipeline(options);
   const context: ProxyContext = {
     resolve,
     sockets: new Set(),
     connectTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    onTunnelRefused: refuse,
   };
   const server = forwardProxyServer(context);
   await new Promise<void>((resolveListen, reject) => {

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { expect } from 'vitest';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
+import { UnsafeFileError } from '../../../handoff/safe-fs.js';
 
 /** A temp dir removed by the returned cleanup. */
 export function tempDir(prefix = 'ns-handoff-'): { dir: string; cleanup: () => void } {
@@ -34,4 +36,31 @@ export function agentGit(cwd: string, ...args: string[]): string {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
   }).trim();
+}
+
+/** A workspace and, beside it, a directory holding one file (`content`) the workspace may point at. */
+export function workspaceBesideOutside(
+  prefix: string,
+  content: string,
+  fileName = 'outside.txt',
+): { workspace: string; outside: string; outsideFile: string; cleanup: () => void } {
+  const temp = tempDir(prefix);
+  const root = realpathSync(temp.dir);
+  const workspace = path.join(root, 'ws');
+  const outside = path.join(root, 'outside');
+  mkdirSync(workspace);
+  mkdirSync(outside);
+  const outsideFile = path.join(outside, fileName);
+  writeFileSync(outsideFile, content);
+  return { workspace, outside, outsideFile, cleanup: temp.cleanup };
+}
+
+/** The UnsafeFileError `promise` rejects with (the test fails when it resolves or rejects otherwise). */
+export async function unsafeFileRefusal(promise: Promise<unknown>): Promise<UnsafeFileError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(UnsafeFileError);
+  return error as UnsafeFileError;
 }

@@ -17,11 +17,11 @@ import {
   readWorkspaceFile,
   readWorkspaceTail,
   removeWorkspaceFile,
-  UnsafeFileError,
+  type UnsafeFileError,
   writeWorkspaceFile,
 } from '../../../handoff/safe-fs.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
-import { tempDir } from './helpers.js';
+import { unsafeFileRefusal, workspaceBesideOutside } from './helpers.js';
 
 const SECRET = 'outside-secret-7f3a9c';
 const cleanups: Array<() => void> = [];
@@ -31,25 +31,13 @@ afterEach(() => {
 
 /** A workspace and, beside it, a directory with a secret file the workspace may point at. */
 function setup() {
-  const temp = tempDir('ns-safe-read-');
-  cleanups.push(temp.cleanup);
-  const root = fs.realpathSync(temp.dir);
-  const workspace = path.join(root, 'ws');
-  const outside = path.join(root, 'outside');
-  fs.mkdirSync(workspace);
-  fs.mkdirSync(outside);
-  const secretFile = path.join(outside, 'secret.txt');
-  fs.writeFileSync(secretFile, `${SECRET}\n`);
-  return { workspace, outside, secretFile };
+  const layout = workspaceBesideOutside('ns-safe-read-', `${SECRET}\n`, 'secret.txt');
+  cleanups.push(layout.cleanup);
+  return { workspace: layout.workspace, outside: layout.outside, secretFile: layout.outsideFile };
 }
 
 async function refusal(promise: Promise<unknown>): Promise<UnsafeFileError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(UnsafeFileError);
-  const refused = error as UnsafeFileError;
+  const refused = await unsafeFileRefusal(promise);
   expect(refused.message).not.toContain(SECRET);
   expect(refused.describe()).toMatch(/regular files inside the workspace/);
   return refused;

@@ -8,9 +8,11 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type EgressRefusal, startEgressProxy } from '../../../agent/sandbox/egress-proxy.js';
 import { interfaceAddresses, type NetworkPolicy } from '../../../agent/sandbox/network-policy.js';
+import { readTunnelOpening } from '../../../agent/sandbox/tunnel-check.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {
@@ -163,5 +165,110 @@ describe('the egress proxy', () => {
     const origin = await getThrough(egress.socketPath, '/just-a-path');
     expect(origin.status).toBe(400);
     expect(origin.body).toContain('egress proxy');
+  });
+
+  it('sends the Host it allowed: a forwarded request cannot name another virtual host', async () => {
+    const server = await target();
+    const egress = await proxy({ mode: 'registries', allowHosts: [`localhost:${server.port}`] });
+    const answer = await getThrough(egress.socketPath, `http://localhost:${server.port}/vhost`, {
+      Host: 'internal-admin.example',
+    });
+    expect(answer.status).toBe(200);
+    expect(server.requests.map((request) => request.headers.host)).toEqual([`localhost:${server.port}`]);
+  });
+});
+
+/** A TCP server that keeps every byte it receives (it never answers: a TLS handshake stops at the hello). */
+async function byteSink(): Promise<{ port: number; received: () => Buffer }> {
+  const chunks: Buffer[] = [];
+  const server = net.createServer((socket) => {
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(() => new Promise((resolve) => server.close(resolve)));
+  return { port: (server.address() as AddressInfo).port, received: () => Buffer.concat(chunks) };
+}
+
+/** Opens a CONNECT tunnel; resolves with the socket once the proxy answered 200. */
+function tunnel(socketPath: string, authority: string): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    cleanups.push(() => socket.destroy());
+    socket.once('error', reject);
+    socket.once('data', (chunk) => {
+      if (chunk.toString('latin1').startsWith('HTTP/1.1 200')) resolve(socket);
+      else reject(new Error(chunk.toString('latin1')));
+    });
+    socket.write(`CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n\r\n`);
+  });
+}
+
+/** Starts a real TLS handshake (Node's client) asking for `servername` through the socket. */
+function helloThrough(socket: net.Socket, servername: string): Promise<void> {
+  return new Promise((resolve) => {
+    const secure = tls.connect({ socket, servername, rejectUnauthorized: false });
+    secure.on('error', () => resolve());
+    socket.once('close', () => resolve());
+    cleanups.push(() => secure.destroy());
+  });
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 400 && !check(); tries++) await new Promise((r) => setTimeout(r, 25));
+  if (!check()) throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('the egress proxy: one host per tunnel (virtual-host hopping)', () => {
+  it('lets a TLS handshake through when its server name (SNI) is the host the tunnel was allowed for', async () => {
+    const sink = await byteSink();
+    const egress = await proxy({ mode: 'registries', allowHosts: [`localhost:${sink.port}`] });
+    void helloThrough(await tunnel(egress.socketPath, `localhost:${sink.port}`), 'localhost');
+    await until('the ClientHello at the destination', () => sink.received().length > 0);
+    expect(readTunnelOpening(sink.received())).toEqual({ kind: 'client_hello', serverName: 'localhost' });
+    expect(egress.refusedCount).toBe(0);
+  });
+
+  it('cuts a tunnel whose TLS handshake asks for another name, or that carries plain text', async () => {
+    const sink = await byteSink();
+    const egress = await proxy({ mode: 'registries', allowHosts: [`localhost:${sink.port}`] });
+    await helloThrough(await tunnel(egress.socketPath, `localhost:${sink.port}`), 'internal-admin.example');
+    const plain = await tunnel(egress.socketPath, `localhost:${sink.port}`);
+    const closed = new Promise((resolve) => plain.once('close', resolve));
+    plain.write('GET / HTTP/1.1\r\nHost: internal-admin.example\r\n\r\n');
+    await closed;
+    expect(sink.received().length).toBe(0);
+    expect(egress.seen).toEqual([
+      expect.objectContaining({
+        host: 'localhost',
+        port: sink.port,
+        method: 'CONNECT',
+        reason: expect.stringContaining('asks for "internal-admin.example" (virtual-host hopping)'),
+      }),
+      expect.objectContaining({ reason: expect.stringContaining('carries TLS only') }),
+    ]);
+  });
+});
+
+describe('readTunnelOpening', () => {
+  it('reads the SNI of a real ClientHello, whole or split across records and chunks', async () => {
+    const sink = await byteSink();
+    const raw = net.connect(sink.port, '127.0.0.1');
+    cleanups.push(() => raw.destroy());
+    void helloThrough(raw, 'Registry.NPMJS.org.');
+    await until('a ClientHello', () => readTunnelOpening(sink.received()).kind === 'client_hello');
+    const hello = sink.received();
+    expect(readTunnelOpening(hello)).toEqual({ kind: 'client_hello', serverName: 'registry.npmjs.org' });
+    for (const cut of [1, 5, 40, hello.length - 1]) {
+      expect(readTunnelOpening(hello.subarray(0, cut))).toEqual({ kind: 'incomplete' });
+    }
+    // The same handshake split over two TLS records (a client may fragment it).
+    const body = hello.subarray(5);
+    const record = (part: Buffer) =>
+      Buffer.concat([Buffer.from([0x16, 0x03, 0x01, part.length >> 8, part.length & 0xff]), part]);
+    const split = Buffer.concat([record(body.subarray(0, 30)), record(body.subarray(30))]);
+    expect(readTunnelOpening(split)).toEqual({ kind: 'client_hello', serverName: 'registry.npmjs.org' });
+    expect(readTunnelOpening(Buffer.from('GET / HTTP/1.1\r\n'))).toEqual({ kind: 'not_tls' });
+    expect(readTunnelOpening(Buffer.from([0x16, 0x09, 0x01, 0, 4, 1, 0, 0, 0]))).toEqual({ kind: 'not_tls' });
   });
 });
