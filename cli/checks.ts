@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { generateSpec, playwrightConfig, SPEC_DIR, specPath } from '../checks/codegen.js';
 import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
-import { readCheckFile } from '../checks/store.js';
+import { readCheckFile, writeSpecSupport } from '../checks/store.js';
 import { InputError } from '../core/errors.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
@@ -109,6 +109,7 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
         const run = await findRun(context.orchestrator.store, runId);
         const workspace = localWorkspace(run);
         const specs = await writeSpecs(workspace);
+        const support = await writeSpecSupport(workspace);
         await writeFile(path.join(workspace, 'playwright.config.ts'), playwrightConfig());
         // Committed, or the next session's clean start would remove them.
         await checkpoint(openRepo(workspace), {
@@ -116,7 +117,7 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
           runId: run.id,
           session: run.seq,
           summary: 'checks export: playwright.config.ts and the specs',
-          paths: ['playwright.config.ts', ...specs],
+          paths: ['playwright.config.ts', support, ...specs],
         });
         resolved.stdout.write(
           [
