@@ -6,22 +6,22 @@
  */
 
 import type { ScriptedToolCall } from '../types.js';
+import {
+  exampleFeatureDescribed,
+  exampleFeatureIn,
+  exampleOf,
+  type ScriptedExample,
+  TODO_EXAMPLE,
+} from './examples.js';
 import { commitAll } from './initializer.js';
 import { type CallResult, exitCodeOf, fileTextOfRead, type ScriptIO } from './script.js';
-import {
-  featureMentionedIn,
-  type MarkerInsertion,
-  squash,
-  TODO_FEATURES,
-  type TodoFeature,
-  verifyCommand,
-} from './todo-features.js';
+import { type MarkerInsertion, type ScriptedFeature, verifyCommand } from './todo-features.js';
 import { featureFiles } from './todo-sources.js';
 
 /** What the generator's first message asks for. */
 export interface GeneratorBrief {
   featureId: string;
-  feature: TodoFeature | undefined;
+  feature: ScriptedFeature | undefined;
   /** The evaluator feedback section (heading and all that follows), or null when there is none. */
   feedback: string | null;
 }
@@ -40,11 +40,9 @@ export function parseGeneratorBrief(message: string): GeneratorBrief | undefined
   const described = headingLine
     .slice(headingLine.indexOf(featureId) + featureId.length)
     .replace(/^[\s:–—-]+/, '');
-  const byNumber = TODO_FEATURES[Number(featureId.slice(2)) - 1];
+  const byNumber = TODO_EXAMPLE.features[Number(featureId.slice(2)) - 1];
   const feature =
-    TODO_FEATURES.find((candidate) => squash(candidate.description) === squash(described)) ??
-    featureMentionedIn(headingLine) ??
-    byNumber;
+    exampleFeatureDescribed(described)?.feature ?? exampleFeatureIn(headingLine)?.feature ?? byNumber;
   return { featureId, feature, feedback: feedbackSection(message) };
 }
 
@@ -176,11 +174,12 @@ function resolveConflicts(io: ScriptIO, featureId: string, files: string[]): voi
 function implement(
   io: ScriptIO,
   featureId: string,
-  feature: TodoFeature,
+  feature: ScriptedFeature,
   files: Map<string, string>,
 ): string[] {
   const notes: string[] = [];
-  const written = featureFiles(feature.sourceDir);
+  const example: ScriptedExample = exampleOf(feature);
+  const written = featureFiles(feature.sourceDir, example.sourcesDir);
   const writes: ScriptedToolCall[] = written.map((file) => ({
     name: 'write',
     arguments: { path: file.path, content: file.content },
