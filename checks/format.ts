@@ -143,3 +143,30 @@ export function describeExpectation(expectation: CheckExpectation): string {
       return `text like ${JSON.stringify(expectation.text)} is visible, its numbers counted from ${JSON.stringify(expectation.baseline.text)} after action ${expectation.baseline.afterAction + 1}`;
   }
 }
+
+/** One line describing an action, for failure reports and the sprint contract. */
+export function describeAction(action: CheckAction): string {
+  switch (action.kind) {
+    case 'goto':
+      return `open ${action.path}`;
+    case 'fill':
+    case 'type':
+      return `${action.kind} ${JSON.stringify(action.text)} into ${action.target}`;
+    case 'press':
+      return `press ${action.key}${action.target ? ` on ${action.target}` : ''}`;
+    case 'select':
+      return `select ${JSON.stringify(action.values)} in ${action.target}`;
+    case 'check':
+      return `${action.checked ? 'check' : 'uncheck'} ${action.target}`;
+    case 'back':
+      return 'go back';
+    case 'drag':
+      return `drag ${action.target} onto ${action.to}`;
+    case 'resize':
+      return `resize the viewport to ${action.width} x ${action.height}`;
+    case 'tab':
+      return `switch to tab ${action.index}`;
+    default:
+      return `${action.kind} ${action.target}`;
+  }
+}

@@ -12,6 +12,7 @@ import { NAVIGATION_TIMEOUT_MS } from '../agent/tools/browser-page.js';
 import {
   type CheckAction,
   type CheckExpectation,
+  describeAction,
   describeExpectation,
   type RecordedCheck,
 } from './format.js';
@@ -352,33 +353,6 @@ async function click(
   const [popup] = await Promise.all([page.waitForEvent('popup', { timeout }), element.click({ timeout })]);
   await popup.waitForLoadState('load', { timeout: NAVIGATION_TIMEOUT_MS });
   return popup;
-}
-
-/** One line describing an action, for failure reports. */
-export function describeAction(action: CheckAction): string {
-  switch (action.kind) {
-    case 'goto':
-      return `open ${action.path}`;
-    case 'fill':
-    case 'type':
-      return `${action.kind} ${JSON.stringify(action.text)} into ${action.target}`;
-    case 'press':
-      return `press ${action.key}${action.target ? ` on ${action.target}` : ''}`;
-    case 'select':
-      return `select ${JSON.stringify(action.values)} in ${action.target}`;
-    case 'check':
-      return `${action.checked ? 'check' : 'uncheck'} ${action.target}`;
-    case 'back':
-      return 'go back';
-    case 'drag':
-      return `drag ${action.target} onto ${action.to}`;
-    case 'resize':
-      return `resize the viewport to ${action.width} x ${action.height}`;
-    case 'tab':
-      return `switch to tab ${action.index}`;
-    default:
-      return `${action.kind} ${action.target}`;
-  }
 }
 
 async function screenshot(
