@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { countedFromBaseline, recordSegment } from '../../../checks/recorder.js';
 import {
   expectedNumbers,
@@ -7,39 +6,14 @@ import {
   numbersMatched,
   sourceWithNumbers,
 } from '../../../checks/relative-text.js';
+import { BASE, entry } from './observations.js';
 
-const BASE = 'http://127.0.0.1:4100/';
 const TEXTBOX = {
   ref: 'e3',
   role: 'textbox',
   name: 'New todo',
   locator: "getByRole('textbox', { name: 'New todo' })",
 };
-
-let seq = 0;
-function entry(
-  tool: string,
-  args: Record<string, unknown>,
-  extra: Partial<ObservationEntry> = {},
-): ObservationEntry {
-  seq += 1;
-  const action = tool !== 'browser_snapshot';
-  return {
-    seq,
-    at: '2026-01-01T00:00:00.000Z',
-    tool,
-    kind: action ? 'action' : 'observation',
-    args,
-    ok: true,
-    afterAction: action ? seq : seq - 1,
-    url: BASE,
-    console: [],
-    pageErrors: [],
-    dialogs: [],
-    pageChanged: true,
-    ...extra,
-  };
-}
 
 const status = (text: string) => `- heading "Todos" [level=1]\n- status [ref=e9]: ${text}`;
 
