@@ -24,7 +24,6 @@ export function generateSpec(check: RecordedCheck, title: string): string {
   // Data of the run's own: the texts the check types and looks for again get a suffix made when the spec runs.
   const ownData = !JSON.stringify(check).includes(RUN_MARK) && ownTexts(check).length > 0;
   const replayed = ownData ? withReplayData(check, RUN_MARK) : check;
-  const literal = (text: string) => runLiteral(text);
   // The check goes on in another page after a popup or a tab switch.
   const popup = check.actions.some(
     (action) => (action.kind === 'click' && action.popup) || action.kind === 'tab',
@@ -32,11 +31,11 @@ export function generateSpec(check: RecordedCheck, title: string): string {
   const counted = replayed.expectations.some((expectation) => expectation.kind === 'relativeText');
   const body: string[] = [];
   replayed.actions.forEach((action, index) => {
-    body.push(...actionLines(action, index, literal));
+    body.push(...actionLines(action, index, runLiteral));
     body.push(...baselineLines(replayed.expectations, index));
   });
   replayed.expectations.forEach((expectation, index) => {
-    body.push(expectationLine(expectation, index, literal));
+    body.push(expectationLine(expectation, index, runLiteral));
   });
   const name = `${check.featureId}: ${oneLine(title)}`;
   const alone = runsAlone(check);
@@ -52,12 +51,7 @@ export function generateSpec(check: RecordedCheck, title: string): string {
     ...(counted ? NUMBERS_SHOWN_LINES : []),
     ...(alone ? [comment(`Runs alone on the app: ${alone}.`)] : []),
     `test(${quote(name)}, ${alone ? "{ tag: '@alone' }, " : ''}async ({ page${popup ? ': firstPage' : ''} }) => {`,
-    ...(ownData
-      ? [
-          '  // Texts the check types and looks for again get a suffix of this run: other checks and runs never see them.',
-        ]
-      : []),
-    ...(ownData ? ['  const run = runSuffix();'] : []),
+    ...(ownData ? OWN_DATA_LINES : []),
     ...(popup ? ['  let page = firstPage;'] : []),
     ...DIALOG_LINES.map((line) => `  ${line}`),
     ...body.map((line) => `  ${line}`),
@@ -75,6 +69,11 @@ const SETTLED_LINES = [
   "  await page.waitForLoadState('networkidle').catch(() => undefined);",
   '}',
   '',
+];
+
+const OWN_DATA_LINES = [
+  '  // The texts the check types and looks for again carry a suffix of this run: no other check or run has them.',
+  '  const run = runSuffix();',
 ];
 
 const RUN_SUFFIX_LINES = [

@@ -3,8 +3,8 @@
  * "Toggle Buy milk" finds two such checkboxes once another check (or an earlier replay of the same one) added
  * "Buy milk" to the same app. As Playwright suites do for tests sharing a server, each replay then creates data
  * only it uses: every text the check types and later looks for (in a locator's name or text, or an
- * expectation) or types again (a user name at sign-up and log-in) gets a suffix unique to the replay, in the typing
- * and in every later mention alike. Texts it types and never looks for again (a search term) and whatever it types
+ * expectation), types again (a user name at sign-up and log-in) or types into a field for who someone is gets a
+ * suffix unique to the replay, in the typing and in every later mention alike. Texts it types and never looks for again (a search term) and whatever it types
  * into a secret field (a password: the same one at sign-up and log-in) stay as recorded. A check the suffix breaks (a field
  * that validates its text, a user that must already exist) is red on the shared app and replayed as recorded on
  * an app of its own (roles/check-sweep.ts), so the suffix can cost time, never a wrong green.
@@ -18,20 +18,26 @@ const MIN_UNIQUE_TEXT = 3;
 /** A field for a secret (a password, a PIN): what is typed there is never made unique (rules may refuse it). */
 const SECRET_FIELD = /pass(?:word|code|phrase)?\b|\bpin\b|secret/i;
 
+/** A field for who someone is (a user name, an e-mail address): what is typed there must be unique in the app. */
+const IDENTITY_FIELD = /user\s*name|e-?mail|login|account|handle|nick\s*name/i;
+
 /**
  * The texts that are the check's own data: typed (not into a secret field) and then looked for again (in a
- * locator or an expectation) or typed again (a user name at sign-up and at log-in). Longest first.
+ * locator or an expectation), typed again (a user name at sign-up and at log-in), or typed into a field for who
+ * someone is (a second user signed up once: the app refuses the name the next time). Longest first.
  */
 export function ownTexts(check: RecordedCheck): string[] {
   const mentions = laterMentions(check);
   const typings = check.actions.flatMap((action) =>
-    (action.kind === 'fill' || action.kind === 'type') && !secretField(action.target) ? [action.text] : [],
+    (action.kind === 'fill' || action.kind === 'type') && !secretField(action.target)
+      ? [{ text: action.text, identity: namedLike(action.target, IDENTITY_FIELD) }]
+      : [],
   );
   const own = new Set<string>();
-  typings.forEach((text, index) => {
-    const typedAgain = typings.indexOf(text) !== index;
-    if (identifying(text) && (typedAgain || mentions.some((mention) => mention.includes(text))))
-      own.add(text);
+  typings.forEach(({ text, identity }, index) => {
+    const typedAgain = typings.findIndex((typing) => typing.text === text) !== index;
+    const mentioned = mentions.some((mention) => mention.includes(text));
+    if (identifying(text) && (typedAgain || mentioned || identity)) own.add(text);
   });
   return [...own].sort((a, b) => b.length - a.length);
 }
@@ -88,7 +94,11 @@ function identifying(text: string): boolean {
 
 /** Whether the locator names a field for a secret (its role name, label or placeholder says so). */
 export function secretField(code: string): boolean {
-  return parseLocatorCode(code).some((step) => stepTexts(step).some((text) => SECRET_FIELD.test(text)));
+  return namedLike(code, SECRET_FIELD);
+}
+
+function namedLike(code: string, pattern: RegExp): boolean {
+  return parseLocatorCode(code).some((step) => stepTexts(step).some((text) => pattern.test(text)));
 }
 
 function stepTexts(step: LocatorStep): string[] {

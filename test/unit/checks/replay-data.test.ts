@@ -121,6 +121,25 @@ describe('data of a replay of its own (shared-app sweeps)', () => {
     expect(unique.expectations).toEqual([{ kind: 'text', text: 'Signed in as ann-k3f9r001', visible: true }]);
   });
 
+  it('makes a name typed once into a field for who someone is unique (the app refuses it the next time)', () => {
+    const second = check({
+      actions: [
+        { kind: 'goto', path: '/signup' },
+        { kind: 'fill', target: "getByRole('textbox', { name: 'Username', exact: true })", text: 'bob-k3f9' },
+        { kind: 'fill', target: "getByLabel('E-mail')", text: 'bob@example.com' },
+        { kind: 'fill', target: "getByLabel('Search')", text: 'stamps' },
+        { kind: 'click', target: "getByRole('button', { name: 'Create account', exact: true })" },
+      ],
+      expectations: [{ kind: 'text', text: 'Welcome' }],
+    });
+    expect(ownTexts(second)).toEqual(['bob@example.com', 'bob-k3f9']);
+    expect(withReplayData(second, 'r002').actions.slice(1, 4)).toMatchObject([
+      { text: 'bob-k3f9r002' },
+      { text: 'bobr002@example.com' },
+      { text: 'stamps' },
+    ]);
+  });
+
   it('keeps a single word free of spaces and an e-mail address valid', () => {
     expect(uniqueVariant('Buy milk', 'r001')).toBe('Buy milk r001');
     expect(uniqueVariant('alice', 'r001')).toBe('alicer001');
