@@ -86,6 +86,16 @@ export const CheckExpectation = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('value'), target: LocatorCode, value: z.string() }),
   z.object({ kind: z.literal('checked'), target: LocatorCode, checked: z.boolean() }),
   z.object({ kind: z.literal('count'), target: LocatorCode, count: z.number().int().nonnegative() }),
+  /**
+   * A text whose numbers are counted from the same text read after one of the check's own actions ("1 item left"
+   * as one more than the "0 items left" shown after it opened the page), so it holds whatever data other checks
+   * or sessions left in the app. `text` is what the recording saw at the end, `baseline` what it saw then.
+   */
+  z.object({
+    kind: z.literal('relativeText'),
+    text: z.string().min(1),
+    baseline: z.object({ afterAction: z.number().int().nonnegative(), text: z.string().min(1) }),
+  }),
 ]);
 export type CheckExpectation = z.infer<typeof CheckExpectation>;
 
@@ -98,14 +108,26 @@ export const CheckOrigin = z.object({
 });
 
 /** One version of a feature's recorded check. */
-export const RecordedCheck = z.object({
-  featureId: FeatureId,
-  version: z.number().int().positive(),
-  recordedAt: z.string(),
-  origin: CheckOrigin,
-  actions: z.array(CheckAction).min(1, 'a check performs at least one action'),
-  expectations: z.array(CheckExpectation).min(1, 'a check states at least one expectation'),
-});
+export const RecordedCheck = z
+  .object({
+    featureId: FeatureId,
+    version: z.number().int().positive(),
+    recordedAt: z.string(),
+    origin: CheckOrigin,
+    actions: z.array(CheckAction).min(1, 'a check performs at least one action'),
+    expectations: z.array(CheckExpectation).min(1, 'a check states at least one expectation'),
+  })
+  .superRefine((check, ctx) => {
+    check.expectations.forEach((expectation, index) => {
+      if (expectation.kind === 'relativeText' && expectation.baseline.afterAction >= check.actions.length) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['expectations', index, 'baseline', 'afterAction'],
+          message: `the check has ${check.actions.length} action(s): a baseline is read after one of them (0-based)`,
+        });
+      }
+    });
+  });
 export type RecordedCheck = z.infer<typeof RecordedCheck>;
 /** A check as written before the schema fills defaults (what callers build). */
 export type RecordedCheckInput = z.input<typeof RecordedCheck>;
@@ -135,5 +157,34 @@ export function describeExpectation(expectation: CheckExpectation): string {
       return `${expectation.target} is ${expectation.checked ? 'checked' : 'not checked'}`;
     case 'count':
       return `${expectation.target} matches ${expectation.count} element(s)`;
+    case 'relativeText':
+      return `text like ${JSON.stringify(expectation.text)} is visible, its numbers counted from ${JSON.stringify(expectation.baseline.text)} after action ${expectation.baseline.afterAction + 1}`;
+  }
+}
+
+/** One line describing an action, for failure reports and the sprint contract. */
+export function describeAction(action: CheckAction): string {
+  switch (action.kind) {
+    case 'goto':
+      return `open ${action.path}`;
+    case 'fill':
+    case 'type':
+      return `${action.kind} ${JSON.stringify(action.text)} into ${action.target}`;
+    case 'press':
+      return `press ${action.key}${action.target ? ` on ${action.target}` : ''}`;
+    case 'select':
+      return `select ${JSON.stringify(action.values)} in ${action.target}`;
+    case 'check':
+      return `${action.checked ? 'check' : 'uncheck'} ${action.target}`;
+    case 'back':
+      return 'go back';
+    case 'drag':
+      return `drag ${action.target} onto ${action.to}`;
+    case 'resize':
+      return `resize the viewport to ${action.width} x ${action.height}`;
+    case 'tab':
+      return `switch to tab ${action.index}`;
+    default:
+      return `${action.kind} ${action.target}`;
   }
 }

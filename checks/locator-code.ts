@@ -100,12 +100,18 @@ function cssSelector(reader: Reader, selector: string): string {
   return selector;
 }
 
-/** Canonical code of the steps (`getByRole('button', { name: 'Add', exact: true }).nth(1)`). */
-export function printLocatorCode(steps: readonly LocatorStep[]): string {
-  return steps.map(printStep).join('.');
+/**
+ * Canonical code of the steps (`getByRole('button', { name: 'Add', exact: true }).nth(1)`). `literal` writes each
+ * string (the generated spec's own data is an expression: `'Toggle Buy milk ' + run`).
+ */
+export function printLocatorCode(
+  steps: readonly LocatorStep[],
+  literal: (text: string) => string = quote,
+): string {
+  return steps.map((step) => printStep(step, literal)).join('.');
 }
 
-function printStep(step: LocatorStep): string {
+function printStep(step: LocatorStep, quote: (text: string) => string): string {
   switch (step.kind) {
     case 'role': {
       const options: string[] = [];
@@ -182,7 +188,7 @@ function applyStep(on: Page | Locator, step: LocatorStep): Locator {
 }
 
 function asLocator(on: Page | Locator, step: LocatorStep): Locator {
-  if (!('nth' in on)) throw new LocatorCodeError(printStep(step), 'a chain starts with a query');
+  if (!('nth' in on)) throw new LocatorCodeError(printStep(step, quote), 'a chain starts with a query');
   return on;
 }
 

@@ -10,6 +10,7 @@ import { evidenceQuotes } from '../handoff/evidence.js';
 import { appPathOf } from './app-path.js';
 import type { CheckAction, CheckExpectation } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
+import { findBaseline } from './relative-text.js';
 
 /** Longest quoted evidence text turned into an expectation. */
 const MAX_EXPECTED_TEXT = 200;
@@ -21,6 +22,8 @@ export interface RecordedSegment {
   actions: CheckAction[];
   /** Texts typed in the segment (a typed text that is gone is a grounded "not visible"). */
   typed: string[];
+  /** For each action, the seq of the log entry it came from (0 for the `goto` the segment starts with). */
+  actionSeqs: number[];
   /** Why the segment cannot be replayed (an element without a stable locator), when it cannot. */
   unrecordable?: string;
 }
@@ -34,13 +37,16 @@ export function recordSegment(
   afterSeq: number,
   baseUrl: string,
 ): RecordedSegment {
-  const segment: RecordedSegment = { actions: [], typed: [] };
+  const segment: RecordedSegment = { actions: [], typed: [], actionSeqs: [] };
   const before = [...entries].reverse().find((entry) => entry.seq <= afterSeq && entry.ok);
   for (const entry of entries) {
     if (entry.seq <= afterSeq || entry.kind !== 'action' || !entry.ok) continue;
     const actions = toActions(entry, baseUrl);
     if (typeof actions === 'string') segment.unrecordable ??= actions;
-    else segment.actions.push(...actions);
+    else {
+      segment.actions.push(...actions);
+      segment.actionSeqs.push(...actions.map(() => entry.seq));
+    }
     if (entry.tool === 'browser_type' && typeof entry.args.text === 'string')
       segment.typed.push(entry.args.text);
   }
@@ -48,8 +54,43 @@ export function recordSegment(
     // A start off the app (a refused page, about:blank) starts at the app's root.
     const start = before?.url ? appPathOf(before.url, baseUrl) : null;
     segment.actions.unshift({ kind: 'goto', path: start ?? '/' });
+    segment.actionSeqs.unshift(0);
   }
   return segment;
+}
+
+/**
+ * The index of the last check action recorded at or before log entry `seq` (0, the segment's first `goto`, when
+ * none was): where a replay stands when the session saw that entry.
+ */
+export function actionIndexAt(segment: Pick<RecordedSegment, 'actionSeqs'>, seq: number): number {
+  const index = segment.actionSeqs.findLastIndex((actionSeq) => actionSeq <= seq);
+  return Math.max(index, 0);
+}
+
+/**
+ * Text expectations with a number the session was also shown earlier, before the check's last action, as
+ * `relativeText`: "1 item left" seen at the end after "0 items left" right after opening the page holds as "one
+ * more than when the check opened the page" on an app that other checks or sessions left data in. A text holding
+ * data the check typed stays as it is (it is the check's own), and so does a number first seen after the last
+ * action (nothing of the check's own to count from).
+ */
+export function countedFromBaseline(
+  expectations: readonly CheckExpectation[],
+  entries: readonly ObservationEntry[],
+  segment: Pick<RecordedSegment, 'actionSeqs' | 'typed' | 'actions'>,
+): CheckExpectation[] {
+  const lastAction = segment.actions.length - 1;
+  return expectations.map((expectation) => {
+    if (expectation.kind !== 'text' || !expectation.visible) return expectation;
+    const own = segment.typed.some(
+      (typed) => typed.length > 0 && (expectation.text.includes(typed) || typed.includes(expectation.text)),
+    );
+    if (own) return expectation;
+    const baseline = findBaseline(expectation.text, entries, (seq) => actionIndexAt(segment, seq));
+    if (!baseline || baseline.afterAction >= lastAction) return expectation;
+    return { kind: 'relativeText', text: expectation.text, baseline };
+  });
 }
 
 /** The check actions of one logged action, or why it cannot be replayed. */

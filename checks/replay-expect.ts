@@ -6,19 +6,45 @@
 import type { Page } from 'playwright-core';
 import type { CheckExpectation } from './format.js';
 import { buildLocator } from './locator-code.js';
+import {
+  expectedNumbers,
+  type NumberPattern,
+  numberPattern,
+  numbersMatched,
+  sourceWithNumbers,
+} from './relative-text.js';
 
 /** Time an expectation has to come true, in ms. */
 export const REPLAY_EXPECT_TIMEOUT_MS = 3_000;
 const POLL_MS = 50;
 
-/** Why the expectation does not hold by its deadline, or undefined when it holds. */
+/**
+ * Why the expectation does not hold by its deadline, or undefined when it holds. A `relativeText` expectation
+ * needs the numbers its baseline showed in this replay (`counted`).
+ */
 export async function unmet(
   page: Page,
   expectation: CheckExpectation,
   baseUrl: string,
+  counted?: readonly number[],
 ): Promise<string | undefined> {
   const timeout = REPLAY_EXPECT_TIMEOUT_MS;
   switch (expectation.kind) {
+    case 'relativeText': {
+      const pattern = numberPattern(expectation.text);
+      if (!pattern || !counted)
+        return `no numbers were read after action ${expectation.baseline.afterAction + 1}`;
+      const numbers = expectedNumbers(expectation.text, expectation.baseline.text, counted);
+      const wanted = new RegExp(sourceWithNumbers(pattern, numbers), 'i');
+      const shown = page.getByText(wanted).filter({ visible: true }).first();
+      const held = await shown.waitFor({ state: 'visible', timeout }).then(
+        () => true,
+        () => false,
+      );
+      if (held) return undefined;
+      const now = await readNumbers(page, pattern, POLL_MS * 4);
+      return `expected the numbers ${numbers.join(', ')} (read ${counted.join(', ')} after action ${expectation.baseline.afterAction + 1}); the page shows ${now ? now.text : 'no such text'}`;
+    }
     case 'text': {
       // getByText matches whitespace-normalised, case-insensitive substrings: layout changes do not matter.
       const shown = page.getByText(expectation.text).filter({ visible: true });
@@ -91,6 +117,58 @@ async function observe(page: Page, expectation: CheckExpectation): Promise<strin
     }
     default:
       throw new Error(`${expectation.kind} expectations are not polled`);
+  }
+}
+
+/**
+ * The numbers of the first visible text of the pattern, waiting up to `timeout` ms for one (what a `relativeText`
+ * expectation counts from); undefined when none shows.
+ */
+export async function readNumbers(
+  page: Page,
+  pattern: NumberPattern,
+  timeout = REPLAY_EXPECT_TIMEOUT_MS,
+): Promise<{ numbers: number[]; text: string } | undefined> {
+  const shown = page.getByText(new RegExp(pattern.source, 'i')).filter({ visible: true }).first();
+  try {
+    await shown.waitFor({ state: 'visible', timeout });
+    const text = (await shown.textContent({ timeout: POLL_MS * 4 })) ?? '';
+    const numbers = numbersMatched(pattern, text.replace(/\s+/g, ' '));
+    return numbers ? { numbers, text: JSON.stringify(text.trim()) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads, after each action, the baselines the check's `relativeText` expectations count from. */
+export class CountedBaselines {
+  private readonly numbers = new Map<number, number[]>();
+
+  constructor(private readonly expectations: readonly CheckExpectation[]) {}
+
+  /** Reads the baselines due after action `index`; why one could not be read (by expectation index), if so. */
+  async afterAction(page: Page, index: number): Promise<{ index: number; message: string } | undefined> {
+    for (const [position, expectation] of this.expectations.entries()) {
+      if (expectation.kind !== 'relativeText' || expectation.baseline.afterAction !== index) continue;
+      const pattern = numberPattern(expectation.text);
+      const read = pattern ? await readNumbers(page, pattern) : undefined;
+      if (!read) {
+        const message = `after action ${index + 1} no visible text like ${JSON.stringify(expectation.baseline.text)} to count from`;
+        return { index: position, message };
+      }
+      this.numbers.set(position, read.numbers);
+    }
+    return undefined;
+  }
+
+  /** Whether any baseline is read after action `index`. */
+  due(index: number): boolean {
+    return this.expectations.some((e) => e.kind === 'relativeText' && e.baseline.afterAction === index);
+  }
+
+  /** The numbers read for the expectation at this index. */
+  of(position: number): number[] | undefined {
+    return this.numbers.get(position);
   }
 }
 

@@ -13,11 +13,12 @@ import { appPathOf } from './app-path.js';
 import {
   type CheckAction,
   type CheckExpectation,
+  describeAction,
   describeExpectation,
   type RecordedCheck,
 } from './format.js';
 import { buildLocator } from './locator-code.js';
-import { shortError, unmet } from './replay-expect.js';
+import { CountedBaselines, shortError, unmet } from './replay-expect.js';
 import { ReplaySettler } from './replay-settle.js';
 
 /** Time one action may take (the element must appear and be actionable), in ms. */
@@ -110,17 +111,19 @@ export async function replayOnPage(
   const split: ReplaySplit = { pageMs, navigationMs: 0, actionsMs: 0, settleMs: 0, expectationsMs: 0 };
   const session = watchContext(first);
   const settler = new ReplaySettler();
+  const baselines = new CountedBaselines(check.expectations);
   try {
-    const acted = await performAll(first, check.actions, {
+    const acted = await performAll(first, check, {
       baseUrl: options.baseUrl,
       session,
       settler,
       split,
+      baselines,
     });
     let failure = acted.failure;
     if (!failure) {
       await settler.catchUp(acted.page);
-      failure = await judge(acted.page, check.expectations, options.baseUrl, split);
+      failure = await judge(acted.page, check.expectations, { ...options, baselines, split });
     }
     split.settleMs = settler.waitedMs;
     const shot = failure ? await screenshot(acted.page, check, options) : undefined;
@@ -145,16 +148,18 @@ interface ActionRun {
   session: ReplaySession;
   settler: ReplaySettler;
   split: ReplaySplit;
+  /** The numbers `relativeText` expectations count from, read after the actions their recording saw them after. */
+  baselines: CountedBaselines;
 }
 
 /** Performs the actions in order; the page the replay ended on, and the first failure. */
 async function performAll(
   first: Page,
-  actions: readonly CheckAction[],
+  check: RecordedCheck,
   run: ActionRun,
 ): Promise<{ page: Page; failure?: ReplayFailure }> {
   let page = first;
-  for (const [index, action] of actions.entries()) {
+  for (const [index, action] of check.actions.entries()) {
     const before = performance.now();
     const waited = run.settler.waitedMs;
     try {
@@ -172,28 +177,48 @@ async function performAll(
       if (action.kind === 'goto' || action.kind === 'back') run.split.navigationMs += spent;
       else run.split.actionsMs += spent;
     }
+    const unread = await readBaselines(page, index, run);
+    if (unread) {
+      const expectation = check.expectations[unread.index] as CheckExpectation;
+      const description = describeExpectation(expectation);
+      return {
+        page,
+        failure: { stage: 'expectation', index: unread.index, description, message: unread.message },
+      };
+    }
   }
   return { page };
+}
+
+/** Reads the baselines due after action `index`, once the page settled (the evaluator saw it settled). */
+async function readBaselines(page: Page, index: number, run: ActionRun) {
+  if (!run.baselines.due(index)) return undefined;
+  await run.settler.catchUp(page);
+  const started = performance.now();
+  try {
+    return await run.baselines.afterAction(page, index);
+  } finally {
+    run.split.expectationsMs += performance.now() - started;
+  }
 }
 
 /** The first expectation that does not hold, as a failure (none when all hold). */
 async function judge(
   page: Page,
   expectations: readonly CheckExpectation[],
-  baseUrl: string,
-  split: ReplaySplit,
+  run: { baseUrl: string; baselines: CountedBaselines; split: ReplaySplit },
 ): Promise<ReplayFailure | undefined> {
   const started = performance.now();
   try {
     for (const [index, expectation] of expectations.entries()) {
-      const message = await unmet(page, expectation, baseUrl);
+      const message = await unmet(page, expectation, run.baseUrl, run.baselines.of(index));
       if (message !== undefined) {
         return { stage: 'expectation', index, description: describeExpectation(expectation), message };
       }
     }
     return undefined;
   } finally {
-    split.expectationsMs = performance.now() - started;
+    run.split.expectationsMs += performance.now() - started;
   }
 }
 
@@ -340,33 +365,6 @@ function onApp(appPath: string, baseUrl: string): string {
     );
   }
   return url.href;
-}
-
-/** One line describing an action, for failure reports. */
-export function describeAction(action: CheckAction): string {
-  switch (action.kind) {
-    case 'goto':
-      return `open ${action.path}`;
-    case 'fill':
-    case 'type':
-      return `${action.kind} ${JSON.stringify(action.text)} into ${action.target}`;
-    case 'press':
-      return `press ${action.key}${action.target ? ` on ${action.target}` : ''}`;
-    case 'select':
-      return `select ${JSON.stringify(action.values)} in ${action.target}`;
-    case 'check':
-      return `${action.checked ? 'check' : 'uncheck'} ${action.target}`;
-    case 'back':
-      return 'go back';
-    case 'drag':
-      return `drag ${action.target} onto ${action.to}`;
-    case 'resize':
-      return `resize the viewport to ${action.width} x ${action.height}`;
-    case 'tab':
-      return `switch to tab ${action.index}`;
-    default:
-      return `${action.kind} ${action.target}`;
-  }
 }
 
 async function screenshot(

@@ -9,9 +9,9 @@ import { z } from 'zod';
 import { checkReplaysDir } from '../core/paths.js';
 import { FormatError } from '../handoff/errors.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
-import { readWorkspaceText, writeWorkspaceFile } from '../handoff/safe-fs.js';
+import { readWorkspaceText, type SafeWriteOptions, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { issueLines, parseJsonText } from '../handoff/schema-io.js';
-import { generateSpec, specPath } from './codegen.js';
+import { FIXTURES_MODULE, generateSpec, SPEC_DIR, specPath } from './codegen.js';
 import { CheckFile, type RecordedCheck } from './format.js';
 import type { ReplayResult } from './replay.js';
 
@@ -56,8 +56,24 @@ export async function writeCheck(
   await writeWorkspaceFile(workspace, jsonPath, `${JSON.stringify(file, null, 2)}\n`);
   const spec = specPath(check.featureId);
   await writeWorkspaceFile(workspace, spec, generateSpec(check, options.title));
-  return [jsonPath, spec];
+  return [jsonPath, spec, await writeSpecSupport(workspace)];
 }
+
+/** The install's copy of the module every generated spec imports (`checks/exported/`). */
+const FIXTURES_SOURCE = new URL(`./exported/${FIXTURES_MODULE}.ts`, import.meta.url);
+
+/**
+ * Writes `e2e/nightshift-fixtures.ts` (the turns checks take on the shared app) beside the specs, as the install
+ * has it; returns its workspace-relative path.
+ */
+export async function writeSpecSupport(workspace: string, options: SafeWriteOptions = {}): Promise<string> {
+  const target = SPEC_SUPPORT_PATH;
+  await writeWorkspaceFile(workspace, target, await readFile(FIXTURES_SOURCE, 'utf8'), options);
+  return target;
+}
+
+/** Workspace-relative path of the module every generated spec imports. */
+export const SPEC_SUPPORT_PATH = `${SPEC_DIR}/${FIXTURES_MODULE}.ts`;
 
 /** The version the next recording of a feature gets. */
 export async function nextCheckVersion(workspace: string, featureId: string): Promise<number> {

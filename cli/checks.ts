@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { generateSpec, playwrightConfig, SPEC_DIR, specPath } from '../checks/codegen.js';
 import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
-import { readCheckFile } from '../checks/store.js';
+import { readCheckFile, SPEC_SUPPORT_PATH, writeSpecSupport } from '../checks/store.js';
 import { InputError } from '../core/errors.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
@@ -114,7 +114,7 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
           runId: run.id,
           session: run.seq,
           summary: 'checks export: playwright.config.ts and the specs',
-          paths: [PLAYWRIGHT_CONFIG, ...specs],
+          paths: [PLAYWRIGHT_CONFIG, SPEC_SUPPORT_PATH, ...specs],
         });
         resolved.stdout.write(exportNotice(workspace, specs.length));
       }),
@@ -131,13 +131,14 @@ const PLAYWRIGHT_CONFIG = 'playwright.config.ts';
  */
 async function exportChecks(workspace: string): Promise<string[]> {
   const specs = await currentSpecs(workspace);
-  for (const target of [PLAYWRIGHT_CONFIG, ...specs.map((spec) => spec.path)]) {
+  for (const target of [PLAYWRIGHT_CONFIG, SPEC_SUPPORT_PATH, ...specs.map((spec) => spec.path)]) {
     await assertWritableTarget(workspace, target).catch((error: unknown) => {
       throw error instanceof UnsafeFileError ? exportRefused(error) : error;
     });
   }
   for (const spec of specs) await writeWorkspaceFile(workspace, spec.path, spec.text, { links: 'refuse' });
   await writeWorkspaceFile(workspace, PLAYWRIGHT_CONFIG, playwrightConfig(), { links: 'refuse' });
+  await writeSpecSupport(workspace, { links: 'refuse' });
   return specs.map((spec) => spec.path);
 }
 

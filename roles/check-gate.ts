@@ -11,7 +11,7 @@ import {
   type RecordedCheck,
   RecordedCheck as RecordedCheckSchema,
 } from '../checks/format.js';
-import { confirmedExpectations, recordSegment } from '../checks/recorder.js';
+import { confirmedExpectations, countedFromBaseline, recordSegment } from '../checks/recorder.js';
 import { type ReplayResult, replayOnPage } from '../checks/replay.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
@@ -63,7 +63,9 @@ export class CheckGate {
     if (verdict.verdict !== 'pass') return { accept: verdict };
     const id = verdict.feature_id;
     const evidence = verdict.steps.filter((step) => step.ok).map((step) => step.evidence);
-    const expectations = await confirmedExpectations(this.input.page(), evidence, segment.typed);
+    const confirmed = await confirmedExpectations(this.input.page(), evidence, segment.typed);
+    // Counts relative to what the check saw itself: the check holds whatever data others left in the app.
+    const expectations = countedFromBaseline(confirmed, entries, segment);
     const why =
       segment.unrecordable ??
       (expectations.length === 0 ? 'no quoted evidence was confirmed on the page' : undefined);

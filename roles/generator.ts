@@ -1,4 +1,5 @@
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
+import { readCheckFile } from '../checks/store.js';
 import { freePort } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
@@ -7,6 +8,7 @@ import { checkpoint, commitsSince, head, isClean, type WorkspaceRepo } from '../
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { UnsafeFileError } from '../handoff/safe-fs.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
+import { sprintContract } from './contract.js';
 import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
@@ -35,7 +37,7 @@ export async function prepareGenerator(
     };
   }
   const startCommit = (await head(repo)) as string;
-  const [feedback, snapshot, spec, appPort] = await Promise.all([
+  const [feedback, snapshot, spec, appPort, checkFile] = await Promise.all([
     readFeedback(repo.dir, feature.id).catch((error: unknown) => {
       if (error instanceof UnsafeFileError) return `[the feedback file was not read: ${error.message}]`;
       throw error;
@@ -43,6 +45,8 @@ export async function prepareGenerator(
     snapshotWorkspace(repo),
     findSpec(repo),
     freePort(),
+    // An unreadable check file leaves the contract to the steps (the sweep reports the file itself).
+    readCheckFile(repo.dir, feature.id).catch(() => null),
   ]);
   const specFile = spec && 'text' in spec ? spec : undefined;
   const section = specFile ? specSectionFor(specFile.text, feature) : undefined;
@@ -65,6 +69,7 @@ export async function prepareGenerator(
       remainingFailing: features.filter((candidate) => !candidate.passes).length,
       appPort,
       ...(specFile && section ? { specSection: { file: specFile.name, ...section } } : {}),
+      contract: sprintContract(feature, checkFile),
     }),
     tools,
     protectedPaths: GENERATOR_PROTECTED_PATHS,

@@ -1,4 +1,5 @@
 import type { Feature } from '../handoff/formats.js';
+import { contractText, type SprintContract, sprintContract } from './contract.js';
 
 /** Pieces of workspace state the harness gathers so the model spends no turns on orientation. */
 export interface WorkspaceSnapshot {
@@ -65,12 +66,15 @@ export function generatorMessage(input: {
   appPort?: number;
   /** The part of the spec the feature most likely comes from (roles/spec-section.ts). */
   specSection?: { file: string; heading: string; line: number; excerpt: string };
+  /** What the evaluator will check (roles/contract.ts); without it, the feature's steps. */
+  contract?: SprintContract;
 }): string {
   const { feature, snapshot } = input;
+  const contract = input.contract ?? sprintContract(feature, null);
   const parts = [
     `# Feature ${feature.id}: ${feature.description}`,
     `Category: ${feature.category}. ${input.remainingFailing} feature(s) still failing in total; work on this one only.`,
-    section('Steps the evaluator will perform in a browser', numberedSteps(feature.steps)),
+    section('What the evaluator will check (your contract)', contractText(contract)),
   ];
   if (input.specSection) parts.push(specSectionText(input.specSection));
   if (input.feedback)

@@ -37,22 +37,30 @@ const SCRIPTS: Record<DemoRole, Script> = {
   planner: plannerScript,
 };
 
-/** The demo policy: the todo example's initializer, generators and evaluator, scripted. */
-export const demoPolicy: Policy = (conversation) => {
-  const role = roleOf(conversation);
-  if (!role) {
-    return {
-      text: 'This scripted model plays the planner, initializer, generator and evaluator of the todo demo only.',
-    };
-  }
-  try {
-    // The evaluator's session tag (unique todo texts) must survive replays, so it goes into its first reply.
-    return runScript(conversation, SCRIPTS[role], { recordTag: role === 'evaluator' });
-  } catch (error) {
-    log.error({ err: error, role, request: conversation.requestIndex }, 'scripted policy failed');
-    const message = error instanceof Error ? error.message : String(error);
-    return { text: `The scripted ${role} hit an internal error and stops: ${message}` } satisfies PolicyReply;
-  }
-};
+/** The scripted roles with some of them played differently (e.g. a careless generator, testkit/policies/careless.ts). */
+export function scriptedPolicy(overrides: Partial<Record<DemoRole, Script>> = {}): Policy {
+  const scripts = { ...SCRIPTS, ...overrides };
+  return (conversation) => {
+    const role = roleOf(conversation);
+    if (!role) {
+      return {
+        text: 'This scripted model plays the planner, initializer, generator and evaluator of the examples only.',
+      };
+    }
+    try {
+      // The evaluator's session tag (unique todo texts) must survive replays, so it goes into its first reply.
+      return runScript(conversation, scripts[role], { recordTag: role === 'evaluator' });
+    } catch (error) {
+      log.error({ err: error, role, request: conversation.requestIndex }, 'scripted policy failed');
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        text: `The scripted ${role} hit an internal error and stops: ${message}`,
+      } satisfies PolicyReply;
+    }
+  };
+}
+
+/** The demo policy: the examples' initializer, generators and evaluator, scripted. */
+export const demoPolicy: Policy = scriptedPolicy();
 
 export default demoPolicy;

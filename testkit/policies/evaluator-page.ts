@@ -98,11 +98,24 @@ export class PageDriver {
     return findNode(this.nodes, role, name) !== undefined;
   }
 
-  /** The texts of the todo list's items, in order. */
-  items(): string[] {
-    const texts = listItemTexts(this.nodes, TODO_LIST);
-    if (!texts) throw new StepFailed(`The page has no list named "${TODO_LIST}". ${this.summary()}`);
+  /** The texts of the items of the list with this name (the todo list by default), in order. */
+  items(listName = TODO_LIST): string[] {
+    const texts = listItemTexts(this.nodes, listName);
+    if (!texts) throw new StepFailed(`The page has no list named "${listName}". ${this.summary()}`);
     return texts;
+  }
+
+  /** Whether some element of the page shows this text (in its text or its name). */
+  shows(text: string): boolean {
+    return this.nodes.some((node) => node.text?.includes(text) || node.name?.includes(text));
+  }
+
+  /** Waits until the page shows the text (`browser_wait_for`); a page that never does fails the step. */
+  waitFor(text: string): void {
+    const result = this.io.call('browser_wait_for', { text });
+    if (result.isError)
+      throw new StepFailed(`The page never showed "${text}": ${firstLines(result.content)}`);
+    this.observe(result);
   }
 
   /** Text of the first element with this role (e.g. the status line), or a failed step. */

@@ -5,16 +5,16 @@
  */
 
 import type { ScriptedToolCall } from '../types.js';
-import { BROWSER_CHECKS } from './evaluator-checks.js';
 import { CheckBlocked, PageDriver, StepFailed, StepRecorder, type VerdictStep } from './evaluator-page.js';
+import { exampleFeatureIn, exampleOf } from './examples.js';
 import type { ScriptIO } from './script.js';
-import { featureMentionedIn, type TodoFeature } from './todo-features.js';
+import type { ScriptedFeature } from './todo-features.js';
 
 /** One feature to check, as the brief names it. */
 export interface EvaluationTarget {
   featureId: string;
-  /** The catalogue feature its section describes, when known. */
-  feature: TodoFeature | undefined;
+  /** The catalogue feature (of any example) its section describes, when known. */
+  feature: ScriptedFeature | undefined;
 }
 
 /** What the evaluator's first message asks for. */
@@ -40,12 +40,12 @@ export function parseEvaluatorBrief(message: string): EvaluatorBrief | undefined
     const targets = headings.map((heading, index) => {
       const end = headings[index + 1]?.index ?? message.length;
       const section = message.slice(heading.index, end);
-      return { featureId: heading[1] as string, feature: featureMentionedIn(section) };
+      return { featureId: heading[1] as string, feature: exampleFeatureIn(section)?.feature };
     });
     return { url, targets: dedupe(targets) };
   }
   const ids = [...new Set([...message.matchAll(/\bF-\d{3,}\b/g)].map((match) => match[0]))];
-  const only = ids.length === 1 ? featureMentionedIn(message) : undefined;
+  const only = ids.length === 1 ? exampleFeatureIn(message)?.feature : undefined;
   return { url, targets: ids.map((featureId) => ({ featureId, feature: only })) };
 }
 
@@ -68,14 +68,16 @@ export function evaluateFeature(
       verdict: 'blocked',
       steps: [],
       issues: [
-        `The scripted evaluator has no browser check for ${featureId}: its steps are not the todo example's.`,
+        `The scripted evaluator has no browser check for ${featureId}: its steps are not an example's.`,
       ],
     };
   }
   const steps = new StepRecorder(feature.steps);
   const page = new PageDriver(io, url);
   try {
-    BROWSER_CHECKS[feature.check](page, steps, tag);
+    const check = exampleOf(feature).checks[feature.check];
+    if (!check) throw new CheckBlocked(`The scripted evaluator has no browser check "${feature.check}".`);
+    check(page, steps, tag);
     return { feature_id: featureId, verdict: 'pass', steps: steps.complete(), issues: [] };
   } catch (error) {
     if (error instanceof StepFailed) {

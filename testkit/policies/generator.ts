@@ -6,22 +6,22 @@
  */
 
 import type { ScriptedToolCall } from '../types.js';
+import {
+  exampleFeatureDescribed,
+  exampleFeatureIn,
+  exampleOf,
+  type ScriptedExample,
+  TODO_EXAMPLE,
+} from './examples.js';
 import { commitAll } from './initializer.js';
 import { type CallResult, exitCodeOf, fileTextOfRead, type ScriptIO } from './script.js';
-import {
-  featureMentionedIn,
-  type MarkerInsertion,
-  squash,
-  TODO_FEATURES,
-  type TodoFeature,
-  verifyCommand,
-} from './todo-features.js';
+import { type MarkerInsertion, type ScriptedFeature, verifyCommand } from './todo-features.js';
 import { featureFiles } from './todo-sources.js';
 
 /** What the generator's first message asks for. */
 export interface GeneratorBrief {
   featureId: string;
-  feature: TodoFeature | undefined;
+  feature: ScriptedFeature | undefined;
   /** The evaluator feedback section (heading and all that follows), or null when there is none. */
   feedback: string | null;
 }
@@ -40,11 +40,9 @@ export function parseGeneratorBrief(message: string): GeneratorBrief | undefined
   const described = headingLine
     .slice(headingLine.indexOf(featureId) + featureId.length)
     .replace(/^[\s:–—-]+/, '');
-  const byNumber = TODO_FEATURES[Number(featureId.slice(2)) - 1];
+  const byNumber = TODO_EXAMPLE.features[Number(featureId.slice(2)) - 1];
   const feature =
-    TODO_FEATURES.find((candidate) => squash(candidate.description) === squash(described)) ??
-    featureMentionedIn(headingLine) ??
-    byNumber;
+    exampleFeatureDescribed(described)?.feature ?? exampleFeatureIn(headingLine)?.feature ?? byNumber;
   return { featureId, feature, feedback: feedbackSection(message) };
 }
 
@@ -70,8 +68,20 @@ export function feedbackGist(feedback: string): string {
   return (evidence ?? failing ?? lines[1] ?? '').slice(0, 300);
 }
 
-/** The generator session. */
-export function generatorScript(io: ScriptIO): void {
+/** A slip of a generator's first try: a text of the feature's files written wrong (`from` → `to`). */
+export interface Slip {
+  from: string;
+  to: string;
+}
+
+/** How a generator differs from the scripted one that always writes its feature right. */
+export interface GeneratorHabits {
+  /** The slip this generator makes on its first try at the feature, if any (deterministic per feature). */
+  slip(featureId: string, feature: ScriptedFeature, firstMessage: string): Slip | undefined;
+}
+
+/** The generator session (`habits`: a generator that slips, for measurements; default none). */
+export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
   const brief = parseGeneratorBrief(io.firstMessage);
   if (!brief?.feature) {
     io.finish(
@@ -102,7 +112,10 @@ export function generatorScript(io: ScriptIO): void {
   const done = feature.insertions.every((insertion) =>
     files.get(insertion.path)?.includes(insertion.lines[0] as string),
   );
-  const work = done ? fixOrRecheck(io, brief, files) : { notes: implement(io, featureId, feature, files) };
+  const slip = habits?.slip(featureId, feature, io.firstMessage);
+  const work = done
+    ? fixOrRecheck(io, brief, files, slip)
+    : { notes: implement(io, featureId, feature, files, slip) };
   const notes = work.notes;
   const check = io.call(
     'bash',
@@ -115,7 +128,9 @@ export function generatorScript(io: ScriptIO): void {
       ? 'Checked from the shell (curl against the started app): OK.'
       : `Shell check FAILED:\n${lastLines(check.content, 12)}`,
   );
-  const subject = work.fixed && bug ? `fix ${bug.explanation}` : feature.summary;
+  const subject = work.fixed
+    ? `fix ${bug?.explanation ?? `the text ${slip?.to} (${slip?.from})`}`
+    : feature.summary;
   commitAll(io, `${featureId}: ${subject}`, appendProgressCommand(featureId, subject, notes));
   let correction = io.finish(
     `${featureId}: ${subject}. ${verified ? 'Checked with curl and committed.' : 'Committed, but my shell check failed.'}`,
@@ -176,11 +191,15 @@ function resolveConflicts(io: ScriptIO, featureId: string, files: string[]): voi
 function implement(
   io: ScriptIO,
   featureId: string,
-  feature: TodoFeature,
+  feature: ScriptedFeature,
   files: Map<string, string>,
+  slip?: Slip,
 ): string[] {
   const notes: string[] = [];
-  const written = featureFiles(feature.sourceDir);
+  const example: ScriptedExample = exampleOf(feature);
+  const written = featureFiles(feature.sourceDir, example.sourcesDir).map((file) =>
+    slip ? { ...file, content: file.content.replaceAll(slip.from, slip.to) } : file,
+  );
   const writes: ScriptedToolCall[] = written.map((file) => ({
     name: 'write',
     arguments: { path: file.path, content: file.content },
@@ -212,8 +231,10 @@ function fixOrRecheck(
   io: ScriptIO,
   brief: GeneratorBrief,
   files: Map<string, string>,
+  slip?: Slip,
 ): { notes: string[]; fixed?: boolean } {
   const bug = brief.feature?.plantedBug;
+  if (brief.feedback && slip && brief.feature) return rewriteSlip(io, brief.feature, slip);
   if (!brief.feedback || !bug) {
     return { notes: ['The feature was already in place; re-checked it without changes.'] };
   }
@@ -226,6 +247,21 @@ function fixOrRecheck(
     `The evaluator saw the count go wrong. Found it in ${bug.path}: the count included completed todos. Fixing it.`,
   );
   const note = `Fixed after evaluator feedback (${feedbackGist(brief.feedback)}): ${bug.explanation}.`;
+  return { notes: [note, ...failures(results)], fixed: !results.some((result) => result.isError) };
+}
+
+/** The feedback names what the first try wrote wrong: the feature's files written again, right. */
+function rewriteSlip(
+  io: ScriptIO,
+  feature: ScriptedFeature,
+  slip: Slip,
+): { notes: string[]; fixed: boolean } {
+  const files = featureFiles(feature.sourceDir, exampleOf(feature).sourcesDir);
+  const results = io.act(
+    files.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),
+    `The evaluator could not find what it looked for: I wrote ${slip.to} where the feature needs ${slip.from}. Fixing it.`,
+  );
+  const note = `Fixed after evaluator feedback: ${slip.to} is ${slip.from} again.`;
   return { notes: [note, ...failures(results)], fixed: !results.some((result) => result.isError) };
 }
 

@@ -12,7 +12,7 @@ import { type EvaluationTarget, parseEvaluatorBrief, type SubmittedVerdictArgs }
 import { type CheckRun, runCheck } from './grounding-check.js';
 import { skippedStep, WORDING_STYLES, type WordingStyle } from './grounding-styles.js';
 import { runScript, type ScriptIO } from './script.js';
-import type { TodoFeature } from './todo-features.js';
+import { isTodoFeature, type TodoFeature } from './todo-features.js';
 
 /** The model name that selects a style. */
 export function familyModel(style: string): string {
@@ -47,7 +47,8 @@ function evaluateInStyle(
   target: EvaluationTarget,
   tag: string,
 ): string {
-  const { featureId, feature } = target;
+  const { featureId } = target;
+  const feature = target.feature && isTodoFeature(target.feature) ? target.feature : undefined;
   if (!feature) {
     const blocked: SubmittedVerdictArgs = {
       feature_id: featureId,

@@ -3,16 +3,17 @@
  * that the skeleton starts, commits, and stops. When the harness sends it back (the feature list did
  * not validate, or the commit is missing), it rewrites the list and commits again.
  */
+import { exampleOfSpec, type ScriptedExample, TODO_EXAMPLE } from './examples.js';
 import { type CallResult, exitCodeOf, type ScriptIO } from './script.js';
-import { featureListJson, scriptedFeatureCount, verifyCommand } from './todo-features.js';
+import { scriptedFeatureCount, verifyCommand } from './todo-features.js';
 import { skeletonFiles } from './todo-sources.js';
 
 /** Corrections the initializer answers before it gives up and just stops. */
 const MAX_CORRECTIONS = 3;
 
-/** True when the first message is the todo example spec (the only spec this scripted model knows). */
+/** True when the first message is the todo example spec. */
 export function isTodoSpec(firstMessage: string): boolean {
-  return /todo/i.test(firstMessage) && /items? left/i.test(firstMessage);
+  return TODO_EXAMPLE.isSpec(firstMessage);
 }
 
 /**
@@ -27,14 +28,18 @@ export function commitAll(io: ScriptIO, message: string, prefix = ''): CallResul
 
 /** The initializer session. */
 export function initializerScript(io: ScriptIO): void {
-  if (!isTodoSpec(io.firstMessage)) {
+  const example = exampleOfSpec(io.firstMessage);
+  if (!example) {
     io.finish(
-      'This scripted model only knows the todo example spec (examples/todo/app_spec.md); nothing written.',
+      'This scripted model only knows the example specs (examples/todo and examples/accounts app_spec.md); nothing written.',
     );
     return;
   }
-  const count = scriptedFeatureCount(io.firstMessage);
-  const files = [{ path: 'feature_list.json', content: featureListJson(count) }, ...skeletonFiles()];
+  const count = scriptedFeatureCount(io.firstMessage, example.features.length);
+  const files = [
+    { path: 'feature_list.json', content: example.featureListJson(count) },
+    ...skeletonFiles(example.sourcesDir),
+  ];
   io.act(
     files.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),
     `The spec describes ${count} user-visible features. Writing the feature list, init.sh and a skeleton app that loads.`,
@@ -43,7 +48,7 @@ export function initializerScript(io: ScriptIO): void {
     'bash',
     {
       command: `chmod +x init.sh\n${verifyCommand(
-        `curl -sf "$base/" | grep -q '<h1>Todos</h1>' || fail "the page did not load"`,
+        example.skeletonServes,
         'the skeleton starts with init.sh and serves the page',
       )}`,
     },
@@ -57,15 +62,21 @@ export function initializerScript(io: ScriptIO): void {
       : `Wrote and committed the feature list and skeleton, but the skeleton did not start:\n${check.content}`,
   );
   for (let round = 1; round <= MAX_CORRECTIONS && correction.trim() !== ''; round++) {
-    correction = answerCorrection(io, correction, round, count);
+    correction = answerCorrection(io, correction, round, count, example);
   }
 }
 
 /** Rewrites what the harness complained about (the feature list, init.sh's mode) and commits again. */
-function answerCorrection(io: ScriptIO, correction: string, round: number, count: number): string {
+function answerCorrection(
+  io: ScriptIO,
+  correction: string,
+  round: number,
+  count: number,
+  example: ScriptedExample,
+): string {
   const aboutInit = /init\.sh/i.test(correction);
-  const rewrites = [{ path: 'feature_list.json', content: featureListJson(count) }];
-  const initScript = skeletonFiles().find((file) => file.path === 'init.sh');
+  const rewrites = [{ path: 'feature_list.json', content: example.featureListJson(count) }];
+  const initScript = skeletonFiles(example.sourcesDir).find((file) => file.path === 'init.sh');
   if (aboutInit && initScript) rewrites.push(initScript);
   io.act(
     rewrites.map((file) => ({ name: 'write', arguments: { path: file.path, content: file.content } })),

@@ -33,9 +33,10 @@ export interface PlantedBug {
   explanation: string;
 }
 
-/** One feature of the todo example, as the scripted roles know it. */
-export interface TodoFeature {
-  check: TodoCheckKey;
+/** One feature of an example app, as the scripted roles know it. */
+export interface ScriptedFeature {
+  /** Which browser check of the example's evaluator verifies it. */
+  check: string;
   category: string;
   description: string;
   steps: string[];
@@ -50,19 +51,32 @@ export interface TodoFeature {
   plantedBug?: PlantedBug;
 }
 
+/** One feature of the todo example. */
+export interface TodoFeature extends ScriptedFeature {
+  check: TodoCheckKey;
+}
+
+/** Whether a catalogue feature is one of the todo example's (its check is a todo browser check). */
+export function isTodoFeature(feature: ScriptedFeature): feature is TodoFeature {
+  return TODO_FEATURES.some((todo) => todo.check === feature.check);
+}
+
 const API_MODULES = 'api/modules.js';
 const CLIENT_MODULES = 'public/features.js';
 const MODULE_MARKER = '// -- feature modules: add imports above this line --';
 
-function registerApi(module: string): MarkerInsertion {
+/** Registers a server module of a feature (`api/modules.js`, above its marker). */
+export function registerApi(module: string): MarkerInsertion {
   return { path: API_MODULES, marker: MODULE_MARKER, lines: [`import './${module}';`] };
 }
 
-function registerClient(module: string): MarkerInsertion {
+/** Registers a client module of a feature (`public/features.js`, above its marker). */
+export function registerClient(module: string): MarkerInsertion {
   return { path: CLIENT_MODULES, marker: MODULE_MARKER, lines: [`import './features/${module}';`] };
 }
 
-function served(module: string, mustContain: string): string {
+/** A shell check that the client module is served and holds a text. */
+export function served(module: string, mustContain: string): string {
   return `curl -sf "$base/features/${module}" | grep -q '${mustContain}' || fail "public/features/${module} is not served"`;
 }
 
@@ -280,10 +294,10 @@ export const TODO_FEATURES: readonly TodoFeature[] = [
  * How many catalogue features a spec asks the scripted initializer for: all of them, or the first N when the spec
  * carries `<!-- testkit: first N features -->` (tests use it for shorter whole runs).
  */
-export function scriptedFeatureCount(spec: string): number {
+export function scriptedFeatureCount(spec: string, total = TODO_FEATURES.length): number {
   const asked = /<!--\s*testkit: first (\d+) features?\s*-->/.exec(spec)?.[1];
-  const count = asked ? Number(asked) : TODO_FEATURES.length;
-  return Math.min(Math.max(count, 1), TODO_FEATURES.length);
+  const count = asked ? Number(asked) : total;
+  return Math.min(Math.max(count, 1), total);
 }
 
 /** The spec text with the marker that asks the scripted initializer for its first `count` features. */
@@ -314,8 +328,17 @@ function featureIdOf(position: number): string {
 }
 
 export function featureListJson(count = TODO_FEATURES.length): string {
-  const list = TODO_FEATURES.slice(0, count).map(({ category, description, steps }, index) => {
-    const dependsOn = (TODO_DEPENDENCIES[index] ?? []).map(featureIdOf);
+  return scriptedFeatureListJson(TODO_FEATURES, TODO_DEPENDENCIES, count);
+}
+
+/** `feature_list.json` of an example's first `count` features (`dependencies` by 1-based list position). */
+export function scriptedFeatureListJson(
+  features: readonly ScriptedFeature[],
+  dependencies: readonly (readonly number[])[],
+  count = features.length,
+): string {
+  const list = features.slice(0, count).map(({ category, description, steps }, index) => {
+    const dependsOn = (dependencies[index] ?? []).map(featureIdOf);
     return {
       category,
       description,
@@ -332,12 +355,15 @@ export function squash(text: string): string {
   return text.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-/** The catalogue feature whose description (or, failing that, first step) occurs in the text. */
-export function featureMentionedIn(text: string): TodoFeature | undefined {
+/** The catalogue feature whose description (or, failing that, all of its steps) occurs in the text. */
+export function featureMentionedIn<F extends ScriptedFeature = TodoFeature>(
+  text: string,
+  features: readonly F[] = TODO_FEATURES as unknown as readonly F[],
+): F | undefined {
   const haystack = squash(text);
   return (
-    TODO_FEATURES.find((feature) => haystack.includes(squash(feature.description))) ??
-    TODO_FEATURES.find((feature) => feature.steps.every((step) => haystack.includes(squash(step))))
+    features.find((feature) => haystack.includes(squash(feature.description))) ??
+    features.find((feature) => feature.steps.every((step) => haystack.includes(squash(step))))
   );
 }
 

@@ -39,11 +39,11 @@ function filesUnder(root: string, relative = ''): SourceFile[] {
 }
 
 /** The skeleton app the initializer writes (server, client core, init.sh, .gitignore, progress.md, …). */
-export function skeletonFiles(): SourceFile[] {
-  return filesUnder(path.join(SCRIPTED_SOURCES_DIR, 'skeleton'));
+export function skeletonFiles(sourcesDir = SCRIPTED_SOURCES_DIR): SourceFile[] {
+  return filesUnder(path.join(sourcesDir, 'skeleton'));
 }
 
-/** The new files of one feature (`sourceDir` of a catalogue feature). */
-export function featureFiles(sourceDir: string): SourceFile[] {
-  return filesUnder(path.join(SCRIPTED_SOURCES_DIR, 'features', sourceDir));
+/** The new files of one feature (`sourceDir` of a catalogue feature) of an example (default: the todo one). */
+export function featureFiles(sourceDir: string, sourcesDir = SCRIPTED_SOURCES_DIR): SourceFile[] {
+  return filesUnder(path.join(sourcesDir, 'features', sourceDir));
 }

@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type AssembleOptions, assembleTodoApp } from '../../../testkit/policies/todo-assemble.js';
+import { featureListJson } from '../../../testkit/policies/todo-features.js';
 import { freePort } from '../browser/todo-app.js';
+import { makeWorkspace } from '../roles/role-helpers.js';
 
 /** The demo app (examples/todo, assembled from the scripted sources) running on a free port. */
 export interface DemoApp {
@@ -49,4 +51,23 @@ function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+}
+
+/** The demo app, fully built, as a committed workspace with feature ids. */
+export async function demoWorkspace(): Promise<{ workspace: string; dataDir: string }> {
+  const built = await assembleDemoApp();
+  const files: Record<string, string> = {};
+  for (const entry of await readdir(built, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    files[path.relative(built, full)] = await readFile(full, 'utf8');
+  }
+  const features = JSON.parse(featureListJson()) as Array<Record<string, unknown>>;
+  files['feature_list.json'] = `${JSON.stringify(
+    features.map((feature, index) => ({ id: `F-${String(index + 1).padStart(3, '0')}`, ...feature })),
+    null,
+    2,
+  )}\n`;
+  files['.gitignore'] = 'data/\n';
+  return makeWorkspace(files);
 }

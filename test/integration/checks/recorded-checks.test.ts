@@ -9,32 +9,11 @@ import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { readVerdicts } from '../../../handoff/verdicts.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';
-import { featureListJson } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
-import { makeWorkspace, removeWorkspace, runSession } from '../roles/role-helpers.js';
-import { assembleDemoApp } from './demo-app.js';
-
-/** The demo app, fully built, as a committed workspace with feature ids. */
-async function demoWorkspace(): Promise<{ workspace: string; dataDir: string }> {
-  const built = await assembleDemoApp();
-  const files: Record<string, string> = {};
-  const { readdir } = await import('node:fs/promises');
-  for (const entry of await readdir(built, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const full = path.join(entry.parentPath, entry.name);
-    files[path.relative(built, full)] = await readFile(full, 'utf8');
-  }
-  const features = JSON.parse(featureListJson()) as Array<Record<string, unknown>>;
-  files['feature_list.json'] = `${JSON.stringify(
-    features.map((feature, index) => ({ id: `F-${String(index + 1).padStart(3, '0')}`, ...feature })),
-    null,
-    2,
-  )}\n`;
-  files['.gitignore'] = 'data/\n';
-  return makeWorkspace(files);
-}
+import { removeWorkspace, runSession } from '../roles/role-helpers.js';
+import { demoWorkspace } from './demo-app.js';
 
 describe('recorded checks: recorded on a pass, replayed first in regression checks (demo app, real Chromium)', () => {
   let server: ModelServer;

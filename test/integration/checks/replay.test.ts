@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeTarget } from '../../../agent/tools/browser-log.js';
@@ -10,11 +8,9 @@ import { RecordedCheck } from '../../../checks/format.js';
 import { buildLocator } from '../../../checks/locator-code.js';
 import { recordSegment } from '../../../checks/recorder.js';
 import { replayCheck } from '../../../checks/replay.js';
-import { freePort } from '../browser/todo-app.js';
+import { writeSpecSupport } from '../../../checks/store.js';
 import { assembleDemoApp, type DemoApp, startDemoApp } from './demo-app.js';
-
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
-const REPO = path.resolve(import.meta.dirname, '../../..');
+import { CHROMIUM, linkPlaywright, runPlaywrightTest } from './playwright-suite.js';
 
 /** The "complete a todo" check as the recorder writes it (stable locators, grounded expectations). */
 const completeCheck = RecordedCheck.parse({
@@ -140,24 +136,10 @@ describe('replaying a recorded check on the demo app (real Chromium)', () => {
       dirs.push(dir);
       await mkdir(path.join(dir, 'e2e'));
       await writeFile(path.join(dir, specPath('F-003')), generateSpec(completeCheck, 'Complete a todo'));
+      await writeSpecSupport(dir);
       await writeFile(path.join(dir, 'playwright.config.ts'), playwrightConfig());
-      await symlink(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'));
-      const port = await freePort();
-      return promisify(execFile)(
-        path.join(REPO, 'node_modules/.bin/playwright'),
-        ['test', '--reporter=line'],
-        {
-          cwd: dir,
-          env: { ...process.env, CI: '1', PORT: String(port), CHROMIUM_PATH: CHROMIUM },
-          timeout: 180_000,
-        },
-      ).then(
-        (out) => ({ code: 0, output: out.stdout + out.stderr }),
-        (error: { code?: number; stdout?: string; stderr?: string }) => ({
-          code: error.code ?? -1,
-          output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
-        }),
-      );
+      await linkPlaywright(dir);
+      return runPlaywrightTest(dir);
     };
     const green = await run({});
     expect(green.output).toContain('1 passed');

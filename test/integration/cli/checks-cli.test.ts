@@ -120,11 +120,12 @@ describe('nightshift checks (child processes, real Chromium)', () => {
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).toContain('npx playwright test');
       const spec = fs.readFileSync(path.join(workspace, specPath('F-001')), 'utf8');
-      expect(spec).toContain("import { expect, type Page, test } from '@playwright/test';");
+      expect(spec).toContain("import { expect, test } from './nightshift-fixtures';");
       expect(spec).toContain("test('F-001: ");
-      expect(spec).toContain(`await page.${TEXTBOX}.fill('Buy milk');`);
+      // The check's own data gets a suffix of each run: parallel workers and repeated runs never see each other's.
+      expect(spec).toContain(`await page.${TEXTBOX}.fill('Buy milk ' + run);`);
       expect(spec).toContain(
-        "await expect(page.getByText('Buy milk').filter({ visible: true }).first()).toBeVisible();",
+        "await expect(page.getByText('Buy milk ' + run).filter({ visible: true }).first()).toBeVisible();",
       );
       const config = fs.readFileSync(path.join(workspace, 'playwright.config.ts'), 'utf8');
       expect(config).toContain("testDir: './e2e'");
@@ -135,6 +136,7 @@ describe('nightshift checks (child processes, real Chromium)', () => {
       expect(tracked.trim().split('\n')).toEqual([
         'e2e/F-001.spec.ts',
         'e2e/F-002.spec.ts',
+        'e2e/nightshift-fixtures.ts',
         'playwright.config.ts',
       ]);
     },

@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RecordedCheck } from '../../../checks/format.js';
+import { writeCheck } from '../../../checks/store.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
-import { isClean, openRepo, runGit } from '../../../handoff/git.js';
+import { checkpoint, isClean, openRepo, runGit } from '../../../handoff/git.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import {
@@ -120,6 +122,46 @@ describe('generator', () => {
     expect(first).toContain('Skeleton in place.');
     expect(first).toMatch(/Recent commits\n[0-9a-f]{7,} nightshift\(harness\)/);
     expect(first).toContain('server.js');
+    removeWorkspace(workspace);
+  });
+
+  it('is shown its sprint contract: the evaluator’s steps and, after an earlier pass, its recorded check', async () => {
+    const { workspace, dataDir } = await builtWorkspace();
+    const check = RecordedCheck.parse({
+      featureId: 'F-001',
+      version: 1,
+      recordedAt: '2026-01-01T00:00:00.000Z',
+      origin: { runId: 'r-test', session: 2, reason: 'evaluate' },
+      actions: [
+        { kind: 'goto', path: '/' },
+        { kind: 'fill', target: "getByLabel('Title')", text: 'Buy milk' },
+        { kind: 'press', key: 'Enter', target: "getByLabel('Title')" },
+      ],
+      expectations: [{ kind: 'text', text: 'Buy milk' }],
+    });
+    await writeCheck(workspace, check, { title: 'Add a todo', flaky: null });
+    await checkpoint(openRepo(workspace), {
+      role: 'harness',
+      runId: 'r-test',
+      session: 2,
+      summary: 'F-001 passed',
+    });
+    let first = '';
+    server.setPolicy((conversation) => {
+      if (turnOf(conversation) > 0) return { text: 'Done.' };
+      first =
+        conversation.messages[0]?.content
+          .map((block) => (block.type === 'text' ? block.text : ''))
+          .join('') ?? '';
+      return { text: 'Read it.' };
+    });
+    await runSession(server, { role: 'generator', workspace, dataDir, featureIds: ['F-001'] });
+    expect(first).toContain(
+      '## What the evaluator will check (your contract)\nThe evaluator performs these steps in a real browser, in this order, and passes the feature only when every one holds:\n1. Type a title and press Enter\n2. The todo is listed',
+    );
+    expect(first).toContain('its recorded check (v1) replays these actions and expectations');
+    expect(first).toContain(`2. fill "Buy milk" into getByLabel('Title')`);
+    expect(first).toContain('- text "Buy milk" is visible');
     removeWorkspace(workspace);
   });
 

@@ -1,34 +1,9 @@
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
-import { ObservationLog } from '../../../agent/tools/browser-log.js';
+import { type ObservationEntry, ObservationLog } from '../../../agent/tools/browser-log.js';
 import { exactRoleNames, quotedTexts, recordSegment } from '../../../checks/recorder.js';
 import { CheckGate } from '../../../roles/check-gate.js';
-
-const BASE = 'http://127.0.0.1:4100/';
-let seq = 0;
-function entry(
-  tool: string,
-  args: Record<string, unknown>,
-  extra: Partial<ObservationEntry> = {},
-): ObservationEntry {
-  seq += 1;
-  return {
-    seq,
-    at: '2026-01-01T00:00:00.000Z',
-    tool,
-    kind: tool === 'browser_snapshot' ? 'observation' : 'action',
-    args,
-    ok: true,
-    afterAction: seq,
-    url: `${BASE}list`,
-    console: [],
-    pageErrors: [],
-    dialogs: [],
-    pageChanged: true,
-    ...extra,
-  };
-}
+import { BASE, entry } from './observations.js';
 
 describe('recordSegment', () => {
   it('turns logged actions into check actions with the normalized locators, never refs', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
-import { withReplayData } from '../../../checks/replay-data.js';
+import { ownTexts, uniqueVariant, withReplayData } from '../../../checks/replay-data.js';
 
 const TEXTBOX = "getByRole('textbox', { name: 'New todo', exact: true })";
 
@@ -92,5 +92,57 @@ describe('data of a replay of its own (shared-app sweeps)', () => {
       ],
     });
     expect(withReplayData(login, 'r001')).toBe(login);
+  });
+
+  it('makes a text typed twice unique alike (a user name at sign-up and log-in), never a password', () => {
+    const USER = "getByRole('textbox', { name: 'Username', exact: true })";
+    const PASSWORD = "getByLabel('Password')";
+    const account = check({
+      actions: [
+        { kind: 'goto', path: '/signup' },
+        { kind: 'fill', target: USER, text: 'ann-k3f9' },
+        { kind: 'fill', target: PASSWORD, text: 'correct horse 1' },
+        { kind: 'click', target: "getByRole('button', { name: 'Sign up', exact: true })" },
+        { kind: 'click', target: "getByRole('button', { name: 'Log out', exact: true })" },
+        { kind: 'fill', target: USER, text: 'ann-k3f9' },
+        { kind: 'fill', target: PASSWORD, text: 'correct horse 1' },
+        { kind: 'click', target: "getByRole('button', { name: 'Log in', exact: true })" },
+      ],
+      expectations: [{ kind: 'text', text: 'Signed in as ann-k3f9' }],
+    });
+    expect(ownTexts(account)).toEqual(['ann-k3f9']);
+    const unique = withReplayData(account, 'r001');
+    expect(unique.actions.filter((action) => action.kind === 'fill')).toEqual([
+      { kind: 'fill', target: USER, text: 'ann-k3f9r001' },
+      { kind: 'fill', target: PASSWORD, text: 'correct horse 1' },
+      { kind: 'fill', target: USER, text: 'ann-k3f9r001' },
+      { kind: 'fill', target: PASSWORD, text: 'correct horse 1' },
+    ]);
+    expect(unique.expectations).toEqual([{ kind: 'text', text: 'Signed in as ann-k3f9r001', visible: true }]);
+  });
+
+  it('makes a name typed once into a field for who someone is unique (the app refuses it the next time)', () => {
+    const second = check({
+      actions: [
+        { kind: 'goto', path: '/signup' },
+        { kind: 'fill', target: "getByRole('textbox', { name: 'Username', exact: true })", text: 'bob-k3f9' },
+        { kind: 'fill', target: "getByLabel('E-mail')", text: 'bob@example.com' },
+        { kind: 'fill', target: "getByLabel('Search')", text: 'stamps' },
+        { kind: 'click', target: "getByRole('button', { name: 'Create account', exact: true })" },
+      ],
+      expectations: [{ kind: 'text', text: 'Welcome' }],
+    });
+    expect(ownTexts(second)).toEqual(['bob@example.com', 'bob-k3f9']);
+    expect(withReplayData(second, 'r002').actions.slice(1, 4)).toMatchObject([
+      { text: 'bob-k3f9r002' },
+      { text: 'bobr002@example.com' },
+      { text: 'stamps' },
+    ]);
+  });
+
+  it('keeps a single word free of spaces and an e-mail address valid', () => {
+    expect(uniqueVariant('Buy milk', 'r001')).toBe('Buy milk r001');
+    expect(uniqueVariant('alice', 'r001')).toBe('alicer001');
+    expect(uniqueVariant('ann@example.com', 'r001')).toBe('annr001@example.com');
   });
 });
