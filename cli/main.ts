@@ -36,7 +36,8 @@ export function buildProgram(options: CliDeps = {}): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'log lines (JSON) on stderr instead of <data dir>/logs/<command>.log')
     .exitOverride()
-    .showHelpAfterError();
+    // One line, not the whole help: the error and commander's "Did you mean" stay in view.
+    .showHelpAfterError('(add --help for the commands and options)');
   registerRunCommand(program, deps);
   registerPlanCommand(program, deps);
   registerWorkerCommand(program, deps);

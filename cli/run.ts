@@ -11,6 +11,7 @@ import {
   RunConfig,
 } from '../orchestrator/config.js';
 import { pauseRun, resumeRun } from '../orchestrator/controls.js';
+import { MAX_LANES } from '../orchestrator/lanes.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
 import {
@@ -30,7 +31,7 @@ import {
   resolveDeps,
 } from './context.js';
 import { followRun } from './follow.js';
-import { budgetUsd, collect, durationMs, positiveInt } from './options.js';
+import { budgetUsd, collect, durationMs, intInRange, modelOption, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
 import { statusJsonOf, statusLabel } from './status.js';
@@ -87,11 +88,15 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--repo <url>', 'git remote (bare path or URL) shared by workers on many machines')
     .option('--branch <name>', 'run branch in --repo', 'main')
-    .option('--model <id>', `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`)
-    .option('--model-initializer <id>', 'model of the initializer')
-    .option('--model-generator <id>', 'model of the generators')
-    .option('--model-evaluator <id>', 'model of the evaluator')
-    .option('--model-planner <id>', 'model of the planner (--prompt)')
+    .option(
+      '--model <id>',
+      `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`,
+      modelOption('--model'),
+    )
+    .option('--model-initializer <id>', 'model of the initializer', modelOption('--model-initializer'))
+    .option('--model-generator <id>', 'model of the generators', modelOption('--model-generator'))
+    .option('--model-evaluator <id>', 'model of the evaluator', modelOption('--model-evaluator'))
+    .option('--model-planner <id>', 'model of the planner (--prompt)', modelOption('--model-planner'))
     .option(
       '--budget-usd <n>',
       `stop (pause) when the run has cost this much; "none" for no cost cap (default: $${DEFAULTS.budgets.maxCostUsd}, or run.budgets.maxCostUsd in the config)`,
@@ -110,8 +115,8 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option(
       '--lanes <n>',
-      `features in flight at once, each on its own branch, merged one at a time (1–8; default: ${DEFAULTS.lanes}, or run.lanes)`,
-      positiveInt('--lanes'),
+      `features in flight at once, each on its own branch, merged one at a time (1–${MAX_LANES}; default: ${DEFAULTS.lanes}, or run.lanes)`,
+      intInRange('--lanes', 1, MAX_LANES, 2),
     )
     .option(
       '--network <mode>',

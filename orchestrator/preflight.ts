@@ -1,5 +1,6 @@
 import type { ModelProvider, ProviderFailure } from '../agent/messages.js';
-import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
+import { describeLifecycle, modelLifecycle } from '../agent/model-retirement.js';
+import { closestKnownModel, type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { parseModelId } from '../agent/providers/index.js';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
@@ -18,6 +19,8 @@ export interface PreflightOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Models used besides the run's roles, by what uses them (e.g. `{ planner: 'anthropic:…' }` for `run --prompt`). */
   extraModels?: Record<string, string>;
+  /** Today, for models that retire (default: the clock). */
+  now?: Date;
 }
 
 /** What preflight found for one model. */
@@ -68,6 +71,10 @@ export async function preflightRun(config: RunConfig, options: PreflightOptions)
       });
       const provider = options.createProvider(modelId, settings);
       checked.push({ entry: { modelId, roles, settings, probe: 'skipped' }, provider });
+      // A retired model is refused (its provider no longer answers it), one about to retire is a warning.
+      const lifecycle = modelLifecycle(settings, options.now ?? new Date());
+      const retirement = describeLifecycle(label, lifecycle);
+      if (retirement) (lifecycle.state === 'retired' ? problems : warnings).push(retirement);
       const unpriced = priceProblem(label, settings, config);
       if (unpriced?.refuse) problems.push(unpriced.text);
       else if (unpriced) warnings.push(unpriced.text);
@@ -156,7 +163,10 @@ async function probe(
       text: `${label}: the provider is busy (${failure.message}); the run goes on`,
     };
   }
-  return { ok: false, busy: false, text: `${label}: a test request failed: ${failure.message}` };
+  // An unknown model is most often a slip of one letter: name the known model it is closest to.
+  const closest = failure.kind === 'model_not_found' ? closestKnownModel(entry.modelId) : undefined;
+  const meant = closest ? ` (did you mean "${closest}"?)` : '';
+  return { ok: false, busy: false, text: `${label}: a test request failed: ${failure.message}${meant}` };
 }
 
 function describe(error: unknown): string {
