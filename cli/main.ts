@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { NightshiftError } from '../core/errors.js';
 import { logToFile } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
+import { withHousekeeping } from '../orchestrator/housekeeping.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
 import { registerAdminCommands } from './admin.js';
 import { registerChecksCommand } from './checks.js';
@@ -20,13 +21,20 @@ import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerInitCommand } from './init.js';
 import { registerPlanCommand } from './plan.js';
+import { registerPruneCommand } from './prune.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
 import { registerWorkerCommand } from './worker.js';
 
-/** Webhooks and nightly summaries for every status change a command makes. */
-const notificationsFor: StatusListenerFactory = ({ config, store, redis }) =>
-  createStatusListener({ orchestrator: { redis, store, prefix: config.keyPrefix, now: () => new Date() } });
+/** Webhooks and nightly summaries for every status change a command makes; a finished run's lanes tidied. */
+const notificationsFor: StatusListenerFactory = ({ config, store, redis, queues }) => {
+  const notifier = createStatusListener({
+    orchestrator: { redis, store, prefix: config.keyPrefix, now: () => new Date() },
+  });
+  if (!config.housekeeping.removeOnFinish) return notifier;
+  const orchestrator = { redis, store, queues, prefix: config.keyPrefix };
+  return withHousekeeping(notifier, { orchestrator, dataDir: config.dataDir });
+};
 
 /** Builds the commander program with every command of DESIGN.md. */
 export function buildProgram(options: CliDeps = {}): Command {
@@ -53,6 +61,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerDemoCommand(program, deps);
   registerDoctorCommand(program, deps);
   registerInitCommand(program, deps);
+  registerPruneCommand(program, deps);
   return program;
 }
 

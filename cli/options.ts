@@ -96,7 +96,7 @@ export function durationMs(name: string, example = '3m') {
     } catch (error) {
       if (!(error instanceof InputError)) throw error;
       throw new InputError('OPTION_INVALID', `${name} must be a duration, not "${value}".`, {
-        hint: `Use a positive number followed by s, m or h, e.g. ${name} ${example}.`,
+        hint: `Use a positive number followed by s, m, h or d, e.g. ${name} ${example}.`,
       });
     }
   };

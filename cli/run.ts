@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
+import { checkRunName } from '../handoff/spec-title.js';
 import {
   buildRunConfig,
   DEFAULT_MODEL,
@@ -56,6 +57,8 @@ interface RunOptions {
   appReadyTimeout?: number;
   /** `--lanes N`. */
   lanes?: number;
+  /** `--name NAME`: what people call the run. */
+  name?: string;
   network?: string;
   allowHost?: string[];
   detach?: boolean;
@@ -87,6 +90,11 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       'local workspace directory (created, or resumed when it holds a feature list)',
     )
     .option('--repo <url>', 'git remote (bare path or URL) shared by workers on many machines')
+    .option(
+      '--name <name>',
+      "what to call the run in runs, status, the dashboard and webhooks (default: the spec's # title, else its file name)",
+      (value: string) => checkRunName(value),
+    )
     .option('--branch <name>', 'run branch in --repo', 'main')
     .option(
       '--model <id>',
@@ -205,6 +213,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               config,
               dataDir: context.dataDir,
               id,
+              ...(options.name ? { name: options.name } : {}),
             })
           : await startRun(context.orchestrator, {
               id,
@@ -212,6 +221,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               workspace,
               config,
               dataDir: context.dataDir,
+              ...(options.name ? { name: options.name } : {}),
             });
         await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
       } finally {

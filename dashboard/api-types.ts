@@ -21,6 +21,8 @@ export interface FeatureTotalsView {
 /** One run as listed and shown in a run page header. */
 export interface RunView {
   id: string;
+  /** What people call the run: `--name`, else the spec's title. */
+  name: string;
   specName: string;
   workspace: string;
   status: RunStatus;

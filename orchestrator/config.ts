@@ -357,6 +357,13 @@ export const NightshiftConfig = z.strictObject({
     .prefault({}),
   /** Defaults for new runs. */
   run: UserRunConfig.prefault({}),
+  /** Tidying finished runs (orchestrator/housekeeping.ts; `nightshift prune` for the rest). */
+  housekeeping: z
+    .strictObject({
+      /** Remove a run's lane branches and this machine's worker clones of it when it finishes. */
+      removeOnFinish: z.boolean().default(true),
+    })
+    .prefault({}),
 });
 export type NightshiftConfig = z.infer<typeof NightshiftConfig>;
 
