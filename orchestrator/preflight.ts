@@ -53,6 +53,30 @@ const BUSY: ReadonlySet<ProviderFailure['kind']> = new Set(['rate_limited', 'ove
  * listing every problem with its fix.
  */
 export async function preflightRun(config: RunConfig, options: PreflightOptions): Promise<PreflightReport> {
+  const { models, problems, warnings } = await checkRunModels(config, options);
+  if (problems.length > 0) {
+    throw new InputError(
+      'PREFLIGHT_FAILED',
+      `The run was not created:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      {
+        hint: 'Fix what is listed (keys in the environment, model ids, prices or budgets), then run again; nothing was written.',
+      },
+    );
+  }
+  for (const warning of warnings) log.warn({ warning }, 'preflight');
+  return { models, warnings };
+}
+
+/** What {@link checkRunModels} found: the models, what stops a run, and what it should know. */
+export interface ModelCheck extends PreflightReport {
+  problems: string[];
+}
+
+/**
+ * The checks of {@link preflightRun}, returned instead of thrown (the dashboard's new-run form shows them as the
+ * person chooses): one problem or warning per sentence, each naming the model and its roles.
+ */
+export async function checkRunModels(config: RunConfig, options: PreflightOptions): Promise<ModelCheck> {
   const byModel = new Map<string, string[]>();
   const uses = { ...config.models, ...options.extraModels } as Record<string, string | undefined>;
   for (const [role, modelId] of Object.entries(uses)) {
@@ -92,17 +116,7 @@ export async function preflightRun(config: RunConfig, options: PreflightOptions)
       else problems.push(result.text);
     }
   }
-  if (problems.length > 0) {
-    throw new InputError(
-      'PREFLIGHT_FAILED',
-      `The run was not created:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-      {
-        hint: 'Fix what is listed (keys in the environment, model ids, prices or budgets), then run again; nothing was written.',
-      },
-    );
-  }
-  for (const warning of warnings) log.warn({ warning }, 'preflight');
-  return { models: checked.map(({ entry }) => entry), warnings };
+  return { models: checked.map(({ entry }) => entry), problems, warnings };
 }
 
 /** Unknown prices are never $0: the token budget must stand in, or the user must say there is no cap. */
