@@ -12,6 +12,12 @@ function checkPrefix(prefix: string): void {
   }
 }
 
+/** The refs of `branches` that lie under `prefix` (any other is dropped, never deleted). */
+function refsUnder(prefix: string, branches: readonly string[]): string[] {
+  checkPrefix(prefix);
+  return branches.map((branch) => `refs/heads/${branch}`).filter((ref) => ref.startsWith(prefix));
+}
+
 /** The branches (`nightshift/…`, without `refs/heads/`) whose ref starts with `prefix` in the repository. */
 export async function listBranchesUnder(repo: WorkspaceRepo, prefix: string): Promise<string[]> {
   checkPrefix(prefix);
@@ -28,8 +34,7 @@ export async function deleteBranchesUnder(
   prefix: string,
   branches: readonly string[],
 ): Promise<number> {
-  checkPrefix(prefix);
-  const refs = branches.map((branch) => `refs/heads/${branch}`).filter((ref) => ref.startsWith(prefix));
+  const refs = refsUnder(prefix, branches);
   if (refs.length === 0) return 0;
   await locked(repo, async () => {
     for (const ref of refs) await runGit(repo, ['update-ref', '-d', ref]);
@@ -59,8 +64,7 @@ export async function deleteRemoteBranchesUnder(
   prefix: string,
   branches: readonly string[],
 ): Promise<number> {
-  checkPrefix(prefix);
-  const refs = branches.map((branch) => `refs/heads/${branch}`).filter((ref) => ref.startsWith(prefix));
+  const refs = refsUnder(prefix, branches);
   if (refs.length === 0) return 0;
   await runGit(local, ['push', '-q', url, ...refs.map((ref) => `:${ref}`)], { remote: true });
   return refs.length;

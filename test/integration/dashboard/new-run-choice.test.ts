@@ -5,11 +5,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardPlanDesk } from '../../../cli/dashboard-planning.js';
 import type { ChoiceCheckResponse } from '../../../dashboard/api-types.js';
 import type { PlanDesk } from '../../../dashboard/plan-desk.js';
-import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
+import type { DashboardServer } from '../../../dashboard/server.js';
 import { NightshiftConfig } from '../../../orchestrator/config.js';
 import { plannerPolicy } from '../../../testkit/policies/planner.js';
 import { createRunHarness, type RunHarness, SCRIPTED_MODEL, SCRIPTED_PRICE } from '../runs/harness.js';
-import { launchChromium } from './browser.js';
+import { openPlanningDashboard, type PlanningDashboard } from './planning-dashboard.js';
 
 // The New run page's settings in real Chromium, checked by the server through the CLI's own wiring (the preflight,
 // the provider factory, the scripted model over the real Anthropic SDK, real Redis and git): a missing key, a
@@ -19,6 +19,7 @@ let harness: RunHarness;
 let desk: PlanDesk;
 let server: DashboardServer;
 let browser: Browser;
+let dashboard: PlanningDashboard;
 let page: Page;
 const csp: string[] = [];
 
@@ -38,21 +39,11 @@ beforeAll(async () => {
     ANTHROPIC_BASE_URL: harness.server.anthropicBaseURL,
   };
   desk = dashboardPlanDesk({ config, orchestrator: harness.orchestrator, dataDir: harness.dataDir }, env);
-  server = await createDashboardServer({
-    store: harness.orchestrator.store,
-    dataDir: harness.dataDir,
-    port: 0,
-    planning: desk,
-  });
-  browser = await launchChromium();
+  dashboard = await openPlanningDashboard(harness, desk);
+  ({ server, browser } = dashboard);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  desk?.close();
-  await server?.close();
-  await harness?.close();
-});
+afterAll(() => dashboard?.close());
 
 afterEach(async () => {
   await page?.close();
