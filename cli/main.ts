@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { ZodError } from 'zod';
 import { NightshiftError } from '../core/errors.js';
 import { logToFile } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
+import { formatZodIssues } from '../core/zod-issues.js';
 import { withHousekeeping } from '../orchestrator/housekeeping.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
 import { registerAdminCommands } from './admin.js';
@@ -103,6 +105,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof NightshiftError) {
       process.stderr.write(`nightshift: ${error.describe()}\n`);
       return error.exitCode;
+    }
+    // Data that failed its schema where nothing caught it: said for a person, not as a stack trace.
+    if (error instanceof ZodError) {
+      process.stderr.write(`nightshift: invalid data:\n${formatZodIssues(error.issues)}\n`);
+      return 1;
     }
     throw error;
   }

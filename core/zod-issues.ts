@@ -68,8 +68,13 @@ function problem(issue: z.core.$ZodIssue, given: Given): string {
       return `${unionRule(issue)}${not}${choiceHint(given, unionValues(issue))}`;
     case 'not_multiple_of':
       return `must be a multiple of ${String(issue.divisor)}${not}`;
+    case 'custom':
+      // A refinement's own sentence; one written as "expected …" reads as the other rules do.
+      return /^expected /.test(issue.message)
+        ? `must be ${issue.message.slice('expected '.length)}${not}`
+        : issue.message;
     default:
-      return `${issue.message.replace(/^Invalid input: /, '')}${issue.code === 'custom' ? '' : not}`;
+      return `${issue.message.replace(/^Invalid input: /, '')}${not}`;
   }
 }
 

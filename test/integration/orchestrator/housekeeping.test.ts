@@ -156,6 +156,30 @@ describe('a run that finishes', () => {
     expect(await redis.smembers(pendingTidyKey(prefix))).toEqual([]);
   });
 
+  it('on a --repo remote, loses its lane branches there; the run branch stays', async () => {
+    const local = workspaceWithLanes('remote-source', ['r-remote']);
+    const remote = path.join(root, 'remote.git');
+    execFileSync('git', ['init', '-q', '--bare', remote]);
+    git(
+      local,
+      'push',
+      '-q',
+      remote,
+      'main',
+      'nightshift/r-remote/lane-1-F-002',
+      'nightshift/r-remote/lane-2-F-003',
+    );
+    await store.createRun({
+      ...newRun({ lanes: 2 }, 'r-remote'),
+      workspace: { kind: 'remote', url: remote, branch: 'main' },
+    });
+    const cancelled = await store.setStatus('r-remote', 'cancelled', { detail: 'cancelled by the user' });
+    const { freed, problems } = await tidyFinishedRun({ orchestrator, dataDir: home }, cancelled);
+    expect(problems).toEqual([]);
+    expect(freed.laneBranches).toBe(2);
+    expect(git(remote, 'for-each-ref', '--format=%(refname:short)', 'refs/heads/')).toBe('main');
+  });
+
   it('failed (resumable), keeps the branch of the lane it still holds', async () => {
     const workspace = workspaceWithLanes('ws-failed', ['r-failed']);
     await createRun('r-failed', workspace);
