@@ -297,13 +297,14 @@ function modelList(req: IncomingMessage, res: ServerResponse, state: ServerState
   state.modelLists.push({ format, withKey: key !== '', accepted });
   if (!accepted) {
     const message = format === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided.';
-    return sendJson(
+    sendJson(
       res,
       401,
       format === 'anthropic'
         ? anthropicErrorBody(401, message)
         : openAIErrorBody(401, message, 'invalid_api_key'),
     );
+    return;
   }
   const model = {
     id: 'scripted',
@@ -311,7 +312,7 @@ function modelList(req: IncomingMessage, res: ServerResponse, state: ServerState
     display_name: 'Scripted',
     type: 'model',
   };
-  return sendJson(
+  sendJson(
     res,
     200,
     format === 'anthropic'
