@@ -168,7 +168,7 @@ export interface ProviderFailure {
 /** The outcome of one model request. */
 export type ProviderResult = { ok: true; response: ModelResponse } | { ok: false; failure: ProviderFailure };
 
-/** A model behind some API. `id` is `provider:model`, e.g. `anthropic:claude-sonnet-4-5`. */
+/** A model behind some API. `id` is `provider:model`, e.g. `anthropic:claude-sonnet-5-5`. */
 export interface ModelProvider {
   readonly id: string;
   /** What the harness knows about the model (window, output limit, vision, price); defaults when absent. */

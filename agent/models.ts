@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { closestMatch } from '../core/suggest.js';
 
 /**
  * Per-model settings: what the harness must know about a model to use it well (its context window, how
@@ -43,6 +44,16 @@ export const ModelSettings = z.strictObject({
   reasoning: ReasoningSettings.optional(),
   /** USD per million tokens; null = unknown (never read as zero). */
   price: ModelPrice.nullable(),
+  /**
+   * The day the provider retires the model (`YYYY-MM-DD`, UTC): requests fail from then on. Runs are warned
+   * before it and refused after it (agent/model-retirement.ts). Absent: no retirement announced.
+   */
+  retiresOn: z.iso.date().optional(),
+  /** The model to move to (`provider:model`), named in the warning and the refusal. */
+  replacement: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*:\S+$/, 'a model id: provider:model')
+    .optional(),
 });
 export type ModelSettings = z.infer<typeof ModelSettings>;
 
@@ -77,12 +88,30 @@ const openAIPrice = (input: number, output: number, cachedInput: number): ModelP
   cacheWritePerMTok: input,
 });
 
-const claude = (maxOutputTokens: number, price: ModelPrice): ModelSettings => ({
+/** When a provider retires a model, and what to use instead. */
+type Retirement = Pick<ModelSettings, 'retiresOn' | 'replacement'>;
+
+// Claude models with a 1M window get 200,000 too: sessions reset context rather than grow it, and a prompt past
+// 200,000 tokens costs more per request (raise `contextWindow` in modelSettings to use more).
+const claude = (maxOutputTokens: number, price: ModelPrice, retirement: Retirement = {}): ModelSettings => ({
   contextWindow: 200_000,
   maxOutputTokens,
   vision: true,
   streaming: true,
   price,
+  ...retirement,
+});
+
+/** The current Claude model of each tier: what a retired one is replaced by. */
+const CURRENT_CLAUDE = {
+  opus: 'anthropic:claude-opus-5-5',
+  sonnet: 'anthropic:claude-sonnet-5-5',
+  haiku: 'anthropic:claude-haiku-4-5',
+} as const;
+
+const retires = (retiresOn: string, tier: keyof typeof CURRENT_CLAUDE): Retirement => ({
+  retiresOn,
+  replacement: CURRENT_CLAUDE[tier],
 });
 
 const gpt = (contextWindow: number, maxOutputTokens: number, price: ModelPrice): ModelSettings => ({
@@ -95,17 +124,26 @@ const gpt = (contextWindow: number, maxOutputTokens: number, price: ModelPrice):
 
 /**
  * Known models (list prices in USD per million tokens as published by the providers). Dated ids
- * (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) and `-latest` aliases match their entry.
+ * (`claude-sonnet-4-5-20250929`, `gpt-5-2025-08-07`) and `-latest` aliases match their entry. Retirement dates
+ * are Anthropic's (the deprecation table of the installed @anthropic-ai/sdk, `internal/data/deprecated-models`,
+ * and Anthropic's model deprecations page for the models already retired); see docs/models.md.
  */
 export const KNOWN_MODELS: Readonly<Record<string, ModelSettings>> = {
-  'anthropic:claude-opus-4-5': claude(64_000, anthropicPrice(5, 25)),
-  'anthropic:claude-sonnet-4-5': claude(64_000, anthropicPrice(3, 15)),
+  'anthropic:claude-opus-5-5': claude(128_000, anthropicPrice(5, 25)),
+  'anthropic:claude-sonnet-5-5': claude(64_000, anthropicPrice(3, 15)),
+  'anthropic:claude-sonnet-5': claude(64_000, anthropicPrice(3, 15)),
+  'anthropic:claude-opus-4-8': claude(128_000, anthropicPrice(5, 25)),
+  'anthropic:claude-opus-4-7': claude(128_000, anthropicPrice(5, 25)),
+  'anthropic:claude-opus-4-6': claude(128_000, anthropicPrice(5, 25)),
+  'anthropic:claude-sonnet-4-6': claude(64_000, anthropicPrice(3, 15)),
+  'anthropic:claude-opus-4-5': claude(64_000, anthropicPrice(5, 25), retires('2027-01-22', 'opus')),
+  'anthropic:claude-sonnet-4-5': claude(64_000, anthropicPrice(3, 15), retires('2026-11-30', 'sonnet')),
   'anthropic:claude-haiku-4-5': claude(64_000, anthropicPrice(1, 5)),
-  'anthropic:claude-opus-4-1': claude(32_000, anthropicPrice(15, 75)),
-  'anthropic:claude-opus-4': claude(32_000, anthropicPrice(15, 75)),
-  'anthropic:claude-sonnet-4': claude(64_000, anthropicPrice(3, 15)),
-  'anthropic:claude-3-7-sonnet': claude(64_000, anthropicPrice(3, 15)),
-  'anthropic:claude-3-5-haiku': claude(8_192, anthropicPrice(0.8, 4)),
+  'anthropic:claude-opus-4-1': claude(32_000, anthropicPrice(15, 75), retires('2026-08-05', 'opus')),
+  'anthropic:claude-opus-4': claude(32_000, anthropicPrice(15, 75), retires('2026-06-15', 'opus')),
+  'anthropic:claude-sonnet-4': claude(64_000, anthropicPrice(3, 15), retires('2026-06-15', 'sonnet')),
+  'anthropic:claude-3-7-sonnet': claude(64_000, anthropicPrice(3, 15), retires('2026-02-19', 'sonnet')),
+  'anthropic:claude-3-5-haiku': claude(8_192, anthropicPrice(0.8, 4), retires('2026-02-19', 'haiku')),
   'openai:gpt-5.1': gpt(400_000, 128_000, openAIPrice(1.25, 10, 0.125)),
   'openai:gpt-5': gpt(400_000, 128_000, openAIPrice(1.25, 10, 0.125)),
   'openai:gpt-5-mini': gpt(400_000, 128_000, openAIPrice(0.25, 2, 0.025)),
@@ -162,6 +200,22 @@ export function matchModelKey(modelId: string, keys: Iterable<string>): string |
 export function lookupModel<T>(modelId: string, table: Readonly<Record<string, T>>): T | undefined {
   const key = matchModelKey(modelId, Object.keys(table));
   return key === undefined ? undefined : table[key];
+}
+
+/**
+ * The known model a misspelt id most likely meant: the closest name of the same provider (any provider for a bare
+ * name), compared without the provider so a shared `anthropic:claude-` prefix does not make every id look close.
+ */
+export function closestKnownModel(modelId: string): string | undefined {
+  const colon = modelId.indexOf(':');
+  const provider = colon < 0 ? undefined : modelId.slice(0, colon);
+  const byName = new Map<string, string>();
+  for (const id of Object.keys(KNOWN_MODELS)) {
+    if (provider === undefined || id.startsWith(`${provider}:`))
+      byName.set(id.slice(id.indexOf(':') + 1), id);
+  }
+  const name = closestMatch(modelId.slice(colon + 1), byName.keys());
+  return name === undefined ? undefined : byName.get(name);
 }
 
 /** Options of {@link resolveModelSettings}. */

@@ -1,4 +1,4 @@
-import { formatZodIssues } from '../core/errors.js';
+import { formatZodIssues } from '../core/zod-issues.js';
 import type { ToolCallBlock, ToolResultBlock } from './messages.js';
 import { type Tool, type ToolContext, ToolError, type ToolOutput } from './tool.js';
 import { truncateMiddle } from './tools/truncate.js';

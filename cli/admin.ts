@@ -4,7 +4,7 @@ import { InputError } from '../core/errors.js';
 import { parseDuration } from '../orchestrator/config.js';
 import { cancelRun, pauseRun, resumeRun } from '../orchestrator/controls.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { knownCostUsd, type RunRecord } from '../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord, type RunStatus, runName } from '../orchestrator/run-state.js';
 import {
   type CliDeps,
   orchestratorOptions,
@@ -13,7 +13,8 @@ import {
   withOrchestrator,
 } from './context.js';
 import { budgetUsd, positiveInt } from './options.js';
-import { formatBar, formatMoney, formatTable, formatTimestamp } from './output.js';
+import { formatBar, formatMoney, formatTable, formatTimestamp, truncate } from './output.js';
+import { parseStatusList, runInWorkspace } from './runs-filter.js';
 import { formatRunStatus, loadDetails, statusJsonOf, statusLabel } from './status.js';
 
 export {
@@ -40,15 +41,15 @@ export function formatRunsTable(runs: readonly RunRecord[]): string {
   if (runs.length === 0)
     return 'No runs yet. Start one with `nightshift run SPEC` (or try `nightshift demo`).';
   return formatTable(
-    ['RUN', 'STATUS', 'FEATURES', 'SESSIONS', 'COST', 'STARTED', 'SPEC'],
+    ['RUN', 'NAME', 'STATUS', 'FEATURES', 'SESSIONS', 'COST', 'STARTED'],
     runs.map((run) => [
       run.id,
+      truncate(runName(run), 40),
       statusLabel(run),
       `${formatBar(run.features.passing, run.features.total, 10)} ${run.features.passing}/${run.features.total}`,
       String(run.counters.sessions),
       `${formatMoney(knownCostUsd(run.counters))}${run.counters.costUnknownSessions && knownCostUsd(run.counters) !== null ? ' +?' : ''}`,
       formatTimestamp(run.startedAt),
-      run.spec.name,
     ]),
   );
 }
@@ -56,6 +57,11 @@ export function formatRunsTable(runs: readonly RunRecord[]): string {
 interface JsonOptions {
   json?: boolean;
   config?: string;
+}
+
+interface RunsCliOptions extends JsonOptions {
+  status?: RunStatus[];
+  workspace?: string;
 }
 
 interface ResumeCliOptions extends JsonOptions {
@@ -91,11 +97,21 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
   program
     .command('runs')
     .description('list runs, newest first')
+    .option(
+      '--status <list>',
+      'only runs in these statuses, comma-separated (also: active, finished), e.g. done,incomplete',
+      parseStatusList,
+    )
+    .option('--workspace <dir>', 'only runs on this workspace (a directory, or a --repo URL)')
     .option('--json', 'print a JSON array of status documents')
     .option('--config <file>', 'config file')
-    .action((options: JsonOptions) =>
+    .action((options: RunsCliOptions) =>
       open(options, async (orchestrator) => {
-        const runs = await orchestrator.store.listRuns();
+        const listed = await orchestrator.store.listRuns(options.status ? { status: options.status } : {});
+        const workspace = options.workspace;
+        const runs = workspace
+          ? listed.filter((run) => runInWorkspace(run, workspace, resolved.cwd()))
+          : listed;
         if (options.json) {
           const now = resolved.now();
           return void writeJson(
@@ -103,7 +119,12 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
             await Promise.all(runs.map((run) => statusJsonOf(orchestrator, run.id, now))),
           );
         }
-        resolved.stdout.write(`${formatRunsTable(runs)}\n`);
+        const filtered = Boolean(options.status || workspace);
+        resolved.stdout.write(
+          filtered && runs.length === 0
+            ? 'No runs match (`nightshift runs` without --status and --workspace lists them all).\n'
+            : `${formatRunsTable(runs)}\n`,
+        );
       }),
     );
 

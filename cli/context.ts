@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
 import type { Notifier } from '../orchestrator/notifications.js';
 import type { Orchestrator, StatusListener } from '../orchestrator/orchestrator.js';
-import { openQueues } from '../orchestrator/queues.js';
+import { openQueues, type Queues } from '../orchestrator/queues.js';
 import { RunStore } from '../orchestrator/run-store.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
@@ -26,6 +26,7 @@ export type StatusListenerFactory = (parts: {
   config: NightshiftConfig;
   store: RunStore;
   redis: Redis;
+  queues: Queues;
 }) => (StatusListener & Partial<Pick<Notifier, 'flush' | 'notifyEvents'>>) | undefined;
 
 /** Where withOrchestrator finds its config and Redis. */
@@ -64,7 +65,7 @@ export async function openCliContext(options: OrchestratorOptions): Promise<Open
     now: options.now,
   });
   const queues = openQueues(connection.connectionOptions, config.keyPrefix);
-  const listener = options.onStatusChange?.({ config, store, redis });
+  const listener = options.onStatusChange?.({ config, store, redis, queues });
   const orchestrator: Orchestrator = {
     redis,
     store,

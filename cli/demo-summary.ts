@@ -85,7 +85,7 @@ export function formatDemoSummary(input: {
     `  commits    ${summary.commits}`,
     `  verdicts   ${summary.verdicts} evaluations in .nightshift/verdicts.jsonl (one per feature checked: a regression session re-checks several, so there are more evaluations than evaluator sessions)`,
     `  elapsed    ${formatDuration(input.elapsedMs)}`,
-    `  cost       ${formatMoney(knownCostUsd(run.counters))} (simulated: the scripted model priced like claude-sonnet-4-5)`,
+    `  cost       ${formatMoney(knownCostUsd(run.counters))} (simulated: the scripted model priced like claude-sonnet-5-5)`,
   ];
   for (const bug of summary.caught) {
     lines.push(

@@ -20,7 +20,7 @@ export const DEMO_MODEL = 'anthropic:scripted-demo';
 /** A placeholder key: the scripted server accepts anything, and no real key is needed or read. */
 const DEMO_API_KEY = 'offline-demo-key';
 
-/** The demo's run config: the scripted model for every role, priced like claude-sonnet-4-5 so costs are shown. */
+/** The demo's run config: the scripted model for every role, priced like claude-sonnet-5-5 so costs are shown. */
 export function demoRunConfig(): RunConfig {
   return RunConfig.parse({
     models: { initializer: DEMO_MODEL, generator: DEMO_MODEL, evaluator: DEMO_MODEL },

@@ -9,6 +9,7 @@ import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
 import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
 import { type CliDeps, resolveDeps } from './context.js';
+import { checkModels, DoctorCheck, fail, ok, warn } from './doctor-models.js';
 import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';
 import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 
@@ -16,16 +17,6 @@ import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Oldest Node major version nightshift supports. */
 const MIN_NODE_MAJOR = 20;
-
-/** One check: `ok`, `warn` (works, with a limitation) or `fail` (something will not work), and the fix. */
-export const DoctorCheck = z.object({
-  name: z.string(),
-  status: z.enum(['ok', 'warn', 'fail']),
-  detail: z.string(),
-  /** How to fix it (null when ok). */
-  fix: z.string().nullable(),
-});
-export type DoctorCheck = z.infer<typeof DoctorCheck>;
 
 /** `nightshift doctor --json`. */
 export const DoctorReport = z.object({
@@ -44,21 +35,14 @@ export interface DoctorOptions {
   defaultRedisUrl?: string;
   /** The redis-server binary (default: found on PATH). */
   redisServerPath?: string;
+  /** Today, for models that retire (default: the clock). */
+  now?: Date;
 }
 
-const ok = (name: string, detail: string): DoctorCheck => ({ name, status: 'ok', detail, fix: null });
-const warn = (name: string, detail: string, fix: string): DoctorCheck => ({
-  name,
-  status: 'warn',
-  detail,
-  fix,
-});
-const fail = (name: string, detail: string, fix: string): DoctorCheck => ({
-  name,
-  status: 'fail',
-  detail,
-  fix,
-});
+/** The Redis URL the environment names (`NIGHTSHIFT_REDIS_URL` wins, as when the config loads). */
+export function redisUrlFromEnvironment(env: NodeJS.ProcessEnv): string | undefined {
+  return env.NIGHTSHIFT_REDIS_URL?.trim() || env.REDIS_URL?.trim() || undefined;
+}
 
 /** Runs every check (none throws) and reports them in a fixed order. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
@@ -67,13 +51,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks = [
     configCheck,
     checkNode(process.versions.node),
-    await checkRedis(config?.redisUrl, dataDir, options),
+    // A broken config file still has a Redis to check: the one REDIS_URL (or NIGHTSHIFT_REDIS_URL) names.
+    await checkRedis(config?.redisUrl ?? redisUrlFromEnvironment(options.env), dataDir, options),
     await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
     await checkGit(),
     await checkBubblewrap(config?.run.sandbox),
     checkDataDir(dataDir),
-    checkApiKeys(options.env, config),
-    ...(await checkModelServers(options.env, config)),
+    ...(await checkModels(options.env, config, options.now ?? new Date())),
   ];
   return { ok: checks.every((check) => check.status !== 'fail'), checks };
 }
@@ -200,92 +184,6 @@ function checkDataDir(dataDir: string): DoctorCheck {
   }
 }
 
-/** API keys: present or not (never their values); none at all is a warning, since the demo needs none. */
-export function checkApiKeys(env: NodeJS.ProcessEnv, config: NightshiftConfig | undefined): DoctorCheck {
-  const keys = { anthropic: 'ANTHROPIC_API_KEY', openai: 'OPENAI_API_KEY' } as const;
-  const set = (variable: string) => Boolean(env[variable]?.trim());
-  const detail = Object.values(keys)
-    .map((variable) => `${variable} ${set(variable) ? 'set' : 'not set'}`)
-    .join(', ');
-  const providers = new Set(Object.values(config?.run.models ?? {}).map((model) => model.split(':')[0]));
-  const missing = [...providers]
-    .filter((provider): provider is keyof typeof keys => provider === 'anthropic' || provider === 'openai')
-    .filter((provider) => !set(keys[provider]))
-    .map((provider) => keys[provider]);
-  const none = !Object.values(keys).some(set);
-  if (missing.length === 0 && none && !config) {
-    return warn(
-      'api keys',
-      `${detail} (the demo needs none)`,
-      'Export ANTHROPIC_API_KEY or OPENAI_API_KEY for real runs.',
-    );
-  }
-  if (missing.length === 0) {
-    return ok('api keys', providers.size ? `${detail}; the configured models need no other key` : detail);
-  }
-  return warn(
-    'api keys',
-    `${detail}${none ? ' (the demo needs none)' : ''}; the configured models need ${missing.join(' and ')}`,
-    `Export ${missing.join(' / ')}, or choose other models (--model, run.models in nightshift.config.json).`,
-  );
-}
-
-/** How long an OpenAI-compatible server has to answer the doctor. */
-const SERVER_TIMEOUT_MS = 5_000;
-
-/**
- * Each OpenAI-compatible server the configured models use (a named server's baseURL, else OPENAI_BASE_URL)
- * must answer `GET <base>/models`: any HTTP answer counts (a 401 still proves the URL), no answer fails.
- */
-export async function checkModelServers(
-  env: NodeJS.ProcessEnv,
-  config: NightshiftConfig | undefined,
-): Promise<DoctorCheck[]> {
-  const models = Object.values(config?.run.models ?? {}).filter((id) => id.startsWith('openai-compatible:'));
-  const urls = new Map<string, string>();
-  for (const id of models) {
-    const name = id.slice('openai-compatible:'.length);
-    const base = config?.openaiCompatible[name]?.baseURL ?? env.OPENAI_BASE_URL?.trim();
-    if (!base) {
-      return [
-        fail(
-          'model server',
-          `${id} has no server: neither openaiCompatible.${name} in the config nor OPENAI_BASE_URL`,
-          'Set OPENAI_BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) or add the server under openaiCompatible.',
-        ),
-      ];
-    }
-    urls.set(base, id);
-  }
-  return Promise.all([...urls].map(([base, id]) => probeServer(base, id)));
-}
-
-async function probeServer(base: string, modelId: string): Promise<DoctorCheck> {
-  const url = `${base.replace(/\/+$/, '')}/models`;
-  let status: number;
-  try {
-    const response = await fetch(url, { signal: AbortSignal.timeout(SERVER_TIMEOUT_MS) });
-    status = response.status;
-    await response.body?.cancel();
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    return fail(
-      'model server',
-      `${base} does not answer (${cause}) for ${modelId}`,
-      'Start the server (e.g. `ollama serve`) or fix its base URL (OPENAI_BASE_URL or openaiCompatible.<name>.baseURL); it must include the /v1 path.',
-    );
-  }
-  // 401/403 still prove the URL (the key is checked by the preflight request); a 404 is a server without the API there.
-  if (status === 404) {
-    return fail(
-      'model server',
-      `${base} answers, but not as an OpenAI-compatible API (HTTP 404 for ${url}) for ${modelId}`,
-      'Fix the base URL: it must include the API path, e.g. http://127.0.0.1:11434/v1 (not …:11434).',
-    );
-  }
-  return ok('model server', `${base} answers (HTTP ${status}) for ${modelId}`);
-}
-
 function runVersion(file: string, args: string[]): Promise<{ ok: boolean; output: string }> {
   return new Promise((resolve) => {
     execFile(file, args, { timeout: 15_000 }, (error, stdout, stderr) => {
@@ -314,12 +212,14 @@ export function formatDoctorReport(report: DoctorReport): string {
   return lines.join('\n');
 }
 
+export { DoctorCheck } from './doctor-models.js';
+
 /** Registers `doctor [--json] [--config FILE]`: exit 0 when nothing failed, 1 otherwise. */
 export function registerDoctorCommand(program: Command, deps: CliDeps = {}): void {
   const resolved = resolveDeps(deps);
   program
     .command('doctor')
-    .description('check Redis, Chromium, git, bubblewrap and API keys')
+    .description('check Redis, Chromium, git, bubblewrap, API keys, model servers and models')
     .option('--json', 'print the report as one JSON document')
     .option('--config <file>', 'config file')
     .action(async (options: { json?: boolean; config?: string }) => {
@@ -329,6 +229,7 @@ export function registerDoctorCommand(program: Command, deps: CliDeps = {}): voi
         configFile: options.config,
         defaultRedisUrl: resolved.redis?.defaultUrl,
         redisServerPath: resolved.redis?.redisServerPath,
+        now: resolved.now(),
       });
       resolved.stdout.write(
         options.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatDoctorReport(report)}\n`,

@@ -1,4 +1,5 @@
 import { loadLanesView } from '../orchestrator/lane-view.js';
+import { formatLanesNotice } from '../orchestrator/lanes-payoff.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import {
   FINISHED_STATUSES,
@@ -56,6 +57,7 @@ export class InFlightCost {
         this.after = id;
         if (event.type === 'app.start_failed') this.notes.push(formatAppStartFailure(event));
         if (event.type === 'lane.merge') this.notes.push(formatMergeNote(event));
+        if (event.type === 'lanes.estimate') this.notes.push(`note: ${formatLanesNotice(event.estimate)}`);
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
         const cost = event.event.costUsd;
         this.costs.set(event.seq, cost === null ? Number.NaN : (this.costs.get(event.seq) ?? 0) + cost);

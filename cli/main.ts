@@ -1,9 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { ZodError } from 'zod';
 import { NightshiftError } from '../core/errors.js';
 import { logToFile } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
+import { formatZodIssues } from '../core/zod-issues.js';
+import { withHousekeeping } from '../orchestrator/housekeeping.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
 import { registerAdminCommands } from './admin.js';
 import { registerChecksCommand } from './checks.js';
@@ -20,13 +23,20 @@ import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
 import { registerInitCommand } from './init.js';
 import { registerPlanCommand } from './plan.js';
+import { registerPruneCommand } from './prune.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
 import { registerWorkerCommand } from './worker.js';
 
-/** Webhooks and nightly summaries for every status change a command makes. */
-const notificationsFor: StatusListenerFactory = ({ config, store, redis }) =>
-  createStatusListener({ orchestrator: { redis, store, prefix: config.keyPrefix, now: () => new Date() } });
+/** Webhooks and nightly summaries for every status change a command makes; a finished run's lanes tidied. */
+const notificationsFor: StatusListenerFactory = ({ config, store, redis, queues }) => {
+  const notifier = createStatusListener({
+    orchestrator: { redis, store, prefix: config.keyPrefix, now: () => new Date() },
+  });
+  if (!config.housekeeping.removeOnFinish) return notifier;
+  const orchestrator = { redis, store, queues, prefix: config.keyPrefix };
+  return withHousekeeping(notifier, { orchestrator, dataDir: config.dataDir });
+};
 
 /** Builds the commander program with every command of DESIGN.md. */
 export function buildProgram(options: CliDeps = {}): Command {
@@ -36,7 +46,8 @@ export function buildProgram(options: CliDeps = {}): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'log lines (JSON) on stderr instead of <data dir>/logs/<command>.log')
     .exitOverride()
-    .showHelpAfterError();
+    // One line, not the whole help: the error and commander's "Did you mean" stay in view.
+    .showHelpAfterError('(add --help for the commands and options)');
   registerRunCommand(program, deps);
   registerPlanCommand(program, deps);
   registerWorkerCommand(program, deps);
@@ -52,6 +63,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerDemoCommand(program, deps);
   registerDoctorCommand(program, deps);
   registerInitCommand(program, deps);
+  registerPruneCommand(program, deps);
   return program;
 }
 
@@ -93,6 +105,11 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof NightshiftError) {
       process.stderr.write(`nightshift: ${error.describe()}\n`);
       return error.exitCode;
+    }
+    // Data that failed its schema where nothing caught it: said for a person, not as a stack trace.
+    if (error instanceof ZodError) {
+      process.stderr.write(`nightshift: invalid data:\n${formatZodIssues(error.issues)}\n`);
+      return 1;
     }
     throw error;
   }

@@ -15,6 +15,7 @@ import {
   type ResolvedDeps,
   resolveDeps,
 } from './context.js';
+import { modelOption } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { confirm, type LineReader, openLineReader, terminalAsk } from './plan-terminal.js';
 import { preflightForCli } from './preflight.js';
@@ -75,7 +76,11 @@ export function registerPlanCommand(program: Command, deps: PlanDeps = {}): void
     .argument('<idea>', 'the application, in a few sentences')
     .option('--out <file>', 'where to save the spec', 'app_spec.md')
     .option('--force', 'overwrite --out when it exists')
-    .option('--model <id>', "the planner's model (default: models.planner, else the generator's model)")
+    .option(
+      '--model <id>',
+      "the planner's model (default: models.planner, else the generator's model)",
+      modelOption('--model'),
+    )
     .option('--yes', 'start a run with the spec without asking')
     .option('--no-interactive', 'never ask and never read stdin (scripts); a run starts only with --yes')
     .option('--workspace <dir>', 'workspace of the run, when one starts')

@@ -5,6 +5,7 @@ import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
 import { saveRemoteCredential } from '../handoff/remote-credentials.js';
 import { splitRemoteUrl } from '../handoff/remote-url.js';
+import { checkRunName } from '../handoff/spec-title.js';
 import {
   buildRunConfig,
   DEFAULT_MODEL,
@@ -13,6 +14,7 @@ import {
   RunConfig,
 } from '../orchestrator/config.js';
 import { pauseRun, resumeRun } from '../orchestrator/controls.js';
+import { MAX_LANES } from '../orchestrator/lanes.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
 import {
@@ -32,7 +34,7 @@ import {
   resolveDeps,
 } from './context.js';
 import { followRun } from './follow.js';
-import { budgetUsd, collect, durationMs, positiveInt } from './options.js';
+import { budgetUsd, collect, durationMs, intInRange, modelOption, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
 import { hideArguments } from './processes.js';
@@ -58,6 +60,8 @@ interface RunOptions {
   appReadyTimeout?: number;
   /** `--lanes N`. */
   lanes?: number;
+  /** `--name NAME`: what people call the run. */
+  name?: string;
   network?: string;
   allowHost?: string[];
   detach?: boolean;
@@ -89,12 +93,21 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       'local workspace directory (created, or resumed when it holds a feature list)',
     )
     .option('--repo <url>', 'git remote (bare path or URL) shared by workers on many machines')
+    .option(
+      '--name <name>',
+      "what to call the run in runs, status, the dashboard and webhooks (default: the spec's # title, else its file name)",
+      (value: string) => checkRunName(value),
+    )
     .option('--branch <name>', 'run branch in --repo', 'main')
-    .option('--model <id>', `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`)
-    .option('--model-initializer <id>', 'model of the initializer')
-    .option('--model-generator <id>', 'model of the generators')
-    .option('--model-evaluator <id>', 'model of the evaluator')
-    .option('--model-planner <id>', 'model of the planner (--prompt)')
+    .option(
+      '--model <id>',
+      `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`,
+      modelOption('--model'),
+    )
+    .option('--model-initializer <id>', 'model of the initializer', modelOption('--model-initializer'))
+    .option('--model-generator <id>', 'model of the generators', modelOption('--model-generator'))
+    .option('--model-evaluator <id>', 'model of the evaluator', modelOption('--model-evaluator'))
+    .option('--model-planner <id>', 'model of the planner (--prompt)', modelOption('--model-planner'))
     .option(
       '--budget-usd <n>',
       `stop (pause) when the run has cost this much; "none" for no cost cap (default: $${DEFAULTS.budgets.maxCostUsd}, or run.budgets.maxCostUsd in the config)`,
@@ -113,8 +126,8 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option(
       '--lanes <n>',
-      `features in flight at once, each on its own branch, merged one at a time (1–8; default: ${DEFAULTS.lanes}, or run.lanes)`,
-      positiveInt('--lanes'),
+      `features in flight at once, each on its own branch, merged one at a time (1–${MAX_LANES}; default: ${DEFAULTS.lanes}, or run.lanes)`,
+      intInRange('--lanes', 1, MAX_LANES, 2),
     )
     .option(
       '--network <mode>',
@@ -205,6 +218,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               config,
               dataDir: context.dataDir,
               id,
+              ...(options.name ? { name: options.name } : {}),
             })
           : await startRun(context.orchestrator, {
               id,
@@ -212,6 +226,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               workspace,
               config,
               dataDir: context.dataDir,
+              ...(options.name ? { name: options.name } : {}),
             });
         await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
       } finally {

@@ -12,6 +12,7 @@ import {
   PausedReason,
   type RunRecord,
   RunStatus,
+  runName,
   type SessionRecord,
   SessionVerdict,
   type Workspace,
@@ -48,6 +49,8 @@ export const StatusSessionJson = z.strictObject({
 /** `nightshift status --json` (DESIGN.md, a contract): at least what the text view shows. */
 export const RunStatusJson = z.strictObject({
   id: z.string(),
+  /** What people call the run: `--name`, else the spec's title. */
+  name: z.string(),
   status: RunStatus,
   pausedReason: PausedReason.nullable(),
   /** Why it is paused, failed or incomplete (the text after the status in the text view). */
@@ -122,6 +125,7 @@ export function toRunStatusJson(run: RunRecord, details?: Omit<StatusDetails, 'r
   const { budgets } = run.config;
   return RunStatusJson.parse({
     id: run.id,
+    name: runName(run),
     status: run.status,
     pausedReason: run.pausedReason,
     detail: run.detail,
@@ -197,7 +201,7 @@ export function formatRunStatus(details: StatusDetails): string {
   const elapsed = runElapsedMs(run, now);
   const deadline = config.budgets.deadline ? ` · deadline ${formatTimestamp(config.budgets.deadline)}` : '';
   const fields: Array<[string, string]> = [
-    ['run', `${run.id}  (${run.spec.name})`],
+    ['run', `${run.id}  ${runName(run)}  (${run.spec.name})`],
     ['status', status],
     ['workspace', workspaceLabel(run.workspace)],
     [

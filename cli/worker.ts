@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { harnessSecrets } from '../orchestrator/harness-secrets.js';
+import { tidyPending } from '../orchestrator/housekeeping.js';
 import { handleScheduledStart } from '../orchestrator/schedules.js';
 import { providerFactory } from '../workers/provider-factory.js';
 import { type RunningWorker, startWorker } from '../workers/worker.js';
@@ -28,7 +29,13 @@ export async function startCliWorker(
     shutdownGraceMs: config.worker.shutdownGraceSeconds * 1000,
     ...(config.chromiumPath ? { chromiumPath: config.chromiumPath } : {}),
     createProvider: providerFactory(config, env),
-    controlHandlers: { scheduledStart: handleScheduledStart },
+    controlHandlers: {
+      scheduledStart: handleScheduledStart,
+      // Finished runs whose last session was still in flight are tidied once it has ended.
+      ...(config.housekeeping.removeOnFinish && {
+        afterReconcile: (orchestrator) => tidyPending({ orchestrator, dataDir: context.dataDir }),
+      }),
+    },
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
   });

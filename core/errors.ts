@@ -31,15 +31,3 @@ export class InputError extends NightshiftError {
     super(code, message, { ...options, exitCode: 2 });
   }
 }
-
-/** Formats a zod error as one line per issue, each naming the field path, for messages to users and models. */
-export function formatZodIssues(
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
-): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';
-      return `${path}: ${issue.message}`;
-    })
-    .join('\n');
-}

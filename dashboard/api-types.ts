@@ -21,6 +21,8 @@ export interface FeatureTotalsView {
 /** One run as listed and shown in a run page header. */
 export interface RunView {
   id: string;
+  /** What people call the run: `--name`, else the spec's title. */
+  name: string;
   specName: string;
   workspace: string;
   status: RunStatus;
@@ -228,10 +230,39 @@ export interface PlanView {
   runId: string | null;
 }
 
-/** `GET /api/plans`: whether this dashboard can plan, and with which model. */
+/** What the new-run form chooses for the run (and the planner): model, budget, lanes and workspace. */
+export interface RunChoice {
+  /** `provider:model` for the planner and every role. */
+  model: string;
+  /** Cost cap of the whole run in USD; null = no cap. */
+  budgetUsd: number | null;
+  /** Features in flight at once (1 = one at a time). */
+  lanes: number;
+  /** An absolute directory on the dashboard's machine; null = a new one in the data dir. */
+  workspace: string | null;
+}
+
+/** One thing wrong with (or worth knowing about) a choice, by field. */
+export interface ChoiceNote {
+  field: keyof RunChoice;
+  message: string;
+}
+
+/** `POST /api/plans/check`: whether a run can start with the choice; `problems` stop it, `warnings` do not. */
+export interface ChoiceCheckResponse {
+  ok: boolean;
+  problems: ChoiceNote[];
+  warnings: ChoiceNote[];
+}
+
+/** `GET /api/plans`: whether this dashboard can plan, the planner's default model and the form's defaults. */
 export interface PlanningInfoResponse {
   model: string;
   maxQuestions: number;
+  /** The choice a new run gets unless the person changes it (the configured defaults). */
+  defaults: RunChoice;
+  /** Known models not retired, for the model field's suggestions. */
+  models: string[];
 }
 
 /** `GET /api/runs/:id/checks`: every feature's recorded check and last replay (none listed for a remote run). */

@@ -1,7 +1,8 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { formatZodIssues, InputError, NightshiftError } from '../core/errors.js';
+import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
+import { formatZodIssues } from '../core/zod-issues.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
@@ -61,7 +62,8 @@ export class NotFoundError extends InputError {
 /** Validates `value` against `schema`, throwing BadRequestError naming `what`. */
 export function parseParam<S extends z.ZodType>(schema: S, value: unknown, what: string): z.infer<S> {
   const result = schema.safeParse(value);
-  if (!result.success) throw new BadRequestError(what, formatZodIssues(result.error.issues));
+  if (!result.success)
+    throw new BadRequestError(what, formatZodIssues(result.error.issues, { input: value, schema }));
   return result.data;
 }
 

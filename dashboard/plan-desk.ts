@@ -10,20 +10,32 @@ import { moduleLogger } from '../core/log.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 import type { PlannerResult } from '../roles/planner.js';
 import type { AskUser } from '../roles/planner-tools.js';
-import type { PlanState, PlanView } from './api-types.js';
+import type { ChoiceCheckResponse, PlanState, PlanView, RunChoice } from './api-types.js';
 
 const log = moduleLogger('dashboard/plan-desk');
 
 /** What the dashboard needs to plan and to start runs; the CLI wires the configured model and orchestrator. */
 export interface PlanningService {
-  /** The planner's model id (shown in the form). */
+  /** The planner's model id when the form does not choose one (shown in the form). */
   model: string;
   /** Questions the planner may ask in all (shown in the form). */
   maxQuestions: number;
-  /** Runs one planner session; rejects with the reason when it produced no spec. */
-  plan(input: { planId: string; prompt: string; ask: AskUser; signal: AbortSignal }): Promise<PlannerResult>;
-  /** Starts a run on a plan's spec (as the person left it) with the plan as its origin. */
-  startRun(input: { plan: PlannerResult; spec: string }): Promise<RunRecord>;
+  /** The form's choice before the person changes it (the configured defaults). */
+  defaults: RunChoice;
+  /** Models to suggest (known, not retired). */
+  models: string[];
+  /** Whether a run can start with `choice`: its model, key, budget, lanes and workspace, before any idea is typed. */
+  check(choice: RunChoice): Promise<ChoiceCheckResponse>;
+  /** Runs one planner session with the chosen model; rejects with the reason when it produced no spec. */
+  plan(input: {
+    planId: string;
+    prompt: string;
+    ask: AskUser;
+    signal: AbortSignal;
+    choice: RunChoice;
+  }): Promise<PlannerResult>;
+  /** Starts a run on a plan's spec (as the person left it) with the plan as its origin, as chosen. */
+  startRun(input: { plan: PlannerResult; spec: string; choice: RunChoice }): Promise<RunRecord>;
 }
 
 /** A plan id, a plan in the wrong state for the request, or too many plans (HTTP 404, 409 or 429). */
@@ -50,6 +62,8 @@ export interface PlanDeskOptions {
 
 interface Entry {
   view: PlanView;
+  /** The run's model, budget, lanes and workspace, as chosen when the plan was made. */
+  choice: RunChoice;
   controller: AbortController;
   touchedAt: number;
   result?: PlannerResult;
@@ -80,13 +94,19 @@ export class PlanDesk {
     this.clock = options.clock ?? Date.now;
   }
 
-  /** Model and bounds of the planner, for the form. */
+  /** Model and bounds of the planner, the form's defaults and the models to suggest. */
   get info() {
-    return { model: this.service.model, maxQuestions: this.service.maxQuestions };
+    const { model, maxQuestions, defaults, models } = this.service;
+    return { model, maxQuestions, defaults, models };
   }
 
-  /** Starts a planner session on `prompt` (already checked by the caller) and returns its first view. */
-  create(prompt: string): PlanView {
+  /** Checks a choice (model, key, budget, lanes, workspace) before any plan exists. */
+  check(choice: RunChoice): Promise<ChoiceCheckResponse> {
+    return this.service.check(choice);
+  }
+
+  /** Starts a planner session on `prompt` with `choice` (both already checked by the caller); its first view. */
+  create(prompt: string, choice: RunChoice = this.service.defaults): PlanView {
     this.sweep();
     const active = [...this.plans.values()].filter((entry) => ACTIVE.has(entry.view.state)).length;
     if (active >= this.maxActive || this.plans.size >= this.maxKept) {
@@ -101,7 +121,7 @@ export class PlanDesk {
       view: {
         id,
         prompt,
-        model: this.service.model,
+        model: choice.model,
         state: 'planning',
         version: 1,
         questions: [],
@@ -111,6 +131,7 @@ export class PlanDesk {
         error: null,
         runId: null,
       },
+      choice,
       controller: new AbortController(),
       touchedAt: this.clock(),
       waiters: new Set(),
@@ -138,6 +159,7 @@ export class PlanDesk {
         prompt: entry.view.prompt,
         ask,
         signal: entry.controller.signal,
+        choice: entry.choice,
       });
       entry.result = result;
       this.change(entry, {
@@ -222,7 +244,7 @@ export class PlanDesk {
     }
     this.change(entry, { state: 'starting', error: null });
     try {
-      const run = await this.service.startRun({ plan: entry.result, spec });
+      const run = await this.service.startRun({ plan: entry.result, spec, choice: entry.choice });
       this.change(entry, { state: 'started', runId: run.id });
     } catch (error) {
       const message = error instanceof NightshiftError ? error.describe() : (error as Error).message;

@@ -1,17 +1,52 @@
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
+import { InputError } from '../core/errors.js';
+import { describeIssue } from '../core/zod-issues.js';
+import { MAX_LANES } from '../orchestrator/lanes.js';
 import { MAX_SPEC_BYTES } from '../orchestrator/start-run.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
 import { errorResponse, parseParam } from './api.js';
-import type { PlanningInfoResponse } from './api-types.js';
+import type { ChoiceCheckResponse, PlanningInfoResponse, RunChoice } from './api-types.js';
 import { MAX_ANSWER_CHARS, type PlanDesk, PlanRequestError } from './plan-desk.js';
 
 /** Longest a `GET /api/plans/:id?after=` waits for a change. */
 export const PLAN_WAIT_MS = 20_000;
 
 const PlanIdParam = z.string().regex(/^p-[a-z0-9]{1,40}$/, 'plan ids look like p-…');
-const CreateBody = z.strictObject({ prompt: z.string() });
+
+/** The form's choice for the run: checked here for shape, by the planning service for what it means. */
+export const RunChoiceBody = z.strictObject({
+  model: z.string().trim().min(1),
+  budgetUsd: z.number().positive().nullable(),
+  lanes: z.number().int().min(1).max(MAX_LANES),
+  workspace: z.string().trim().min(1).nullable(),
+});
+export type RunChoiceBody = z.infer<typeof RunChoiceBody>;
+
+const CreateBody = z.strictObject({ prompt: z.string(), choice: RunChoiceBody.optional() });
+
+/** How the form names its fields in a message. */
+const FIELD_LABELS: Record<keyof RunChoice, string> = {
+  model: 'Model',
+  budgetUsd: 'Budget',
+  lanes: 'Lanes',
+  workspace: 'Workspace',
+};
+
+/** A choice that does not even have the right shape, as the form shows it: one note per field, for a person. */
+function shapeProblems(issues: ReadonlyArray<z.core.$ZodIssue>, input: unknown): ChoiceCheckResponse {
+  const fieldOf = (key: PropertyKey | undefined): keyof RunChoice =>
+    typeof key === 'string' && key in FIELD_LABELS ? (key as keyof RunChoice) : 'model';
+  const problems = issues.flatMap((issue) =>
+    describeIssue(issue, {
+      input,
+      schema: RunChoiceBody,
+      label: (path) => FIELD_LABELS[fieldOf(path[0])],
+    }).map((message) => ({ field: fieldOf(issue.path[0]), message })),
+  );
+  return { ok: false, problems, warnings: [] };
+}
 const AnswersBody = z.strictObject({ answers: z.array(z.string().max(MAX_ANSWER_CHARS)).max(20) });
 const StartBody = z.strictObject({ spec: z.string() });
 const WaitQuery = z.object({
@@ -61,9 +96,30 @@ export function planRoutes(desk: PlanDesk | undefined): Hono {
   const live = desk as PlanDesk;
 
   app.get('/', (c) => c.json(live.info satisfies PlanningInfoResponse));
+  // The form checks its choice as the person makes it, before any idea is typed: always 200, problems by field.
+  app.post('/check', async (c) => {
+    const raw = await c.req.json().catch(() => undefined);
+    const parsed = RunChoiceBody.safeParse(raw);
+    if (!parsed.success) return c.json(shapeProblems(parsed.error.issues, raw));
+    return c.json((await live.check(parsed.data)) satisfies ChoiceCheckResponse);
+  });
   app.post('/', async (c) => {
-    const { prompt } = await body(c, CreateBody);
-    return c.json(live.create(checkPlannerPrompt(prompt)), 201);
+    const { prompt, choice } = await body(c, CreateBody);
+    const idea = checkPlannerPrompt(prompt);
+    if (choice) {
+      // No planner session (and no cost) on a choice the run would refuse anyway.
+      const check = await live.check(choice);
+      if (!check.ok) {
+        throw new InputError(
+          'RUN_CHOICE_INVALID',
+          check.problems.map((problem) => problem.message).join('\n'),
+          {
+            hint: 'Change what is named above, then plan again.',
+          },
+        );
+      }
+    }
+    return c.json(live.create(idea, choice), 201);
   });
   app.get('/:id', async (c) => {
     const { after, wait } = parseParam(WaitQuery, c.req.query(), 'query');

@@ -3,6 +3,7 @@ import {
   type FeatureState,
   knownCostUsd,
   type RunRecord,
+  runName,
   type SessionRecord,
 } from '../orchestrator/run-state.js';
 import type { RunStore } from '../orchestrator/run-store.js';
@@ -23,6 +24,7 @@ export type NextScheduledStart = (runId: string) => Promise<string | null>;
 export function toRunView(run: RunRecord, nextScheduledAt: string | null): RunView {
   return {
     id: run.id,
+    name: runName(run),
     specName: run.spec.name,
     workspace:
       run.workspace.kind === 'local' ? run.workspace.path : `${run.workspace.url}#${run.workspace.branch}`,

@@ -5,6 +5,7 @@ import type { Budgets } from './config.js';
 import { blockDependents } from './dependencies.js';
 import type { RunEvent } from './events.js';
 import type { LaneLastStep, LaneRecord } from './lanes.js';
+import { lanesEstimateEvent } from './lanes-payoff.js';
 import {
   type FeatureState,
   type RunCounters,
@@ -108,6 +109,9 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
     });
     changed.add(feature.id);
   }
+  // A new feature list: when lanes will not pay for it, say so once (run prints the event).
+  const estimate = replaced ? lanesEstimateEvent(input.run, features, now) : undefined;
+  if (estimate) events.push(estimate);
   for (const event of blockDependents(features, { runId: input.run.id, at: now, seq })) {
     events.push(event);
     if (event.type === 'feature.blocked') changed.add(event.featureId);

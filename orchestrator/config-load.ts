@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
+import { formatZodIssues, issuePath } from '../core/zod-issues.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
-import { type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';
+import { indent, type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';
 
 /** The config file looked for in the working directory. */
 export const CONFIG_FILE_NAME = 'nightshift.config.json';
@@ -66,15 +67,21 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
 
   const result = NightshiftConfig.safeParse(raw);
   if (result.success) return { config: result.data, source };
-  const lines = result.error.issues.map((issue) => {
-    const at = issue.path.map(String).join('.') || '(root)';
-    const variable = fromEnv.get(at);
-    const message = issue.message.replace(/^Invalid input: /, '');
-    return `  ${at}${variable ? ` (from $${variable})` : ''}: ${message}`;
+  const lines = formatZodIssues(result.error.issues, {
+    input: raw,
+    schema: NightshiftConfig,
+    label: (at) => {
+      const variable = fromEnv.get(issuePath(at));
+      return `${issuePath(at)}${variable ? ` (from $${variable})` : ''}`;
+    },
   });
+  // Name only the sources a bad field came from (a REDIS_URL that is fine does not make the file's error the environment's).
+  const fromEnvironment = result.error.issues.some((issue) => fromEnv.has(issuePath(issue.path)));
+  const fromFile = result.error.issues.some((issue) => !fromEnv.has(issuePath(issue.path)));
   const where =
-    [source, fromEnv.size ? 'the environment' : null].filter(Boolean).join(' and ') || 'the defaults';
-  throw new InputError('CONFIG_INVALID', `Invalid configuration in ${where}:\n${lines.join('\n')}`, {
+    [fromFile ? source : null, fromEnvironment ? 'the environment' : null].filter(Boolean).join(' and ') ||
+    'the defaults';
+  throw new InputError('CONFIG_INVALID', `Invalid configuration in ${where}:\n${indent(lines)}`, {
     hint: `Fix the fields named above${source ? ` in ${source}` : ''}.`,
   });
 }

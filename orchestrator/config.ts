@@ -3,13 +3,16 @@ import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
 import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
 import { InputError } from '../core/errors.js';
+import { formatZodIssues } from '../core/zod-issues.js';
 import { FailoverConfig } from './failover.js';
 
 /** The model every role uses unless configured otherwise. */
-export const DEFAULT_MODEL = 'anthropic:claude-sonnet-4-5';
+export const DEFAULT_MODEL = 'anthropic:claude-sonnet-5-5';
 
-/** A model id: `provider:model` (`anthropic:claude-sonnet-4-5`, `openai:gpt-5.1`, `openai-compatible:<name>`). */
-export const ModelId = z.string().regex(/^[a-z][a-z0-9-]*:\S+$/, 'model ids look like provider:model');
+/** A model id: `provider:model` (`anthropic:claude-sonnet-5-5`, `openai:gpt-5.1`, `openai-compatible:<name>`). */
+export const ModelId = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]*:\S+$/, `expected a model id, provider:model (e.g. ${DEFAULT_MODEL})`);
 export type ModelId = z.infer<typeof ModelId>;
 
 /** Models per role. */
@@ -149,7 +152,7 @@ export const Webhook = z.strictObject({
 export type Webhook = z.infer<typeof Webhook>;
 
 /** The provider a bare model name most likely meant, for the fix in the error message. */
-function guessProvider(name: string): string {
+export function guessProvider(name: string): string {
   if (/^claude/i.test(name)) return 'anthropic';
   if (/^(gpt|o\d|chatgpt)/i.test(name)) return 'openai';
   return 'openai-compatible';
@@ -302,12 +305,12 @@ export const NightshiftConfig = z.strictObject({
   /** `redis://` URL; when absent the CLI tries 127.0.0.1:6379, then an embedded redis-server. */
   redisUrl: z
     .string()
-    .regex(/^rediss?:\/\/.+/, 'expected a redis:// or rediss:// URL')
+    .regex(/^rediss?:\/\/.+/, 'expected a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)')
     .optional(),
   /** Prefix of every Redis key (and BullMQ prefix). */
   keyPrefix: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+:$/, 'expected letters, digits, _ . - and a trailing colon')
+    .regex(/^[A-Za-z0-9_.-]+:$/, 'expected letters, digits, _ . - and a trailing colon (e.g. nightshift:)')
     .default('nightshift:'),
   /** Transcripts, evidence, worker clones, embedded Redis data. */
   dataDir: z.string().min(1),
@@ -354,6 +357,13 @@ export const NightshiftConfig = z.strictObject({
     .prefault({}),
   /** Defaults for new runs. */
   run: UserRunConfig.prefault({}),
+  /** Tidying finished runs (orchestrator/housekeeping.ts; `nightshift prune` for the rest). */
+  housekeeping: z
+    .strictObject({
+      /** Remove a run's lane branches and this machine's worker clones of it when it finishes. */
+      removeOnFinish: z.boolean().default(true),
+    })
+    .prefault({}),
 });
 export type NightshiftConfig = z.infer<typeof NightshiftConfig>;
 
@@ -399,19 +409,17 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, sou
   if (result.success) return result.data;
   throw new InputError(
     'CONFIG_INVALID',
-    `Invalid configuration in ${source}:\n${describeIssues(result.error.issues)}`,
+    `Invalid configuration in ${source}:\n${indent(formatZodIssues(result.error.issues, { input: value, schema }))}`,
     {
       hint: `Fix the fields named above in ${source}.`,
     },
   );
 }
 
-/** One line per issue, `path: message`, without zod's generic "Invalid input:" prefix. */
-export function describeIssues(issues: ReadonlyArray<z.core.$ZodIssue>): string {
-  return issues
-    .map((issue) => {
-      const path = issue.path.length ? issue.path.map(String).join('.') : '(root)';
-      return `  ${path}: ${issue.message.replace(/^Invalid input: /, '')}`;
-    })
+/** Each line indented by two spaces (the issues under the message's first line). */
+export function indent(lines: string): string {
+  return lines
+    .split('\n')
+    .map((line) => `  ${line}`)
     .join('\n');
 }

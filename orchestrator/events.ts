@@ -3,6 +3,7 @@ import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { MergeOutcome } from './lanes.js';
+import { LanesEstimate } from './lanes-payoff.js';
 import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js';
 
 const base = { runId: z.string(), at: z.string() };
@@ -162,6 +163,11 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** Features whose recorded checks replayed green on the merged head. */
     checked: z.array(z.string()).default([]),
   }),
+  /**
+   * Lanes mode: the feature list is known and the lanes model says the lanes will not pay for themselves (a small or
+   * chained list); `run` prints it once (orchestrator/lanes-payoff.ts).
+   */
+  z.object({ type: z.literal('lanes.estimate'), ...base, estimate: LanesEstimate }),
   z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;

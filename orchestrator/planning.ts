@@ -26,6 +26,8 @@ export interface StartPlannedRunInput {
   config: RunConfig;
   dataDir: string;
   id?: string;
+  /** What people call the run; default: the spec's title. */
+  name?: string;
 }
 
 /** The origin record of a planned spec; `edited` when `spec` differs from what the planner submitted. */
@@ -70,5 +72,6 @@ export async function startPlannedRun(
     dataDir: input.dataDir,
     origin: specOriginOf(input.plan, spec),
     ...(input.id ? { id: input.id } : {}),
+    ...(input.name ? { name: input.name } : {}),
   });
 }

@@ -1,5 +1,6 @@
 import type { ModelProvider, ProviderFailure } from '../agent/messages.js';
-import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
+import { describeLifecycle, modelLifecycle } from '../agent/model-retirement.js';
+import { closestKnownModel, type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { parseModelId } from '../agent/providers/index.js';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
@@ -18,6 +19,8 @@ export interface PreflightOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Models used besides the run's roles, by what uses them (e.g. `{ planner: 'anthropic:…' }` for `run --prompt`). */
   extraModels?: Record<string, string>;
+  /** Today, for models that retire (default: the clock). */
+  now?: Date;
 }
 
 /** What preflight found for one model. */
@@ -50,6 +53,30 @@ const BUSY: ReadonlySet<ProviderFailure['kind']> = new Set(['rate_limited', 'ove
  * listing every problem with its fix.
  */
 export async function preflightRun(config: RunConfig, options: PreflightOptions): Promise<PreflightReport> {
+  const { models, problems, warnings } = await checkRunModels(config, options);
+  if (problems.length > 0) {
+    throw new InputError(
+      'PREFLIGHT_FAILED',
+      `The run was not created:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+      {
+        hint: 'Fix what is listed (keys in the environment, model ids, prices or budgets), then run again; nothing was written.',
+      },
+    );
+  }
+  for (const warning of warnings) log.warn({ warning }, 'preflight');
+  return { models, warnings };
+}
+
+/** What {@link checkRunModels} found: the models, what stops a run, and what it should know. */
+export interface ModelCheck extends PreflightReport {
+  problems: string[];
+}
+
+/**
+ * The checks of {@link preflightRun}, returned instead of thrown (the dashboard's new-run form shows them as the
+ * person chooses): one problem or warning per sentence, each naming the model and its roles.
+ */
+export async function checkRunModels(config: RunConfig, options: PreflightOptions): Promise<ModelCheck> {
   const byModel = new Map<string, string[]>();
   const uses = { ...config.models, ...options.extraModels } as Record<string, string | undefined>;
   for (const [role, modelId] of Object.entries(uses)) {
@@ -68,6 +95,10 @@ export async function preflightRun(config: RunConfig, options: PreflightOptions)
       });
       const provider = options.createProvider(modelId, settings);
       checked.push({ entry: { modelId, roles, settings, probe: 'skipped' }, provider });
+      // A retired model is refused (its provider no longer answers it), one about to retire is a warning.
+      const lifecycle = modelLifecycle(settings, options.now ?? new Date());
+      const retirement = describeLifecycle(label, lifecycle);
+      if (retirement) (lifecycle.state === 'retired' ? problems : warnings).push(retirement);
       const unpriced = priceProblem(label, settings, config);
       if (unpriced?.refuse) problems.push(unpriced.text);
       else if (unpriced) warnings.push(unpriced.text);
@@ -85,17 +116,7 @@ export async function preflightRun(config: RunConfig, options: PreflightOptions)
       else problems.push(result.text);
     }
   }
-  if (problems.length > 0) {
-    throw new InputError(
-      'PREFLIGHT_FAILED',
-      `The run was not created:\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-      {
-        hint: 'Fix what is listed (keys in the environment, model ids, prices or budgets), then run again; nothing was written.',
-      },
-    );
-  }
-  for (const warning of warnings) log.warn({ warning }, 'preflight');
-  return { models: checked.map(({ entry }) => entry), warnings };
+  return { models: checked.map(({ entry }) => entry), problems, warnings };
 }
 
 /** Unknown prices are never $0: the token budget must stand in, or the user must say there is no cap. */
@@ -156,7 +177,10 @@ async function probe(
       text: `${label}: the provider is busy (${failure.message}); the run goes on`,
     };
   }
-  return { ok: false, busy: false, text: `${label}: a test request failed: ${failure.message}` };
+  // An unknown model is most often a slip of one letter: name the known model it is closest to.
+  const closest = failure.kind === 'model_not_found' ? closestKnownModel(entry.modelId) : undefined;
+  const meant = closest ? ` (did you mean "${closest}"?)` : '';
+  return { ok: false, busy: false, text: `${label}: a test request failed: ${failure.message}${meant}` };
 }
 
 function describe(error: unknown): string {

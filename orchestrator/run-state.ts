@@ -29,6 +29,11 @@ export type PausedReason = z.infer<typeof PausedReason>;
 /** Statuses in which the run wants sessions (the reconciler advances these). */
 export const ACTIVE_STATUSES: readonly RunStatus[] = ['created', 'initializing', 'building'];
 
+/** A run's name as shown everywhere: its own, or (a run from before names) its spec's file name without extension. */
+export function runName(run: Pick<RunRecord, 'name' | 'spec'>): string {
+  return run.name ?? run.spec.name.replace(/\.[^.]*$/, '');
+}
+
 /** Statuses a run ends in (it has a `finishedAt`; only `failed` and `incomplete` can be resumed). */
 export const FINISHED_STATUSES: readonly RunStatus[] = ['done', 'incomplete', 'failed', 'cancelled'];
 
@@ -113,6 +118,8 @@ export const RunRecord = z.object({
   id: z.string(),
   /** Revision for optimistic concurrency; bumped by every write. */
   rev: z.number().int().nonnegative(),
+  /** What people call the run: `--name`, else the spec's title (null in records from before names: see runName). */
+  name: z.string().nullable().default(null),
   spec: z.object({ path: z.string(), name: z.string() }),
   workspace: Workspace,
   config: RunConfig,

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
 import { type Feature, FeatureList } from '../handoff/formats.js';
+import { RunName } from '../handoff/spec-title.js';
 import { SessionResult } from '../roles/session-result.js';
 import { applySessionResult } from './apply-result.js';
 import { RunConfig, type RunConfigInput } from './config.js';
@@ -26,6 +27,7 @@ import {
   RunRecord,
   type RunState,
   RunStatus,
+  runName,
   SessionRecord,
   SessionStart,
   summarizeFeatures,
@@ -50,6 +52,8 @@ export interface RunStoreOptions {
 export const NewRun = z.object({
   /** Default: a fresh `newRunId()`. */
   id: z.string().optional(),
+  /** What people call the run (`--name`, else the spec's title); default: the spec's file name. */
+  name: RunName.optional(),
   spec: z.object({ path: z.string().min(1), name: z.string().min(1) }),
   workspace: Workspace,
   config: RunConfig,
@@ -115,6 +119,7 @@ export class RunStore {
     const run = RunRecord.parse({
       id: parsed.id ?? newRunId(now),
       rev: 0,
+      name: parsed.name ?? runName({ name: null, spec: parsed.spec }),
       spec: parsed.spec,
       workspace: parsed.workspace,
       config: parsed.config,

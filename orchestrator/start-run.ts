@@ -11,9 +11,11 @@ import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { type SpecOrigin, specCommitSummary, writePlanRecord } from '../handoff/spec-origin.js';
+import { nameFromSpec } from '../handoff/spec-title.js';
 import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
+import { lanesEstimateEvent } from './lanes-payoff.js';
 import type { Orchestrator } from './orchestrator.js';
 import { newRunId, type RunRecord } from './run-state.js';
 import { withWorkspaceClaim } from './workspace-claim.js';
@@ -33,6 +35,8 @@ export interface StartRunInput {
   id?: string;
   /** A planned spec's origin (prompt, questions, model): committed with the spec. */
   origin?: SpecOrigin;
+  /** What people call the run (`--name`); default: the spec's title, else its file name. */
+  name?: string;
 }
 
 /**
@@ -60,13 +64,24 @@ async function startClaimed(orchestrator: Orchestrator, input: StartRunInput): P
           input.dataDir,
           input.origin,
         );
+  const name = input.name ?? nameFromSpec(await readFile(input.specPath, 'utf8'), input.specPath);
   const run = await orchestrator.store.createRun({
     id,
+    name,
     spec: { path: path.resolve(input.specPath), name: specName },
     workspace: prepared.workspace,
     config: input.config,
   });
-  if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
+  if (prepared.features.length) {
+    await orchestrator.store.replaceFeatures(id, prepared.features);
+    // An adopted feature list is known now: when the lanes asked for will not pay for it, say so once.
+    const estimate = lanesEstimateEvent(
+      run,
+      await orchestrator.store.listFeatures(id),
+      orchestrator.now().toISOString(),
+    );
+    if (estimate) await orchestrator.store.appendEvent(id, estimate);
+  }
   await advanceRun(orchestrator, id);
   return orchestrator.store.getRun(run.id);
 }

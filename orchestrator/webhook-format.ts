@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { NotificationEvent, type Webhook } from './config.js';
 import type { WindowSummary } from './nightly.js';
-import { FeatureSummary, knownCostUsd, PausedReason, type RunRecord, RunStatus } from './run-state.js';
+import {
+  FeatureSummary,
+  knownCostUsd,
+  PausedReason,
+  type RunRecord,
+  RunStatus,
+  runName,
+} from './run-state.js';
 
 /** One regression as notified: the feature and what the evaluator found. */
 export const NotifiedRegression = z.object({ featureId: z.string(), issues: z.array(z.string()) });
@@ -23,7 +30,9 @@ export const NotifiedSummary = z.object({
 export const WebhookPayload = z.object({
   type: NotificationEvent,
   runId: z.string(),
-  /** The spec's file name, to tell runs apart. */
+  /** What people call the run (`--name`, else the spec's title). */
+  name: z.string(),
+  /** The spec's file name. */
   spec: z.string(),
   status: RunStatus,
   reason: PausedReason.nullable(),
@@ -81,6 +90,7 @@ export function jsonPayload(notification: Notification): WebhookPayload {
   return WebhookPayload.parse({
     type: notification.type,
     runId: run.id,
+    name: runName(run),
     spec: run.spec.name,
     status: run.status,
     reason: run.pausedReason,
@@ -97,7 +107,7 @@ export function jsonPayload(notification: Notification): WebhookPayload {
 /** A one-paragraph, human-readable message; text from models or users is escaped for Slack's mrkdwn. */
 export function slackText(notification: Notification): string {
   const { run } = notification;
-  const name = `nightshift run ${run.id} (${escapeSlack(run.spec.name)})`;
+  const name = `nightshift run ${run.id} "${escapeSlack(runName(run))}"`;
   const known = knownCostUsd(run.counters);
   const progress = `${run.features.passing}/${run.features.total} features passing, ${known === null ? 'cost unknown (models without a price)' : `${usd(known)} spent`}`;
   const detail = run.detail ? `: ${escapeSlack(run.detail)}` : '';

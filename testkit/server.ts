@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { moduleLogger } from '../core/log.js';
-import { anthropicMessageJson, anthropicStreamEvents } from './anthropic-format.js';
+import { anthropicErrorBody, anthropicMessageJson, anthropicStreamEvents } from './anthropic-format.js';
 import { PromptCache, simulateUsage } from './cache.js';
 import { type ErrorReply, errorFor, imagesRefused, sendError } from './errors.js';
-import { openAICompletionJson, openAIStreamChunks } from './openai-format.js';
+import { openAICompletionJson, openAIErrorBody, openAIStreamChunks } from './openai-format.js';
 import { faultReply, type OutgoingReply, outgoingReply, truncatedReply } from './reply.js';
 import {
   type Fault,
+  type ModelListRequest,
   type ModelServer,
   type Policy,
   PolicyReply,
@@ -38,6 +39,11 @@ export interface ModelServerOptions {
   port?: number;
   /** How the server misbehaves on every request (Ollama-style tool calls, `<think>`, text-only…). */
   quirks?: ServerQuirks;
+  /**
+   * The keys the model list (`GET /v1/models`) accepts; another key (or none) gets the provider's 401 there.
+   * Default: any key. Model requests are not affected (use an `auth_error` fault for those).
+   */
+  modelListKeys?: readonly string[];
 }
 
 /** Everything a request handler shares. */
@@ -50,6 +56,8 @@ interface ServerState {
   latencyMs: number;
   /** Aborted on close: ends pending delays. */
   closing: AbortController;
+  modelListKeys?: readonly string[];
+  modelLists: ModelListRequest[];
 }
 
 function sendJson(
@@ -266,17 +274,51 @@ function route(req: IncomingMessage, res: ServerResponse, state: ServerState): P
   const path = (req.url ?? '/').split('?')[0];
   if (req.method === 'GET' && path === '/health')
     return sendJson(res, 200, { ok: true, requests: state.requests.length });
-  // The model list OpenAI-compatible servers answer (what `nightshift doctor` asks a base URL for).
-  if (req.method === 'GET' && path === '/v1/models')
-    return sendJson(res, 200, {
-      object: 'list',
-      data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'testkit' }],
-    });
+  // The model list both APIs answer (what `nightshift doctor` asks a base URL for).
+  if (req.method === 'GET' && path === '/v1/models') return modelList(req, res, state);
   if (req.method === 'POST' && path === '/v1/messages')
     return handleModelRequest('anthropic', req, res, state);
   if (req.method === 'POST' && path === '/v1/chat/completions')
     return handleModelRequest('openai', req, res, state);
   sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: 'not_found_error' } });
+}
+
+/**
+ * `GET /v1/models`: the list, in the caller's format (the Anthropic SDK sends `anthropic-version`), or the
+ * provider's 401 for a key the server was told not to accept. Each request is recorded (format and whether a key
+ * came, never the key).
+ */
+function modelList(req: IncomingMessage, res: ServerResponse, state: ServerState): void {
+  const format: WireFormat = req.headers['anthropic-version'] ? 'anthropic' : 'openai';
+  // The key comes as `x-api-key` or a bearer token (the Anthropic SDK sends either, by version).
+  const key =
+    String(req.headers['x-api-key'] ?? '') || String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+  const accepted = !state.modelListKeys || state.modelListKeys.includes(key);
+  state.modelLists.push({ format, withKey: key !== '', accepted });
+  if (!accepted) {
+    const message = format === 'anthropic' ? 'invalid x-api-key' : 'Incorrect API key provided.';
+    sendJson(
+      res,
+      401,
+      format === 'anthropic'
+        ? anthropicErrorBody(401, message)
+        : openAIErrorBody(401, message, 'invalid_api_key'),
+    );
+    return;
+  }
+  const model = {
+    id: 'scripted',
+    created_at: '2026-01-01T00:00:00Z',
+    display_name: 'Scripted',
+    type: 'model',
+  };
+  sendJson(
+    res,
+    200,
+    format === 'anthropic'
+      ? { data: [model], has_more: false, first_id: 'scripted', last_id: 'scripted' }
+      : { object: 'list', data: [{ id: 'scripted', object: 'model', created: 0, owned_by: 'testkit' }] },
+  );
 }
 
 /**
@@ -293,6 +335,8 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     cache: new PromptCache(),
     latencyMs: options.latencyMs ?? 0,
     closing: new AbortController(),
+    ...(options.modelListKeys ? { modelListKeys: options.modelListKeys } : {}),
+    modelLists: [],
   };
   const server = createServer((req, res) => {
     Promise.resolve(route(req, res, state)).catch((error: unknown) => {
@@ -314,6 +358,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     anthropicBaseURL: url,
     openaiBaseURL: `${url}/v1`,
     requests: state.requests,
+    modelLists: state.modelLists,
     setPolicy(policy) {
       state.policy = policy;
     },

@@ -111,6 +111,16 @@ export interface RecordedRequest {
 }
 
 /** A running scripted model server. */
+/** One `GET /v1/models` the server answered. */
+export interface ModelListRequest {
+  format: WireFormat;
+  /** Whether a key came with it (the key itself is not kept). */
+  withKey: boolean;
+  /** Whether the server accepted the key (`modelListKeys`). */
+  accepted: boolean;
+}
+
+/** The scripted model server as a test holds it. */
 export interface ModelServer {
   /** `http://127.0.0.1:<port>` */
   readonly url: string;
@@ -120,6 +130,8 @@ export interface ModelServer {
   readonly openaiBaseURL: string;
   /** Every request so far, in arrival order (live array). */
   readonly requests: RecordedRequest[];
+  /** Every `GET /v1/models` so far (live array). */
+  readonly modelLists: ModelListRequest[];
   /** Replaces the policy for the following requests. */
   setPolicy(policy: Policy): void;
   /** Replaces the quirks for the following requests. */

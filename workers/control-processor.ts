@@ -15,6 +15,8 @@ export interface ControlHandlers {
     orchestrator: Orchestrator,
     data: Extract<ControlJobData, { kind: 'scheduled-start' }>,
   ): Promise<unknown>;
+  /** After each reconcile tick (tidying finished runs whose sessions have ended since). */
+  afterReconcile?(orchestrator: Orchestrator): Promise<unknown>;
 }
 
 /** Runs one control job: a reconcile tick, an advance, or a scheduled start. */
@@ -25,8 +27,13 @@ export async function processControlJob(
 ): Promise<string> {
   const data = ControlJobData.parse(job.data);
   switch (data.kind) {
-    case 'reconcile':
-      return `advanced ${await reconcile(orchestrator)} run(s)`;
+    case 'reconcile': {
+      const advanced = await reconcile(orchestrator);
+      await handlers
+        .afterReconcile?.(orchestrator)
+        .catch((error: unknown) => log.warn({ err: error }, 'after the reconcile tick'));
+      return `advanced ${advanced} run(s)`;
+    }
     case 'advance':
       return (await advanceRun(orchestrator, data.runId)).kind;
     case 'scheduled-start':

@@ -22,7 +22,7 @@ export interface ParsedModelId {
 /** Key placeholder for compatible servers that want no key (the SDK refuses an empty one). */
 export const NO_KEY_PLACEHOLDER = 'not-needed';
 
-const EXAMPLES = 'e.g. anthropic:claude-sonnet-4-5, openai:gpt-5.1 or openai-compatible:llama3.1';
+const EXAMPLES = 'e.g. anthropic:claude-sonnet-5-5, openai:gpt-5.1 or openai-compatible:llama3.1';
 
 /** Splits `provider:model`; a bad id is an `InputError` that shows the expected form. */
 export function parseModelId(id: string): ParsedModelId {

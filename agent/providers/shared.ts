@@ -122,7 +122,7 @@ export function endOfStreamFailure(
 
 /** Options every SDK-backed provider takes. */
 export interface SdkProviderOptions {
-  /** Model name without the provider prefix, e.g. `claude-sonnet-4-5` or `gpt-5.1`. */
+  /** Model name without the provider prefix, e.g. `claude-sonnet-5-5` or `gpt-5.1`. */
   model: string;
   /** API key. */
   apiKey: string;

@@ -58,6 +58,7 @@ describe('nightshift run (foreground)', () => {
     expect(Object.keys(json).sort()).toEqual(
       [
         'id',
+        'name',
         'status',
         'pausedReason',
         'workspace',
@@ -81,6 +82,8 @@ describe('nightshift run (foreground)', () => {
     );
     expect(json).toMatchObject({
       id: runId,
+      // Named after the spec's title.
+      name: 'Todo app',
       status: 'done',
       pausedReason: null,
       workspace,

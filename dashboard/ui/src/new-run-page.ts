@@ -1,9 +1,11 @@
-// The new-run page: an idea → the planner's questions → the spec, editable → start a run → its page.
+// The new-run page: the run's settings (checked as they change) → an idea → the planner's questions → the spec,
+// editable → start a run → its page.
 // The planner's questions and spec are model output: they only ever become text nodes or a textarea's value.
-import type { PlanningInfoResponse, PlanView } from '../../api-types.js';
+import type { PlanningInfoResponse, PlanView, RunChoice } from '../../api-types.js';
 import { ApiError, call } from './api.js';
 import { el, replaceChildren } from './dom.js';
 import { money } from './format.js';
+import { type ChoiceForm, createChoiceForm } from './run-choice.js';
 import './new-run.css';
 
 /** How long one `GET /api/plans/:id` may wait for a change (the server caps it too). */
@@ -11,7 +13,7 @@ const WAIT_MS = 15_000;
 
 const plans = {
   info: () => call<PlanningInfoResponse>('/api/plans'),
-  create: (prompt: string) => post('/api/plans', { prompt }),
+  create: (prompt: string, choice: RunChoice | undefined) => post('/api/plans', { prompt, choice }),
   get: (id: string, after: number) =>
     call<PlanView>(`/api/plans/${encodeURIComponent(id)}?after=${after}&wait=${WAIT_MS}`),
   answer: (id: string, answers: string[]) =>
@@ -40,6 +42,15 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
   idea.rows = 4;
   idea.placeholder = 'A few sentences: what should the application do, and for whom?';
   const planButton = el('button', { type: 'submit' }, 'Plan');
+  planButton.disabled = true;
+  let settings: ChoiceForm | undefined;
+  const settingsSlot = el('div', { id: 'run-choice-slot' });
+  // Planning needs settings the server accepted, and no plan in progress.
+  const refreshPlanButton = () => {
+    const idle = !current || current.state === 'failed';
+    planButton.disabled = !(idle && settings?.usable());
+    settings?.lock(!idle);
+  };
   const ideaForm = el(
     'form',
     { class: 'panel', id: 'plan-idea-form', 'aria-label': 'Describe the application' },
@@ -48,7 +59,7 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
     el('div', { class: 'plan-actions' }, planButton),
   );
   const stage = el('div', { id: 'plan-stage' });
-  replaceChildren(root, el('h1', null, 'New run'), ideaForm, status, error, stage);
+  replaceChildren(root, el('h1', null, 'New run'), settingsSlot, ideaForm, status, error, stage);
 
   const fail = (caught: unknown) => {
     error.textContent = caught instanceof ApiError ? caught.message : `Failed: ${(caught as Error).message}`;
@@ -56,7 +67,7 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
   const show = (view: PlanView) => {
     current = view;
     root.setAttribute('aria-busy', view.state === 'planning' || view.state === 'starting' ? 'true' : 'false');
-    planButton.disabled = view.state !== 'failed';
+    refreshPlanButton();
     idea.readOnly = view.state !== 'failed';
     error.textContent = view.error ?? '';
     status.textContent = statusText(view);
@@ -83,18 +94,20 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
   const discard = () => {
     if (current) void plans.discard(current.id).catch(() => undefined);
     current = undefined;
-    planButton.disabled = false;
+    refreshPlanButton();
     idea.readOnly = false;
     status.textContent = 'Discarded. Describe another application, or change this one.';
     replaceChildren(stage);
   };
   ideaForm.addEventListener('submit', (event) => {
     event.preventDefault();
-    act(() => plans.create(idea.value))();
+    act(() => plans.create(idea.value, settings?.choice()))();
   });
   plans.info().then(
     (info) => {
-      status.textContent = `The planner (${info.model}) may ask up to ${info.maxQuestions} questions, then writes a spec you can edit before the run starts.`;
+      settings = createChoiceForm(info, refreshPlanButton);
+      replaceChildren(settingsSlot, settings.element);
+      status.textContent = `The planner may ask up to ${info.maxQuestions} questions, then writes a spec you can edit before the run starts.`;
     },
     (caught) => {
       planButton.disabled = true;

@@ -51,14 +51,14 @@ export function createRunHeader(runId: string, onChanged: (response: RunResponse
         el(
           'div',
           { class: 'panel-head' },
-          el('h1', null, run.specName),
+          el('h1', null, run.name),
           statusBadge(run.status, run.pausedReason),
           controls(run, runId, onChanged),
         ),
         el(
           'p',
           { class: 'muted small', title: run.id },
-          `${run.workspace} · ${run.id}`,
+          `${run.specName} · ${run.workspace} · ${run.id}`,
           run.detail ? ` · ${run.detail}` : '',
         ),
         el(
@@ -75,7 +75,7 @@ export function createRunHeader(runId: string, onChanged: (response: RunResponse
           stat('next start', run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
         ),
       );
-      document.title = `${run.specName} · ${shortRunId(run.id)} · nightshift`;
+      document.title = `${run.name} · ${shortRunId(run.id)} · nightshift`;
       renderCounts();
     },
   };

@@ -72,11 +72,15 @@ function runRow(run: RunView): HTMLTableRowElement {
       el(
         'a',
         { href: `/runs/${encodeURIComponent(run.id)}`, 'data-nav': '', class: 'run-link', title: run.id },
-        run.specName,
+        run.name,
       ),
       el(
         'div',
-        { class: 'muted small', 'data-field': 'run-where', title: `${run.workspace}\n${run.id}` },
+        {
+          class: 'muted small',
+          'data-field': 'run-where',
+          title: `${run.workspace}\n${run.specName}\n${run.id}`,
+        },
         `${workspaceName(run.workspace)} · ${shortRunId(run.id)}`,
       ),
     ),

@@ -116,8 +116,8 @@ describe('runs', () => {
   it('prints a table', async () => {
     const out = await admin(['runs']);
     const lines = out.stdout.trim().split('\n');
-    expect(lines[0]).toMatch(/^RUN\s+STATUS\s+FEATURES\s+SESSIONS\s+COST\s+STARTED\s+SPEC$/);
-    expect(lines[1]).toMatch(/^r-newest\s+building\s+\[.+\] 1\/4\s+1\s+\$0\.50/);
+    expect(lines[0]).toMatch(/^RUN\s+NAME\s+STATUS\s+FEATURES\s+SESSIONS\s+COST\s+STARTED$/);
+    expect(lines[1]).toMatch(/^r-newest\s+todo\s+building\s+\[.+\] 1\/4\s+1\s+\$0\.50/);
     expect(lines).toHaveLength(3);
   });
 });

@@ -109,7 +109,13 @@ describe('nightshift CLI processes', () => {
   it('doctor --json reports each check and never prints an API key', async () => {
     const secret = 'sk-test-should-never-appear-123456';
     const out = await cli(['doctor', '--json'], {
-      env: { ...env, ANTHROPIC_API_KEY: secret, NIGHTSHIFT_CHROMIUM_PATH: path.join(home, 'no-chromium') },
+      env: {
+        ...env,
+        ANTHROPIC_API_KEY: secret,
+        // A closed loopback port: the doctor's real request stays on this machine.
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:9',
+        NIGHTSHIFT_CHROMIUM_PATH: path.join(home, 'no-chromium'),
+      },
     });
     expect(out.stdout).not.toContain(secret);
     expect(out.stderr).not.toContain(secret);
@@ -123,6 +129,8 @@ describe('nightshift CLI processes', () => {
       'bubblewrap',
       'data dir',
       'api keys',
+      'model server',
+      'models',
     ]);
     const byName = Object.fromEntries(report.checks.map((check) => [check.name, check]));
     expect(byName.redis?.status).toBe('ok');

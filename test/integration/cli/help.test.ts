@@ -19,6 +19,7 @@ describe('nightshift --help', () => {
       'schedule',
       'demo',
       'doctor',
+      'prune',
     ]) {
       expect(commands).toContain(command);
     }

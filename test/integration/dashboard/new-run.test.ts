@@ -5,17 +5,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardPlanDesk } from '../../../cli/dashboard-planning.js';
 import type { PlanView } from '../../../dashboard/api-types.js';
 import type { PlanDesk } from '../../../dashboard/plan-desk.js';
-import {
-  createDashboardApp,
-  createDashboardServer,
-  type DashboardServer,
-} from '../../../dashboard/server.js';
+import { createDashboardApp, type DashboardServer } from '../../../dashboard/server.js';
 import { openRepo, runGit } from '../../../handoff/git.js';
 import { PLAN_RECORD_FILE } from '../../../handoff/spec-origin.js';
 import { NightshiftConfig } from '../../../orchestrator/config.js';
 import { PLANNER_QUESTIONS, plannerPolicy } from '../../../testkit/policies/planner.js';
 import { createRunHarness, type RunHarness, SCRIPTED_MODEL, SCRIPTED_PRICE } from '../runs/harness.js';
-import { launchChromium } from './browser.js';
+import { openPlanningDashboard, type PlanningDashboard } from './planning-dashboard.js';
 
 // The dashboard's new-run form end to end in real Chromium: idea → the planner's questions → the spec, edited →
 // start → the run exists, through the CLI's own wiring (dashboardPlanDesk: configured model, startPlannedRun),
@@ -26,6 +22,7 @@ let harness: RunHarness;
 let desk: PlanDesk;
 let server: DashboardServer;
 let browser: Browser;
+let dashboard: PlanningDashboard;
 let page: Page;
 const csp: string[] = [];
 
@@ -49,21 +46,11 @@ function planDeskFor(h: RunHarness, maxActive?: number): PlanDesk {
 beforeAll(async () => {
   harness = await createRunHarness(plannerPolicy);
   desk = planDeskFor(harness);
-  server = await createDashboardServer({
-    store: harness.orchestrator.store,
-    dataDir: harness.dataDir,
-    port: 0,
-    planning: desk,
-  });
-  browser = await launchChromium();
+  dashboard = await openPlanningDashboard(harness, desk);
+  ({ server, browser } = dashboard);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  desk?.close();
-  await server?.close();
-  await harness?.close();
-});
+afterAll(() => dashboard?.close());
 
 afterEach(async () => {
   await page?.close();

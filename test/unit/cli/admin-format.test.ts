@@ -120,9 +120,9 @@ describe('human status', () => {
   it('lists runs in a table, or says there are none', () => {
     expect(formatRunsTable([])).toContain('No runs yet');
     const [header, row] = formatRunsTable([run]).split('\n');
-    expect(header).toMatch(/^RUN\s+STATUS\s+FEATURES/);
+    expect(header).toMatch(/^RUN\s+NAME\s+STATUS\s+FEATURES/);
     expect(row).toMatch(
-      /^r-test\s+building\s+\[█████░░░░░\] 4\/8\s+7\s+\$2\.50 \+\?\s+2026-01-01 00:00Z\s+spec\.md$/,
+      /^r-test\s+A test app\s+building\s+\[█████░░░░░\] 4\/8\s+7\s+\$2\.50 \+\?\s+2026-01-01 00:00Z$/,
     );
   });
 });

@@ -43,7 +43,7 @@ describe('the app readiness timeout of a run', () => {
       /app\.readyTimeoutSeconds/,
     );
     expect(() => buildRunConfig({}, { appReadyTimeoutMs: 2 * 3_600_000 }, T0)).toThrow(
-      /app\.readyTimeoutSeconds: Too big/,
+      /app\.readyTimeoutSeconds: must be at most 3600, not 7200/,
     );
   });
 });

@@ -1,40 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { checkApiKeys, checkNode, formatDoctorReport } from '../../../cli/doctor.js';
+import { checkNode, formatDoctorReport } from '../../../cli/doctor.js';
 import { maskUrl, redisOptionsFromUrl } from '../../../cli/redis-probe.js';
-import { loadConfig } from '../../../orchestrator/config.js';
 
 describe('doctor checks', () => {
   it('requires Node 20 or newer', () => {
     expect(checkNode('20.1.0').status).toBe('ok');
     expect(checkNode('22.0.0').status).toBe('ok');
     expect(checkNode('18.19.0')).toMatchObject({ status: 'fail', fix: 'Install Node 20 or newer.' });
-  });
-
-  it('says set / not set for API keys, never the value, and warns only for providers the models use', () => {
-    const config = loadConfig({ cwd: '/', env: { NIGHTSHIFT_HOME: '/tmp/x' } }).config;
-    const both = checkApiKeys(
-      { ANTHROPIC_API_KEY: 'sk-ant-secret', OPENAI_API_KEY: 'sk-oai-secret' },
-      config,
-    );
-    expect(both).toEqual({
-      name: 'api keys',
-      status: 'ok',
-      detail: 'ANTHROPIC_API_KEY set, OPENAI_API_KEY set; the configured models need no other key',
-      fix: null,
-    });
-    const openaiOnly = checkApiKeys({ OPENAI_API_KEY: 'sk-oai-secret' }, config);
-    expect(openaiOnly.status).toBe('warn');
-    expect(openaiOnly.detail).toContain('the configured models need ANTHROPIC_API_KEY');
-    expect(JSON.stringify(openaiOnly)).not.toContain('sk-oai-secret');
-    const openaiModels = {
-      ...config,
-      run: {
-        ...config.run,
-        models: { initializer: 'openai:gpt-5.1', generator: 'openai:gpt-5.1', evaluator: 'openai:gpt-5.1' },
-      },
-    };
-    expect(checkApiKeys({ OPENAI_API_KEY: 'x' }, openaiModels).status).toBe('ok');
-    expect(checkApiKeys({ ANTHROPIC_API_KEY: '  ' }, config).detail).toContain('ANTHROPIC_API_KEY not set');
   });
 
   it('formats a report with marks, fixes and a count', () => {

@@ -28,9 +28,9 @@ describe('RunConfig', () => {
   it('has budgets on by default', () => {
     const config = RunConfig.parse({});
     expect(config.models).toEqual({
-      initializer: 'anthropic:claude-sonnet-4-5',
-      generator: 'anthropic:claude-sonnet-4-5',
-      evaluator: 'anthropic:claude-sonnet-4-5',
+      initializer: 'anthropic:claude-sonnet-5-5',
+      generator: 'anthropic:claude-sonnet-5-5',
+      evaluator: 'anthropic:claude-sonnet-5-5',
     });
     expect(config.budgets).toMatchObject({
       maxCostUsd: 20,
@@ -84,7 +84,7 @@ describe('RunConfig', () => {
   it("resolves the planner's model: --model, then models.planner, then the generator's", () => {
     const defaults = RunConfig.parse({});
     expect(defaults.models.planner).toBeUndefined();
-    expect(plannerModelId(defaults.models)).toBe('anthropic:claude-sonnet-4-5');
+    expect(plannerModelId(defaults.models)).toBe('anthropic:claude-sonnet-5-5');
     const generatorOnly = buildRunConfig({ models: { generator: 'openai:gpt-5.1' } }, {}, T0);
     expect(plannerModelId(generatorOnly.models)).toBe('openai:gpt-5.1');
     const configured = buildRunConfig(
@@ -100,13 +100,18 @@ describe('RunConfig', () => {
     expect(flagged.models.planner).toBe('anthropic:claude-haiku-4-5');
     expect(flagged.limits.planner).toEqual({ maxSteps: 12, maxMinutes: 30 });
     const error = thrown(() => buildRunConfig({}, { modelPlanner: 'haiku' }, T0));
-    expect(error.message).toContain('models.planner: model ids look like provider:model');
+    expect(error.message).toContain(
+      'models.planner: must be a model id, provider:model (e.g. anthropic:claude-sonnet-5-5), not "haiku"',
+    );
   });
 
   it('names the bad field of a bad override', () => {
-    const error = thrown(() => buildRunConfig({}, { model: 'sonnet', budgetUsd: -1 }, T0));
-    expect(error.message).toContain('models.initializer: model ids look like provider:model');
-    expect(error.message).toContain('budgets.maxCostUsd: Too small');
+    const error = thrown(() => buildRunConfig({}, { model: 'sonnet', budgetUsd: -1, lanes: 99 }, T0));
+    expect(error.message).toContain(
+      'models.initializer: must be a model id, provider:model (e.g. anthropic:claude-sonnet-5-5), not "sonnet"',
+    );
+    expect(error.message).toContain('budgets.maxCostUsd: must be a positive number, not -1');
+    expect(error.message).toContain('lanes: must be at most 8, not 99');
   });
 });
 
@@ -157,9 +162,14 @@ describe('loadConfig', () => {
 
   it('names every bad field and the file it came from', () => {
     write({
-      run: { budgets: { maxCostUsd: '20', maxSessions: 0 }, models: { generator: 'gpt' } },
+      run: {
+        budgets: { maxCostUsd: '20', maxSessions: 0 },
+        models: { generator: 'gpt' },
+        lanse: 2,
+        sandbox: { network: 'registry' },
+      },
       worker: { concurency: 2 },
-      dashboard: { port: 70000 },
+      dashboard: { port: 70000, token: 'short' },
       openaiCompatible: { local: { baseURL: 'not a url' } },
     });
     const error = thrown(() => loadConfig({ cwd: dir, env: {} }));
@@ -167,12 +177,20 @@ describe('loadConfig', () => {
     expect(error.code).toBe('CONFIG_INVALID');
     expect(error.exitCode).toBe(2);
     expect(error.message).toContain(`Invalid configuration in ${file}:`);
-    expect(error.message).toContain('run.budgets.maxCostUsd: expected number, received string');
-    expect(error.message).toContain('run.budgets.maxSessions: Too small');
-    expect(error.message).toContain('run.models.generator: model ids look like provider:model');
-    expect(error.message).toContain('worker: Unrecognized key: "concurency"');
-    expect(error.message).toContain('dashboard.port: Too big');
-    expect(error.message).toContain('openaiCompatible.local.baseURL');
+    // Each field once, for a person: the rule, what was given, and a good value or the key meant.
+    const lines = [
+      'run.budgets.maxCostUsd: must be a number, not "20" (e.g. 20, the default)',
+      'run.budgets.maxSessions: must be a positive number, not 0',
+      'run.models.generator: must be a model id, provider:model (e.g. anthropic:claude-sonnet-5-5), not "gpt"',
+      'run.lanse: unknown key (did you mean "lanes"?)',
+      'run.sandbox.network: must be true or false or one of "none", "registries", "open", not "registry" (did you mean "registries"?)',
+      'worker.concurency: unknown key (did you mean "concurrency"?)',
+      'dashboard.port: must be at most 65535, not 70000',
+      'dashboard.token: must be at least 16 characters long, not "short"',
+      'openaiCompatible.local.baseURL: must be a URL (http:// or https://), not "not a url"',
+    ];
+    for (const line of lines) expect(error.message).toContain(`\n  ${line}`);
+    expect(error.message).not.toMatch(/Too (big|small)|Invalid input|Unrecognized key|expected number/);
   });
 
   it("reads worker.failover (defaults: seconds, not BullMQ's half-minute) and refuses a renewal too late to help", () => {
@@ -198,9 +216,11 @@ describe('loadConfig', () => {
     );
     expect(error.message).toContain('Invalid configuration in the environment:');
     expect(error.message).toContain(
-      'worker.concurrency (from $NIGHTSHIFT_WORKER_CONCURRENCY): expected number, received string',
+      'worker.concurrency (from $NIGHTSHIFT_WORKER_CONCURRENCY): must be a number, not "many" (e.g. 1, the default)',
     );
-    expect(error.message).toContain('redisUrl (from $REDIS_URL): expected a redis:// or rediss:// URL');
+    expect(error.message).toContain(
+      'redisUrl (from $REDIS_URL): must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), not "localhost:6379"',
+    );
   });
 
   it('reports a file that is not JSON, and a named file that does not exist', () => {

@@ -44,6 +44,7 @@ export function makeRun(
   return {
     id: 'r-test',
     rev: 0,
+    name: 'A test app',
     spec: { path: '/spec.md', name: 'spec.md' },
     workspace: { kind: 'local', path: '/tmp/ws' },
     config: RunConfig.parse(options.config ?? {}),

@@ -34,11 +34,11 @@ describe('preflightRun', () => {
   it('sends one tiny request per distinct model and reports the roles using it', async () => {
     const deps = setup();
     const report = await preflightRun(
-      config({ models: { initializer: 'anthropic:claude-sonnet-4-5', evaluator: 'openai:gpt-5-mini' } }),
+      config({ models: { initializer: 'anthropic:claude-sonnet-5-5', evaluator: 'openai:gpt-5-mini' } }),
       deps,
     );
     expect(report.models.map((model) => [model.modelId, model.roles, model.probe])).toEqual([
-      ['anthropic:claude-sonnet-4-5', ['initializer', 'generator'], 'ok'],
+      ['anthropic:claude-sonnet-5-5', ['initializer', 'generator'], 'ok'],
       ['openai:gpt-5-mini', ['evaluator'], 'ok'],
     ]);
     expect(deps.made.map((provider) => provider.requests.length)).toEqual([1, 1]);
@@ -60,7 +60,7 @@ describe('preflightRun', () => {
         models: {
           initializer: 'foo:bar',
           generator: 'openai:gpt-5',
-          evaluator: 'anthropic:claude-sonnet-4-5',
+          evaluator: 'anthropic:claude-sonnet-5-5',
         },
       }),
       deps,
@@ -76,20 +76,27 @@ describe('preflightRun', () => {
     expect(deps.made.every((provider) => provider.requests.length === 0)).toBe(true);
     const probe = preflightRun(config({ models: { generator: 'anthropic:claude-nope' } }), deps);
     await expect(probe).rejects.toThrow(
-      /anthropic:claude-nope \(generator\): a test request failed: .*404 model: claude-nope/,
+      /anthropic:claude-nope \(generator\): a test request failed: .*404 model: claude-nope\); check the model name$/,
     );
+    // A slip of a letter names the known model it was meant to be.
+    const slip = setup({
+      'anthropic:claude-sonet-5-5': { kind: 'model_not_found', status: 404, message: 'not found (404)' },
+    });
+    await expect(
+      preflightRun(config({ models: { generator: 'anthropic:claude-sonet-5-5' } }), slip),
+    ).rejects.toThrow(/not found \(404\) \(did you mean "anthropic:claude-sonnet-5-5"\?\)/);
   });
 
   it('only warns about a busy provider, and retries a transient failure', async () => {
     const busy = setup({
-      'anthropic:claude-sonnet-4-5': { kind: 'overloaded', status: 529, message: '529 Overloaded' },
+      'anthropic:claude-sonnet-5-5': { kind: 'overloaded', status: 529, message: '529 Overloaded' },
     });
     const report = await preflightRun(config(), busy);
     expect(report.warnings).toEqual([
       expect.stringMatching(/the provider is busy \(529 Overloaded\); the run goes on/),
     ]);
     const flaky = setup({
-      'anthropic:claude-sonnet-4-5': { kind: 'retryable', status: 500, message: '500 boom' },
+      'anthropic:claude-sonnet-5-5': { kind: 'retryable', status: 500, message: '500 boom' },
     });
     await expect(preflightRun(config(), flaky)).rejects.toThrow(/a test request failed: 500 boom/);
     expect(flaky.made[0]?.requests).toHaveLength(3);
@@ -130,5 +137,34 @@ describe('preflightRun', () => {
       },
     );
     expect(uncapped.warnings).toEqual([]);
+  });
+
+  it('refuses a retired model naming its replacement, and warns 30 days before a retirement', async () => {
+    const now = new Date('2026-12-01T09:00:00Z');
+    const retired = preflightRun(config({ models: { generator: 'anthropic:claude-sonnet-4-5-20250929' } }), {
+      ...setup(),
+      now,
+    });
+    await expect(retired).rejects.toThrow(
+      /anthropic:claude-sonnet-4-5-20250929 \(generator\) was retired on 2026-11-30 .*use anthropic:claude-sonnet-5-5 instead \(--model anthropic:claude-sonnet-5-5/,
+    );
+    // Opus 4.5 retires on 2027-01-22: quiet 52 days ahead, a warning from 30 days ahead.
+    const opus = config({ models: { generator: 'anthropic:claude-opus-4-5' } });
+    expect((await preflightRun(opus, { ...setup(), now })).warnings).toEqual([]);
+    const soon = await preflightRun(opus, { ...setup(), now: new Date('2027-01-01T00:00:00Z') });
+    expect(soon.warnings).toEqual([
+      expect.stringMatching(
+        /anthropic:claude-opus-4-5 \(generator\) retires on 2027-01-22 \(in 21 days\).*use anthropic:claude-opus-5-5 instead/,
+      ),
+    ]);
+    // A date set in modelSettings counts like a built-in one (an OpenAI-compatible model the user tracks).
+    const local = config({
+      models: { evaluator: 'openai-compatible:qwen' },
+      modelSettings: { 'openai-compatible:qwen': { retiresOn: '2026-11-01', price: null } },
+      budgets: { maxCostUsd: null, maxUnpricedTokens: null },
+    });
+    await expect(preflightRun(local, { ...setup(), now, request: false })).rejects.toThrow(
+      /openai-compatible:qwen \(evaluator\) was retired on 2026-11-01 .*choose another model/,
+    );
   });
 });

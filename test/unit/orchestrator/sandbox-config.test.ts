@@ -52,7 +52,7 @@ describe('sandbox configuration', () => {
 
   it('refuses malformed hosts and modes, naming the field', () => {
     expect(() => buildRunConfig({ sandbox: { allowHosts: ['http://x.test/'] } }, {}, NOW)).toThrow(
-      /sandbox\.allowHosts\.0: expected host, host:port/,
+      'sandbox.allowHosts[0]: must be host, host:port, *.domain, an IP address or [IPv6]:port, not "http://x.test/"',
     );
     expect(() =>
       buildRunConfig({ sandbox: { roles: { app: { network: 'wide' as never } } } }, {}, NOW),

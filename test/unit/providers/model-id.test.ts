@@ -30,7 +30,7 @@ describe('parseModelId', () => {
     expect(error.code).toBe('MODEL_ID_INVALID');
     expect(error.exitCode).toBe(2);
     expect(error.describe()).toContain('provider:model');
-    expect(error.describe()).toContain('anthropic:claude-sonnet-4-5');
+    expect(error.describe()).toContain('anthropic:claude-sonnet-5-5');
   });
 
   it('rejects an unknown provider and lists the known ones', () => {

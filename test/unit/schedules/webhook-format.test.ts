@@ -52,6 +52,7 @@ describe('generic JSON', () => {
     expect(payload).toEqual({
       type: 'run.paused',
       runId: 'r-test',
+      name: 'A test app',
       spec: 'spec.md',
       status: 'paused',
       reason: 'deadline',
@@ -90,11 +91,11 @@ describe('Slack text', () => {
       detail: 'cost $20.10 reached the budget of $20.00',
     });
     expect(slackText({ type: 'run.paused', run: paused, at })).toBe(
-      'nightshift run r-test (spec.md) paused (budget): cost $20.10 reached the budget of $20.00. ' +
+      'nightshift run r-test "A test app" paused (budget): cost $20.10 reached the budget of $20.00. ' +
         '7/12 features passing, $3.46 spent.',
     );
     expect(slackText({ type: 'run.finished', run: run({ status: 'done' }), at })).toBe(
-      'nightshift run r-test (spec.md) finished (done). 7/12 features passing, $3.46 spent.',
+      'nightshift run r-test "A test app" finished (done). 7/12 features passing, $3.46 spent.',
     );
     expect(
       slackText({ type: 'run.failed', run: run({ status: 'failed', detail: 'bad key' }), at }),
@@ -113,7 +114,7 @@ describe('Slack text', () => {
     };
     const pausedForDeadline = run({ status: 'paused', pausedReason: 'deadline' });
     expect(slackText({ type: 'nightly.summary', run: pausedForDeadline, summary, at })).toBe(
-      'nightshift run r-test (spec.md) summary of the window since 2026-01-01T01:00:00.000Z: ' +
+      'nightshift run r-test "A test app" summary of the window since 2026-01-01T01:00:00.000Z: ' +
         '2 newly passing (F-003, F-004), 1 newly failing (F-001), 0 blocked; 7/12 features passing; ' +
         '$2.50 spent in the window. Status: paused (deadline).',
     );
