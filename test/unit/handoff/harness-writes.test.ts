@@ -288,6 +288,12 @@ const ALLOWED: Allowed[] = [
     apis: ['appendFile'],
     why: 'plants a page error in an app the bench assembled into its own fixture directory (never a run)',
   },
+  {
+    file: 'orchestrator/housekeeping.ts',
+    fn: 'removeTree',
+    apis: ['rm'],
+    why: `removes a whole directory of the data dir (a finished run's clone, app copy or records), its path built from the data dir and the run id; rm unlinks links inside, never follows them`,
+  },
   { file: 'testkit/app-registry.ts', fn: 'startAppRegistry', apis: ['mkdtemp', 'writeFile'], why: TEMP },
   { file: 'testkit/app-registry.ts', fn: 'stop', apis: ['rm'], why: `removes ${TEMP}` },
 ];
