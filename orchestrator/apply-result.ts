@@ -86,7 +86,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && result.role === 'generator') {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
-  if (counted && result.role === 'evaluator') verdicts.push(...withMissingVerdicts(input, byId));
+  // An evaluation that did not count (interrupted, a provider failure) judged only what it submitted: those
+  // verdicts are in the workspace already; the features it did not judge get no `blocked` record.
+  if (result.role === 'evaluator')
+    verdicts.push(...(counted ? withMissingVerdicts(input, byId) : result.verdicts));
   let regressionChecked = false;
   for (const verdict of verdicts) {
     events.push(...ungroundedEvents(verdict, input.run.id, seq, now));

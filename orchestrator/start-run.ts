@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
+import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { adoptWorkspace } from '../handoff/adopt.js';
 import { readFeatureList } from '../handoff/feature-list.js';
@@ -13,9 +14,12 @@ import { type SpecOrigin, specCommitSummary, writePlanRecord } from '../handoff/
 import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
+import { sessionJobId } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
 import { newRunId, type RunRecord } from './run-state.js';
 import { withWorkspaceClaim } from './workspace-claim.js';
+
+const log = moduleLogger('orchestrator/start-run');
 
 /** Where a new run works. */
 export type RunWorkspaceInput =
@@ -32,6 +36,11 @@ export interface StartRunInput {
   id?: string;
   /** A planned spec's origin (prompt, questions, model): committed with the spec. */
   origin?: SpecOrigin;
+  /**
+   * A new run on a workspace whose earlier run ended (`run … --new`): before anything else it re-checks every
+   * feature the adopted list marks passing (a regression sweep, recorded checks replayed first).
+   */
+  recheckPassing?: boolean;
 }
 
 /**
@@ -65,9 +74,30 @@ async function startClaimed(orchestrator: Orchestrator, input: StartRunInput): P
     workspace: prepared.workspace,
     config: input.config,
   });
-  if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
-  await advanceRun(orchestrator, id);
-  return orchestrator.store.getRun(run.id);
+  try {
+    if (prepared.features.length) await orchestrator.store.replaceFeatures(id, prepared.features);
+    if (input.recheckPassing && prepared.features.some((feature) => feature.passes)) {
+      await orchestrator.store.requestWindowSweep(id);
+    }
+    await advanceRun(orchestrator, id);
+    return await orchestrator.store.getRun(run.id);
+  } catch (error) {
+    // A start that failed half-way leaves no run behind: a run stuck in `created` would own the workspace and
+    // block every later `run` and `resume` on it. The workspace's commits stay; the next start adopts them.
+    await discardRun(orchestrator, id);
+    throw error;
+  }
+}
+
+/** Removes a run that never started, and its queued first session, if any. */
+async function discardRun(orchestrator: Orchestrator, runId: string): Promise<void> {
+  try {
+    const job = await orchestrator.queues.sessions.getJob(sessionJobId(runId, 1));
+    await job?.remove();
+    await orchestrator.store.deleteRun(runId);
+  } catch (error) {
+    log.error({ err: error, runId }, 'a run whose start failed could not be removed; cancel it');
+  }
 }
 
 /** Refuses a local workspace path that exists but is not a directory (or has a file on its way). */

@@ -1,0 +1,185 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunResponse, RunsResponse } from '../../dashboard/api-types.js';
+import { shortTodoSpec } from '../integration/runs/harness.js';
+import {
+  allEvents,
+  allSessions,
+  cliEnv,
+  createE2eContext,
+  type E2eContext,
+  runCliOnce,
+  sleep,
+  startCli,
+  startCliInTerminal,
+  startScriptedServer,
+  untilSessionInFlight,
+  writeConfig,
+} from './helpers.js';
+
+// A foreground `nightshift run` in a terminal and every way out of it: a Ctrl-C while the evaluator has its app
+// and browser up (the terminal sends SIGINT to the whole foreground process group), a pause from the dashboard,
+// a resume from the dashboard with nobody to work the run, `run` again to work it here, and `run` on the finished
+// workspace (refused, offering --new) and with --new. Real CLI, dashboard and worker processes throughout.
+let context: E2eContext;
+let env: NodeJS.ProcessEnv;
+let workspace: string;
+let args: string[];
+let runId: string;
+let dashboard: string;
+beforeAll(async () => {
+  context = createE2eContext('control-fg');
+  // Slow replies: an evaluation is still going when the Ctrl-C comes.
+  const server = await startScriptedServer(context, undefined, { latencyMs: 40 });
+  env = cliEnv(context, {
+    home: path.join(context.root, 'home'),
+    configFile: writeConfig(context),
+    anthropicBaseURL: server.anthropicBaseURL,
+  });
+  workspace = path.join(context.root, 'todo');
+  args = ['run', shortTodoSpec(context.root, 2), '--workspace', workspace];
+  dashboard = await startDashboard();
+});
+afterAll(() => context.close());
+
+describe('a foreground run and the ways it stops', () => {
+  it('Ctrl-C during an evaluation pauses the run, records no verdict and says how to go on', async () => {
+    const first = startCliInTerminal(context, args, env, 'run-ctrl-c');
+    ({ id: runId } = await untilSessionInFlight(context.store, workspace, 'evaluator'));
+    // The evaluator has made a model request: its app and browser are up.
+    await untilModelRequest(runId);
+    first.typeCtrlC();
+    const code = await first.exited;
+    const screen = first.screen();
+    expect(code, screen.slice(-3_000)).toBe(130);
+    expect(screen).toContain(`Ctrl-C: pausing run ${runId}`);
+    expect(screen).toContain(`run ${runId} is paused. Go on with the same \`nightshift run\` command`);
+    // The browser was not killed by the terminal's Ctrl-C (it is the harness's to close; log lines are on stderr).
+    expect(screen).not.toContain('chromium disconnected');
+
+    expect(await context.store.getRun(runId)).toMatchObject({ status: 'paused', pausedReason: 'user' });
+    await expectInterruptedEvaluation('the run was paused');
+    const status = await runCliOnce(['status', runId, '--json'], env);
+    expect(JSON.parse(status.stdout).lastSession).toMatchObject({ role: 'evaluator', state: 'finished' });
+  }, 300_000);
+
+  it('a pause from the dashboard ends the foreground run with exit 3, saying who paused it and how to go on', async () => {
+    const second = startCliInTerminal(context, args, env, 'run-dashboard-pause');
+    await untilSessionInFlight(context.store, workspace, 'evaluator');
+    await untilModelRequest(runId);
+    const paused = await post(`/api/runs/${runId}/pause`);
+    expect(paused.run).toMatchObject({ status: 'paused', detail: 'paused from the dashboard' });
+    const code = await second.exited;
+    const screen = second.screen();
+    expect(code, screen.slice(-3_000)).toBe(3);
+    expect(screen).toContain(`run ${runId} on this workspace was paused (user): resumed`);
+    expect(screen).toContain(
+      `run ${runId} is paused (paused from the dashboard). Go on with the same \`nightshift run\` command`,
+    );
+    await expectInterruptedEvaluation('the run was paused');
+  }, 300_000);
+
+  it('resumed from the dashboard with no worker, every view says so and how to start one', async () => {
+    const resumed = await post(`/api/runs/${runId}/resume`);
+    expect(resumed.run.status).toBe('building');
+    expect(resumed.run.workers).toBe(0);
+    expect(resumed.run.noWorker).toContain('No worker is connected: start one with `nightshift worker`');
+    expect(resumed.run.noWorker).toContain(`nightshift run ${args[1]} --workspace ${workspace}`);
+    const { runs } = (await (await fetch(`${dashboard}/api/runs`)).json()) as RunsResponse;
+    expect(runs.find((run) => run.id === runId)?.noWorker).toBe(resumed.run.noWorker);
+    const status = await runCliOnce(['status', runId], env);
+    expect(status.stdout).toMatch(/next\s+.*\(no worker is connected: start one with `nightshift worker`/);
+
+    // Paused and resumed from the CLI: the same answer.
+    const pause = await runCliOnce(['pause', runId], env);
+    expect(pause.stdout).toContain(`${runId} paused (user)`);
+    expect((await context.store.getRun(runId)).detail).toBe('paused with `nightshift pause`');
+    const resume = await runCliOnce(['resume', runId], env);
+    expect(resume.code, resume.stderr).toBe(0);
+    expect(resume.stdout).toContain('the next session is queued, but no worker is connected');
+    // --detach would leave it to workers that are not there: refused, saying how on.
+    const detached = await runCliOnce([...args, '--detach'], env);
+    expect(detached.code).toBe(2);
+    expect(detached.stderr).toContain('No worker is connected: start one (`nightshift worker`)');
+    expect(detached.stderr).not.toContain('nightshift resume');
+  }, 120_000);
+
+  it('`run` again works the resumed run here, to done', async () => {
+    const third = startCli(context, args, env, 'run-attach');
+    const code = await third.exited;
+    const log = fs.readFileSync(third.logFile, 'utf8');
+    expect(code, log.slice(-3_000)).toBe(0);
+    expect(log).toContain(`run ${runId} on this workspace is building (no worker is connected): working it here`);
+    expect(log).toMatch(/run done — 2\/2 features passing/);
+    const features = await context.store.listFeatures(runId);
+    expect(features.map((feature) => feature.lastVerdict)).toEqual(['pass', 'pass']);
+  }, 300_000);
+
+  it('`run` on the finished workspace names the run and offers --new; --new re-checks and finishes', async () => {
+    const again = await runCliOnce(args, env);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain(`The workspace ${workspace} has a finished run: ${runId} ended done`);
+    expect(again.stderr).toContain('2/2 features passing');
+    expect(again.stderr).toContain('the same command with `--new`');
+    expect(await runsOnWorkspace()).toEqual([runId]);
+
+    const fresh = await runCliOnce([...args, '--new'], env);
+    expect(fresh.code, fresh.stderr.slice(-3_000)).toBe(0);
+    const [newest, ...older] = await runsOnWorkspace();
+    expect(older).toEqual([runId]);
+    const run = await context.store.getRun(newest as string);
+    expect(run).toMatchObject({ status: 'done', features: { total: 2, passing: 2 } });
+    // Its one session re-checked both passing features by replaying their recorded checks.
+    const sessions = await allSessions(context.store, run.id);
+    expect(sessions.map((session) => [session.kind, session.costUsd])).toEqual([['regress', 0]]);
+  }, 300_000);
+});
+
+/** The run's newest evaluation was interrupted: no verdict, no `blocked` on a feature, nothing left in flight. */
+async function expectInterruptedEvaluation(why: string): Promise<void> {
+  const sessions = await allSessions(context.store, runId);
+  expect(sessions.filter((session) => !session.finishedAt)).toEqual([]);
+  const evaluation = sessions.findLast((session) => session.role === 'evaluator');
+  expect(evaluation).toMatchObject({ outcome: 'aborted', verdicts: [] });
+  expect(evaluation?.reason).toBe(`interrupted, not judged: ${why}`);
+  const features = await context.store.listFeatures(runId);
+  expect(features.map((feature) => feature.lastVerdict)).not.toContain('blocked');
+}
+
+/** Starts `nightshift dashboard --port 0 --json` and returns its URL. */
+async function startDashboard(): Promise<string> {
+  const process = startCli(context, ['dashboard', '--port', '0', '--json'], env, 'dashboard');
+  for (let tries = 0; tries < 300; tries++) {
+    const url = /\{"url":"([^"]+)"\}/.exec(fs.readFileSync(process.logFile, 'utf8'))?.[1];
+    if (url) return url;
+    await sleep(100);
+  }
+  throw new Error(`the dashboard printed no URL (see ${process.logFile})`);
+}
+
+/** A same-origin POST to the dashboard's API; returns the run it answers with. */
+async function post(route: string): Promise<RunResponse> {
+  const response = await fetch(`${dashboard}${route}`, { method: 'POST', headers: { origin: dashboard } });
+  expect(response.status, await response.clone().text()).toBe(200);
+  return (await response.json()) as RunResponse;
+}
+
+/** Ids of the runs on the test's workspace, newest first. */
+async function runsOnWorkspace(): Promise<string[]> {
+  return (await context.store.listRuns())
+    .filter((run) => run.workspace.kind === 'local' && run.workspace.path === workspace)
+    .map((run) => run.id);
+}
+
+/** Waits until the run's newest session has sent a model request. */
+async function untilModelRequest(id: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    const events = await allEvents(context.store, id);
+    const started = events.findLast(({ event }) => event.type === 'session.started');
+    const since = started ? events.slice(events.indexOf(started)) : [];
+    if (since.some(({ event }) => event.type === 'agent' && event.event.type === 'model.request')) return;
+    await sleep(100);
+  }
+  throw new Error(`run ${id}: no model request in its newest session`);
+}
