@@ -110,7 +110,9 @@ describe('a foreground run and the ways it stops', () => {
     const code = await third.exited;
     const log = fs.readFileSync(third.logFile, 'utf8');
     expect(code, log.slice(-3_000)).toBe(0);
-    expect(log).toContain(`run ${runId} on this workspace is building (no worker is connected): working it here`);
+    expect(log).toContain(
+      `run ${runId} on this workspace is building (no worker is connected): working it here`,
+    );
     expect(log).toMatch(/run done — 2\/2 features passing/);
     const features = await context.store.listFeatures(runId);
     expect(features.map((feature) => feature.lastVerdict)).toEqual(['pass', 'pass']);
