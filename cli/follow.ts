@@ -6,8 +6,10 @@ import {
   type RunRecord,
   type SessionRecord,
 } from '../orchestrator/run-state.js';
-import { formatMergeNote, type ProgressLane } from './lanes-format.js';
-import { createProgressRenderer, formatAppStartFailure, type ProgressRenderer } from './progress.js';
+import { progressNote } from './event-lines.js';
+import type { ProgressLane } from './lanes-format.js';
+import type { TextSink } from './output.js';
+import { createProgressRenderer, type ProgressRenderer } from './progress.js';
 import { runElapsedMs } from './status.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
@@ -19,7 +21,7 @@ export function hasEnded(run: RunRecord): boolean {
 
 /** Options of {@link followRun}. */
 export interface FollowOptions {
-  stream: NodeJS.WriteStream | (Pick<NodeJS.WriteStream, 'write'> & { isTTY?: boolean; columns?: number });
+  stream: TextSink & { isTTY?: boolean; columns?: number };
   /** Poll interval in ms (default 500). */
   intervalMs?: number;
   signal?: AbortSignal;
@@ -30,14 +32,14 @@ const EVENT_PAGE = 500;
 
 /**
  * The cost of the sessions in flight so far (several at once with lanes), from their `model.usage` events (the
- * run's counters only grow when a session ends), and the run's `app.start_failed` and `lane.merge` events as lines
- * to show. Reads only the events appended since the last call.
+ * run's counters only grow when a session ends), and the run's verdicts, app start failures and merges as lines to
+ * show (`progressNote`). Reads only the events appended since the last call.
  */
 export class InFlightCost {
   private after: string | undefined;
   /** Cost so far per session seq (NaN: a model without a price). */
   private readonly costs = new Map<number, number>();
-  /** `app.start_failed` and `lane.merge` events read since the last {@link drainNotes}, as lines for the user. */
+  /** Verdicts, app start failures and merges read since the last {@link drainNotes}, as lines for the user. */
   private notes: string[] = [];
 
   constructor(
@@ -54,8 +56,8 @@ export class InFlightCost {
       });
       for (const { id, event } of page) {
         this.after = id;
-        if (event.type === 'app.start_failed') this.notes.push(formatAppStartFailure(event));
-        if (event.type === 'lane.merge') this.notes.push(formatMergeNote(event));
+        const note = progressNote(event);
+        if (note) this.notes.push(note);
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
         const cost = event.event.costUsd;
         this.costs.set(event.seq, cost === null ? Number.NaN : (this.costs.get(event.seq) ?? 0) + cost);
@@ -69,7 +71,7 @@ export class InFlightCost {
     return Number.isNaN(total) ? null : total;
   }
 
-  /** The notes gathered by the last reads (app start failures), once each. */
+  /** The notes gathered by the last reads, once each. */
   drainNotes(): string[] {
     return this.notes.splice(0);
   }

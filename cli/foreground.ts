@@ -86,8 +86,10 @@ export async function detachOrFollow(
       stop.abort();
     }
   });
+  // A terminal redraws the progress line in place (process.stderr knows its width); a log gets a line per change.
+  const tty = Boolean((resolved.stderr as { isTTY?: boolean }).isTTY);
   const finished = await followRun(context.orchestrator, run.id, {
-    stream: process.stderr,
+    stream: tty ? process.stderr : resolved.stderr,
     signal: stop.signal,
   });
   await worker.close();

@@ -6,7 +6,7 @@
 import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
 import { formatProgressLanes, type ProgressLane } from './lanes-format.js';
-import { formatBar, formatDuration, formatMoney, truncate } from './output.js';
+import { formatBar, formatDuration, formatMoney, type TextSink, truncate } from './output.js';
 
 /** The session in flight, as shown on the progress line. */
 export interface ProgressSession {
@@ -46,7 +46,7 @@ export interface ProgressSummary {
 
 /** Where and how progress is drawn. */
 export interface ProgressRendererOptions {
-  stream: Pick<NodeJS.WriteStream, 'write'> & { columns?: number };
+  stream: TextSink & { columns?: number };
   /** Redraw in place (a terminal) or print a line per change. */
   isTTY: boolean;
   /** Clock for the running session's age (tests). */

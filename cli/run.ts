@@ -26,6 +26,7 @@ import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
 import { existingRunToGoOn } from './run-on-workspace.js';
 import { statusJsonOf } from './status.js';
+import { stampedWhenLogged } from './terminal-text.js';
 
 /** Options of `nightshift run`. */
 interface RunOptions {
@@ -130,7 +131,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
     .action(async (spec: string | undefined, options: RunOptions) => {
-      const resolved = resolveDeps(deps);
+      const resolved = stampedWhenLogged(resolveDeps(deps));
       checkSpecOrPrompt(spec, options.prompt);
       if (options.workspace && options.repo) {
         throw new InputError('OPTIONS_CONFLICT', '--workspace and --repo exclude each other.', {

@@ -310,7 +310,23 @@ function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: Ve
     mode: verdict.mode,
     passes: feature.passes,
     attempts: feature.attempts,
+    ...verdictReason(verdict),
   });
+}
+
+/** Longest reason an event carries: the whole record is in the session history and `verdicts.jsonl`. */
+const EVENT_REASON_CHARS = 300;
+
+/** A `fail`'s first issue or a `blocked` verdict's reason, on one line (none for a pass). */
+function verdictReason(verdict: VerdictRecord): { reason?: string } {
+  if (verdict.verdict === 'pass') return {};
+  const why =
+    verdict.verdict === 'blocked'
+      ? (verdict.reason ?? verdict.issues[0])
+      : (verdict.issues[0] ?? verdict.reason);
+  if (!why) return {};
+  const line = why.replace(/\s+/g, ' ').trim();
+  return { reason: line.length > EVENT_REASON_CHARS ? `${line.slice(0, EVENT_REASON_CHARS - 1)}…` : line };
 }
 
 function finishedSession(

@@ -9,10 +9,12 @@ import {
   cliEnv,
   createE2eContext,
   type E2eContext,
+  postToDashboard,
   runCliOnce,
   sleep,
   startCli,
   startCliInTerminal,
+  startDashboardProcess,
   startScriptedServer,
   untilSessionInFlight,
   writeConfig,
@@ -39,7 +41,7 @@ beforeAll(async () => {
   });
   workspace = path.join(context.root, 'todo');
   args = ['run', shortTodoSpec(context.root, 2), '--workspace', workspace];
-  dashboard = await startDashboard();
+  dashboard = await startDashboardProcess(context, env);
 });
 afterAll(() => context.close());
 
@@ -68,7 +70,7 @@ describe('a foreground run and the ways it stops', () => {
     const second = startCliInTerminal(context, args, env, 'run-dashboard-pause');
     await untilSessionInFlight(context.store, workspace, 'evaluator');
     await untilModelRequest(runId);
-    const paused = await post(`/api/runs/${runId}/pause`);
+    const paused = (await postToDashboard(dashboard, `/api/runs/${runId}/pause`)) as RunResponse;
     expect(paused.run).toMatchObject({ status: 'paused', detail: 'paused from the dashboard' });
     const code = await second.exited;
     const screen = second.screen();
@@ -81,7 +83,7 @@ describe('a foreground run and the ways it stops', () => {
   }, 300_000);
 
   it('resumed from the dashboard with no worker, every view says so and how to start one', async () => {
-    const resumed = await post(`/api/runs/${runId}/resume`);
+    const resumed = (await postToDashboard(dashboard, `/api/runs/${runId}/resume`)) as RunResponse;
     expect(resumed.run.status).toBe('building');
     expect(resumed.run.workers).toBe(0);
     expect(resumed.run.noWorker).toContain('No worker is connected: start one with `nightshift worker`');
@@ -147,24 +149,6 @@ async function expectInterruptedEvaluation(why: string): Promise<void> {
   expect(evaluation?.reason).toBe(`interrupted, not judged: ${why}`);
   const features = await context.store.listFeatures(runId);
   expect(features.map((feature) => feature.lastVerdict)).not.toContain('blocked');
-}
-
-/** Starts `nightshift dashboard --port 0 --json` and returns its URL. */
-async function startDashboard(): Promise<string> {
-  const process = startCli(context, ['dashboard', '--port', '0', '--json'], env, 'dashboard');
-  for (let tries = 0; tries < 300; tries++) {
-    const url = /\{"url":"([^"]+)"\}/.exec(fs.readFileSync(process.logFile, 'utf8'))?.[1];
-    if (url) return url;
-    await sleep(100);
-  }
-  throw new Error(`the dashboard printed no URL (see ${process.logFile})`);
-}
-
-/** A same-origin POST to the dashboard's API; returns the run it answers with. */
-async function post(route: string): Promise<RunResponse> {
-  const response = await fetch(`${dashboard}${route}`, { method: 'POST', headers: { origin: dashboard } });
-  expect(response.status, await response.clone().text()).toBe(200);
-  return (await response.json()) as RunResponse;
 }
 
 /** Ids of the runs on the test's workspace, newest first. */

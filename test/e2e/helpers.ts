@@ -405,3 +405,23 @@ export async function untilSessionInFlight(
   }
   throw new Error(`no ${role} session was in flight on ${workspace} within ${timeoutMs / 1000} s`);
 }
+
+/** Starts `nightshift dashboard --port 0 --json` as a process of the test; resolves to its URL. */
+export async function startDashboardProcess(context: E2eContext, env: NodeJS.ProcessEnv): Promise<string> {
+  const dashboard = startCli(context, ['dashboard', '--port', '0', '--json'], env, 'dashboard');
+  for (let tries = 0; tries < 600; tries++) {
+    const url = /\{"url":"([^"]+)"\}/.exec(fs.readFileSync(dashboard.logFile, 'utf8'))?.[1];
+    if (url) return url;
+    if (dashboard.child.exitCode !== null) break;
+    await sleep(100);
+  }
+  throw new Error(`the dashboard printed no URL (see ${dashboard.logFile})`);
+}
+
+/** A same-origin POST to a dashboard's API (as its own page sends it); resolves to the answer's JSON. */
+export async function postToDashboard(dashboard: string, route: string): Promise<unknown> {
+  const response = await fetch(`${dashboard}${route}`, { method: 'POST', headers: { origin: dashboard } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST ${route}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
