@@ -31,6 +31,7 @@ export async function startCliWorker(
     controlHandlers: { scheduledStart: handleScheduledStart },
     secrets: secretValues(env),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
+    watchConnection: (emitter) => context.outage.watch(emitter),
   });
 }
 
