@@ -51,6 +51,20 @@ describe('a foreground run and the ways it stops', () => {
     ({ id: runId } = await untilSessionInFlight(context.store, workspace, 'evaluator'));
     // The evaluator has made a model request: its app and browser are up.
     await untilModelRequest(runId);
+    // The terminal's Ctrl-C goes to its foreground process group: the CLI's alone, not the browser's or the app's.
+    const groups = processGroups();
+    const cli = groups.find((entry) => entry.command.includes('bin/nightshift.js run'));
+    const others = groups.filter((entry) => /chromium|server\.js|init\.sh/.test(entry.command));
+    expect(cli, JSON.stringify(groups)).toBeDefined();
+    expect(
+      others.some((entry) => entry.command.includes('chromium')),
+      JSON.stringify(groups),
+    ).toBe(true);
+    expect(
+      others.some((entry) => !entry.command.includes('chromium')),
+      JSON.stringify(groups),
+    ).toBe(true);
+    expect(others.filter((entry) => entry.group === cli?.group)).toEqual([]);
     first.typeCtrlC();
     const code = await first.exited;
     const screen = first.screen();
@@ -168,4 +182,29 @@ async function untilModelRequest(id: string): Promise<void> {
     await sleep(100);
   }
   throw new Error(`run ${id}: no model request in its newest session`);
+}
+
+/** Every process of this test (the marker in its environment, or its directory): command line and process group. */
+function processGroups(): Array<{ pid: number; group: number; command: string }> {
+  const found: Array<{ pid: number; group: number; command: string }> = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      // The app's box has a scrubbed environment: it is found by its working directory (an app copy under root).
+      const environ = fs.readFileSync(`/proc/${pid}/environ`, 'latin1');
+      const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
+      const ours =
+        environ.includes(`NIGHTSHIFT_E2E_MARKER=${context.marker}\0`) || cwd.startsWith(`${context.root}/`);
+      if (!ours) continue;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the command name (in parentheses, which may hold spaces): state, ppid, pgrp.
+      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      const command = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      found.push({ pid, group, command });
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
 }
