@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
+import { connectedWorkers } from '../orchestrator/queues.js';
 import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
 import { followRun } from './follow.js';
 import { EXIT_CODES, exitCodeOf } from './foreground.js';
@@ -48,7 +49,11 @@ export function registerFollowCommand(program: Command, deps: CliDeps = {}): voi
           stopped = true;
           stop.abort();
         });
-        const finished = await followRun(orchestrator, id, { stream, signal: stop.signal });
+        const finished = await followRun(orchestrator, id, {
+          stream,
+          signal: stop.signal,
+          connectedWorkers: () => connectedWorkers(orchestrator.queues),
+        });
         const { next } = await statusJsonOf(orchestrator, id, resolved.now());
         stream.write(`next: ${next}\n`);
         resolved.setExitCode(stopped ? EXIT_CODES.interrupted : exitCodeOf(finished));

@@ -25,6 +25,8 @@ export interface FollowOptions {
   /** Poll interval in ms (default 500). */
   intervalMs?: number;
   signal?: AbortSignal;
+  /** Workers connected to the queue (`follow`: a run nobody works says so); absent: not asked. */
+  connectedWorkers?: () => Promise<number | null>;
 }
 
 /** Events read per poll when adding up the running session's cost. */
@@ -115,6 +117,7 @@ export async function followRun(
     now: orchestrator.now,
   });
   const inFlight = new InFlightCost(orchestrator, runId);
+  const workers = workerCheck(options.connectedWorkers, orchestrator.now);
   for (;;) {
     const { run, latest } = await readConsistently(orchestrator, runId);
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
@@ -147,6 +150,7 @@ export async function followRun(
         : null,
       costUsd: known === null || running === null ? known : known + running,
       elapsedMs,
+      ...(!current && !lanes?.length && (await workers.none()) ? { noWorker: true } : {}),
     });
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));
   }
@@ -174,4 +178,26 @@ async function runningNow(
   if (current) inFlightSeqs.push(current.seq);
   const lanes = lanesView.lanes.map(({ lane, featureId, step }) => ({ lane, featureId, step }));
   return { current, inFlightSeqs, lanes };
+}
+
+/** How often `follow` asks Redis for the worker list (it lists every client: not at every poll). */
+const WORKER_CHECK_MS = 5_000;
+
+/** Whether no worker is connected, asked at most every {@link WORKER_CHECK_MS}; false when not asked or unknown. */
+function workerCheck(
+  count: (() => Promise<number | null>) | undefined,
+  now: () => Date,
+): { none(): Promise<boolean> } {
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let none = false;
+  return {
+    async none() {
+      if (!count) return false;
+      if (now().getTime() - checkedAt >= WORKER_CHECK_MS) {
+        checkedAt = now().getTime();
+        none = (await count()) === 0;
+      }
+      return none;
+    },
+  };
 }

@@ -106,6 +106,12 @@ describe('a foreground run and the ways it stops', () => {
     expect(runs.find((run) => run.id === runId)?.noWorker).toBe(resumed.run.noWorker);
     const status = await runCliOnce(['status', runId], env);
     expect(status.stdout).toMatch(/next\s+.*\(no worker is connected: start one with `nightshift worker`/);
+    // `follow` from another terminal says so on its progress line; Ctrl-C stops following (130), not the run.
+    const follower = startCli(context, ['follow', runId], env, 'follow-no-worker');
+    await untilLogged(follower.logFile, 'no worker is connected: start one with `nightshift worker`');
+    follower.child.kill('SIGINT');
+    expect(await follower.exited).toBe(130);
+    expect((await context.store.getRun(runId)).status).toBe('building');
 
     // Paused and resumed from the CLI: the same answer.
     const pause = await runCliOnce(['pause', runId], env);
@@ -207,4 +213,13 @@ function processGroups(): Array<{ pid: number; group: number; command: string }>
     }
   }
   return found;
+}
+
+/** Waits until a process's log holds `text`. */
+async function untilLogged(file: string, text: string): Promise<void> {
+  for (let tries = 0; tries < 600; tries++) {
+    if (fs.readFileSync(file, 'utf8').includes(text)) return;
+    await sleep(100);
+  }
+  throw new Error(`${file} never said: ${text}`);
 }
