@@ -25,6 +25,8 @@ export interface FollowOptions {
   /** Poll interval in ms (default 500). */
   intervalMs?: number;
   signal?: AbortSignal;
+  /** A line for every verdict above the progress line (default true; the demo's summary tells them instead). */
+  verdictLines?: boolean;
   /** Workers connected to the queue (`follow`: a run nobody works says so); absent: not asked. */
   connectedWorkers?: () => Promise<number | null>;
 }
@@ -47,6 +49,8 @@ export class InFlightCost {
   constructor(
     private readonly orchestrator: Pick<Orchestrator, 'store'>,
     private readonly runId: string,
+    /** Lines for verdicts too (the demo leaves them to its summary). */
+    private readonly verdicts = true,
   ) {}
 
   /** The known cost so far of sessions `seqs` (null when one's model has no price). */
@@ -58,7 +62,7 @@ export class InFlightCost {
       });
       for (const { id, event } of page) {
         this.after = id;
-        const note = progressNote(event);
+        const note = event.type === 'verdict.applied' && !this.verdicts ? null : progressNote(event);
         if (note) this.notes.push(note);
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
         const cost = event.event.costUsd;
@@ -116,7 +120,7 @@ export async function followRun(
     isTTY: Boolean(options.stream.isTTY),
     now: orchestrator.now,
   });
-  const inFlight = new InFlightCost(orchestrator, runId);
+  const inFlight = new InFlightCost(orchestrator, runId, options.verdictLines ?? true);
   const workers = workerCheck(options.connectedWorkers, orchestrator.now);
   for (;;) {
     const { run, latest } = await readConsistently(orchestrator, runId);
