@@ -32,8 +32,6 @@ export function exitCodeOf(run: Pick<RunRecord, 'status' | 'pausedReason'>): num
   return EXIT_CODES.done;
 }
 
-/** Exit code of a foreground `run` stopped by Ctrl-C (128 + SIGINT, as shells report it). */
-export const INTERRUPTED_EXIT_CODE = EXIT_CODES.interrupted;
 
 /**
  * The way on after a foreground run stopped paused: the same command works it here again; workers can too. Who
