@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { type LaneMergeView, LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lane-view.js';
 import { usesLanes } from '../orchestrator/lanes.js';
-import { noWorkerNote } from '../orchestrator/no-worker.js';
+import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
@@ -316,13 +316,13 @@ function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: S
           ? `\`nightshift resume ${run.id}\` (add --for DURATION for a new deadline)`
           : `\`nightshift resume ${run.id}\``;
     case 'done':
-      return `nothing: the app is in ${workspaceLabel(run.workspace)}`;
+      return `nothing: the app is in ${workspaceLabel(run.workspace)} (\`${workHereCommand(run)} --new\` starts a new run on it)`;
     case 'incomplete':
       return `fix what blocks the features above, then \`nightshift resume ${run.id}\` retries them`;
     case 'failed':
       return `fix the cause above, then \`nightshift resume ${run.id}\``;
     case 'cancelled':
-      return 'nothing (cancelled); start a new run with `nightshift run SPEC`';
+      return `nothing (cancelled); a new run on its workspace: \`${workHereCommand(run)} --new\``;
     default: {
       // With lanes, the serial planner's one next step is not what happens: each lane goes on by itself.
       const step = lanes?.lanes.length

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { eventLine, verdictLine } from '../../../cli/event-lines.js';
 import { EXIT_CODES, exitCodeOf, goOnLine } from '../../../cli/foreground.js';
+import { toRunStatusJson } from '../../../cli/status.js';
 import { oneLine, printable, stampLines } from '../../../cli/terminal-text.js';
 import { shortArguments, TranscriptFormatter } from '../../../cli/transcript-lines.js';
+import { RunConfig } from '../../../orchestrator/config.js';
+import { emptyCounters, type RunRecord, summarizeFeatures } from '../../../orchestrator/run-state.js';
 
 const at = '2026-05-01T03:12:04.120Z';
 const applied = {
@@ -192,5 +195,37 @@ describe('how a foreground run ends', () => {
       goOnLine({ ...run, detail: 'interrupted (Ctrl-C) in the foreground' }, { interruptedHere: true }),
     ).toMatch(/^run r-1 is paused\. Go on/);
     expect(goOnLine({ ...run, pausedReason: 'budget' })).toContain('`nightshift resume r-1 --budget-usd N`');
+  });
+});
+
+describe('the way on from a finished run', () => {
+  const run = (status: RunRecord['status']): RunRecord => ({
+    id: 'r-1',
+    rev: 1,
+    spec: { path: '/specs/todo app.md', name: 'todo app.md' },
+    workspace: { kind: 'local', path: '/work/todo' },
+    config: RunConfig.parse({}),
+    status,
+    pausedReason: null,
+    detail: null,
+    createdAt: at,
+    startedAt: at,
+    updatedAt: at,
+    finishedAt: at,
+    seq: 3,
+    counters: emptyCounters(),
+    features: summarizeFeatures([]),
+    lastSession: null,
+    lanes: [],
+    mainSeq: 0,
+  });
+
+  it('is a new run on the same workspace (--new), the command written out', () => {
+    expect(toRunStatusJson(run('cancelled')).next).toBe(
+      "nothing (cancelled); a new run on its workspace: `nightshift run '/specs/todo app.md' --workspace /work/todo --new`",
+    );
+    expect(toRunStatusJson(run('done')).next).toContain(
+      '--workspace /work/todo --new` starts a new run on it',
+    );
   });
 });
