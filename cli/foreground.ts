@@ -32,7 +32,6 @@ export function exitCodeOf(run: Pick<RunRecord, 'status' | 'pausedReason'>): num
   return EXIT_CODES.done;
 }
 
-
 /**
  * The way on after a foreground run stopped paused: the same command works it here again; workers can too. Who
  * paused it (the run's detail) is said unless it was this terminal's Ctrl-C.
