@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { parseDuration } from '../orchestrator/config.js';
 import { cancelRun, pauseRun, resumeRun } from '../orchestrator/controls.js';
+import { noWorkerNote } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
+import { connectedWorkers } from '../orchestrator/queues.js';
 import { knownCostUsd, type RunRecord, type RunStatus, runName } from '../orchestrator/run-state.js';
 import {
   type CliDeps,
@@ -152,7 +154,7 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
   control(
     'pause',
     'pause a run at the next safe point',
-    (orchestrator, id) => pauseRun(orchestrator, id),
+    (orchestrator, id) => pauseRun(orchestrator, id, 'paused with `nightshift pause`'),
     (run) =>
       `: a running session stops at its next turn with a checkpoint. Resume with \`nightshift resume ${run.id}\`.`,
   );
@@ -177,8 +179,11 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
         const run = await orchestrator.store.getRun(runId);
         if (options.json)
           return void writeJson(resolved, await statusJsonOf(orchestrator, run.id, resolved.now()));
+        const workers = await connectedWorkers(orchestrator.queues);
+        const who =
+          workers === 0 ? `, but ${noWorkerNote(run)}` : ` for a worker (${workers ?? 'unknown'} connected)`;
         resolved.stdout.write(
-          `${run.id} ${statusLabel(run)}: the next session is queued for a worker (\`nightshift worker\`; \`nightshift status ${run.id}\` to follow it).\n`,
+          `${run.id} ${statusLabel(run)}: the next session is queued${who}. Follow it with \`nightshift follow ${run.id}\`.\n`,
         );
       }),
     );

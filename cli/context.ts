@@ -4,9 +4,11 @@ import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
 import type { Notifier } from '../orchestrator/notifications.js';
 import type { Orchestrator, StatusListener } from '../orchestrator/orchestrator.js';
 import { openQueues, type Queues } from '../orchestrator/queues.js';
+import { type RedisOutageWatch, watchRedisOutages } from '../orchestrator/redis-outage.js';
 import { RunStore } from '../orchestrator/run-store.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
+import { maskUrl } from './redis-probe.js';
 
 /** What every command's action receives. */
 export interface CliContext {
@@ -18,6 +20,8 @@ export interface CliContext {
   redisUrl: string;
   /** The open connection (BullMQ `connectionOptions` for workers; the private redis-server, if any). */
   connection: RedisConnection;
+  /** Says once when Redis is lost and once when it is back; every connection's errors go through it. */
+  outage: RedisOutageWatch;
   dataDir: string;
 }
 
@@ -65,6 +69,13 @@ export async function openCliContext(options: OrchestratorOptions): Promise<Open
     now: options.now,
   });
   const queues = openQueues(connection.connectionOptions, config.keyPrefix);
+  const notices = options.redis?.notices ?? options.notices ?? process.stderr;
+  const outage = watchRedisOutages({
+    url: maskUrl(connection.url),
+    primary: redis,
+    notify: (line) => notices.write(`nightshift: ${line}\n`),
+  });
+  for (const emitter of [redis, queues.sessions, queues.control]) outage.watch(emitter);
   const listener = options.onStatusChange?.({ config, store, redis, queues });
   const orchestrator: Orchestrator = {
     redis,
@@ -81,8 +92,11 @@ export async function openCliContext(options: OrchestratorOptions): Promise<Open
     orchestrator,
     redisUrl: connection.url,
     connection,
+    outage,
     dataDir: config.dataDir,
     close: async () => {
+      // Connections closed on purpose are not an outage.
+      outage.close();
       // Webhooks are sent in the background: let them finish (or give up) before the connections go.
       await listener?.flush?.();
       await Promise.allSettled([queues.close(), store.close()]);

@@ -1,4 +1,5 @@
 import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
+import { connectedWorkers } from '../orchestrator/queues.js';
 import { nextScheduledStart } from '../orchestrator/schedules.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import type { OpenDashboardResources } from './dashboard.js';
@@ -17,12 +18,13 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
       store: orchestrator.store,
       queue: [orchestrator.queues.sessions, orchestrator.queues.control],
       controls: {
-        pause: (runId) => pauseRun(orchestrator, runId),
+        pause: (runId) => pauseRun(orchestrator, runId, 'paused from the dashboard'),
         resume: (runId) => resumeRun(orchestrator, runId),
         cancel: (runId) => cancelRun(orchestrator, runId),
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
       },
       nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
+      connectedWorkers: () => connectedWorkers(orchestrator.queues),
       planning,
       close: () => {
         planning.close();

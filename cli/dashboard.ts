@@ -17,6 +17,8 @@ export interface DashboardResources {
   /** The orchestrator's run controls (default: store-only controls). */
   controls?: RunControls;
   nextScheduledStart?: NextScheduledStart;
+  /** Workers connected to the session queue (absent: the dashboard cannot tell). */
+  connectedWorkers?: () => Promise<number | null>;
   /** The new-run form's planner sessions (closed by `close`). */
   planning?: PlanDesk;
   close(): Promise<void>;
@@ -84,6 +86,7 @@ export function registerDashboardCommand(
           controls: resources.controls,
           queue: resources.queue,
           nextScheduledStart: resources.nextScheduledStart,
+          ...(resources.connectedWorkers ? { connectedWorkers: resources.connectedWorkers } : {}),
           ...(resources.planning ? { planning: resources.planning } : {}),
           host: options.host ?? config.dashboard.host,
           port: options.port ?? config.dashboard.port,

@@ -96,7 +96,11 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
           `building ${path.relative(process.cwd(), specPath) || specPath} in ${workspace}\n`,
         );
         if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
-        const finished = await followRun(context.orchestrator, run.id, { stream: process.stderr });
+        // Its summary tells the verdicts (the bug caught, with the evaluator's words): no line for each here.
+        const finished = await followRun(context.orchestrator, run.id, {
+          stream: process.stderr,
+          verdictLines: false,
+        });
         const { sessions } = await context.orchestrator.store.listSessions(run.id, { offset: 0, limit: 500 });
         const summary = await summarizeDemo(workspace, sessions);
         resolved.stdout.write(

@@ -1,5 +1,4 @@
 import { loadLanesView } from '../orchestrator/lane-view.js';
-import { formatLanesNotice } from '../orchestrator/lanes-payoff.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import {
   FINISHED_STATUSES,
@@ -7,8 +6,10 @@ import {
   type RunRecord,
   type SessionRecord,
 } from '../orchestrator/run-state.js';
-import { formatMergeNote, type ProgressLane } from './lanes-format.js';
-import { createProgressRenderer, formatAppStartFailure, type ProgressRenderer } from './progress.js';
+import { progressNote } from './event-lines.js';
+import type { ProgressLane } from './lanes-format.js';
+import type { TextSink } from './output.js';
+import { createProgressRenderer, type ProgressRenderer } from './progress.js';
 import { runElapsedMs } from './status.js';
 
 /** Statuses after which `run` stops following (a rate-limited pause resumes by itself, so it is followed). */
@@ -20,10 +21,14 @@ export function hasEnded(run: RunRecord): boolean {
 
 /** Options of {@link followRun}. */
 export interface FollowOptions {
-  stream: NodeJS.WriteStream | (Pick<NodeJS.WriteStream, 'write'> & { isTTY?: boolean; columns?: number });
+  stream: TextSink & { isTTY?: boolean; columns?: number };
   /** Poll interval in ms (default 500). */
   intervalMs?: number;
   signal?: AbortSignal;
+  /** A line for every verdict above the progress line (default true; the demo's summary tells them instead). */
+  verdictLines?: boolean;
+  /** Workers connected to the queue (`follow`: a run nobody works says so); absent: not asked. */
+  connectedWorkers?: () => Promise<number | null>;
 }
 
 /** Events read per poll when adding up the running session's cost. */
@@ -31,19 +36,21 @@ const EVENT_PAGE = 500;
 
 /**
  * The cost of the sessions in flight so far (several at once with lanes), from their `model.usage` events (the
- * run's counters only grow when a session ends), and the run's `app.start_failed` and `lane.merge` events as lines
- * to show. Reads only the events appended since the last call.
+ * run's counters only grow when a session ends), and the run's verdicts, app start failures and merges as lines to
+ * show (`progressNote`). Reads only the events appended since the last call.
  */
 export class InFlightCost {
   private after: string | undefined;
   /** Cost so far per session seq (NaN: a model without a price). */
   private readonly costs = new Map<number, number>();
-  /** `app.start_failed` and `lane.merge` events read since the last {@link drainNotes}, as lines for the user. */
+  /** Verdicts, app start failures and merges read since the last {@link drainNotes}, as lines for the user. */
   private notes: string[] = [];
 
   constructor(
     private readonly orchestrator: Pick<Orchestrator, 'store'>,
     private readonly runId: string,
+    /** Lines for verdicts too (the demo leaves them to its summary). */
+    private readonly verdicts = true,
   ) {}
 
   /** The known cost so far of sessions `seqs` (null when one's model has no price). */
@@ -55,9 +62,8 @@ export class InFlightCost {
       });
       for (const { id, event } of page) {
         this.after = id;
-        if (event.type === 'app.start_failed') this.notes.push(formatAppStartFailure(event));
-        if (event.type === 'lane.merge') this.notes.push(formatMergeNote(event));
-        if (event.type === 'lanes.estimate') this.notes.push(`note: ${formatLanesNotice(event.estimate)}`);
+        const note = event.type === 'verdict.applied' && !this.verdicts ? null : progressNote(event);
+        if (note) this.notes.push(note);
         if (event.type !== 'agent' || event.event.type !== 'model.usage') continue;
         const cost = event.event.costUsd;
         this.costs.set(event.seq, cost === null ? Number.NaN : (this.costs.get(event.seq) ?? 0) + cost);
@@ -71,7 +77,7 @@ export class InFlightCost {
     return Number.isNaN(total) ? null : total;
   }
 
-  /** The notes gathered by the last reads (app start failures), once each. */
+  /** The notes gathered by the last reads, once each. */
   drainNotes(): string[] {
     return this.notes.splice(0);
   }
@@ -114,7 +120,8 @@ export async function followRun(
     isTTY: Boolean(options.stream.isTTY),
     now: orchestrator.now,
   });
-  const inFlight = new InFlightCost(orchestrator, runId);
+  const inFlight = new InFlightCost(orchestrator, runId, options.verdictLines ?? true);
+  const workers = workerCheck(options.connectedWorkers, orchestrator.now);
   for (;;) {
     const { run, latest } = await readConsistently(orchestrator, runId);
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
@@ -147,6 +154,7 @@ export async function followRun(
         : null,
       costUsd: known === null || running === null ? known : known + running,
       elapsedMs,
+      ...(!current && !lanes?.length && (await workers.none()) ? { noWorker: true } : {}),
     });
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 500));
   }
@@ -174,4 +182,26 @@ async function runningNow(
   if (current) inFlightSeqs.push(current.seq);
   const lanes = lanesView.lanes.map(({ lane, featureId, step }) => ({ lane, featureId, step }));
   return { current, inFlightSeqs, lanes };
+}
+
+/** How often `follow` asks Redis for the worker list (it lists every client: not at every poll). */
+const WORKER_CHECK_MS = 5_000;
+
+/** Whether no worker is connected, asked at most every {@link WORKER_CHECK_MS}; false when not asked or unknown. */
+function workerCheck(
+  count: (() => Promise<number | null>) | undefined,
+  now: () => Date,
+): { none(): Promise<boolean> } {
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let none = false;
+  return {
+    async none() {
+      if (!count) return false;
+      if (now().getTime() - checkedAt >= WORKER_CHECK_MS) {
+        checkedAt = now().getTime();
+        none = (await count()) === 0;
+      }
+      return none;
+    },
+  };
 }

@@ -21,7 +21,9 @@ import { registerDashboardCommand } from './dashboard.js';
 import { openWithOrchestrator } from './dashboard-wiring.js';
 import { registerDemoCommand } from './demo.js';
 import { registerDoctorCommand } from './doctor.js';
+import { registerFollowCommand } from './follow-command.js';
 import { registerInitCommand } from './init.js';
+import { registerLogsCommand } from './logs.js';
 import { registerPlanCommand } from './plan.js';
 import { registerPruneCommand } from './prune.js';
 import { registerRunCommand } from './run.js';
@@ -53,6 +55,8 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerWorkerCommand(program, deps);
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
+  registerFollowCommand(program, deps);
+  registerLogsCommand(program, deps);
   registerChecksCommand(program, deps);
   registerScheduleCommand(program, {
     withOrchestrator: (fn, configFile) =>

@@ -15,11 +15,12 @@ import {
   type ResolvedDeps,
   resolveDeps,
 } from './context.js';
+import { detachOrFollow } from './foreground.js';
 import { modelOption } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { confirm, type LineReader, openLineReader, terminalAsk } from './plan-terminal.js';
 import { preflightForCli } from './preflight.js';
-import { detachOrFollow, runWorkspace } from './run.js';
+import { runWorkspace } from './run.js';
 import { toRunStatusJson } from './status.js';
 
 /** Options of `nightshift plan`. */

@@ -6,7 +6,7 @@
 import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run-state.js';
 import type { RoleName } from '../roles/session-result.js';
 import { formatProgressLanes, type ProgressLane } from './lanes-format.js';
-import { formatBar, formatDuration, formatMoney, truncate } from './output.js';
+import { formatBar, formatDuration, formatMoney, type TextSink, truncate } from './output.js';
 
 /** The session in flight, as shown on the progress line. */
 export interface ProgressSession {
@@ -30,6 +30,8 @@ export interface ProgressUpdate {
   costUsd: number | null;
   /** Milliseconds since the run started (the same elapsed time `status` shows). */
   elapsedMs: number;
+  /** Nothing runs and no worker is connected to the queue (`follow` of a run nobody works). */
+  noWorker?: boolean;
 }
 
 /** How the run ended, for the final line. */
@@ -46,7 +48,7 @@ export interface ProgressSummary {
 
 /** Where and how progress is drawn. */
 export interface ProgressRendererOptions {
-  stream: Pick<NodeJS.WriteStream, 'write'> & { columns?: number };
+  stream: TextSink & { columns?: number };
   /** Redraw in place (a terminal) or print a line per change. */
   isTTY: boolean;
   /** Clock for the running session's age (tests). */
@@ -76,7 +78,8 @@ export function formatProgressLine(update: ProgressUpdate, now: Date): string {
   else if (current || update.lanes?.length) {
     if (current) parts.push(describeCurrent(current, now));
     if (update.lanes?.length) parts.push(formatProgressLanes(update.lanes));
-  } else parts.push(run.status === 'created' ? 'waiting for a worker' : run.status);
+  } else if (update.noWorker) parts.push('no worker is connected: start one with `nightshift worker`');
+  else parts.push(run.status === 'created' ? 'waiting for a worker' : run.status);
   parts.push(formatMoney(update.costUsd), formatDuration(update.elapsedMs));
   return parts.join(' · ');
 }
@@ -128,6 +131,7 @@ function changeKey(update: ProgressUpdate): string {
     current?.featureIds?.join(','),
     current?.startedAt,
     update.lanes ? formatProgressLanes(update.lanes) : '',
+    update.noWorker,
   ].join('|');
 }
 

@@ -103,7 +103,8 @@ function openConnection(
   embedded?: EmbeddedRedis,
 ): RedisConnection {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
-  redis.on('error', (error) => log.warn({ err: error, url: maskUrl(url) }, 'redis connection error'));
+  // Never unhandled (ioredis would print it); an outage is told once by the context's RedisOutageWatch.
+  redis.on('error', (error) => log.debug({ err: error, url: maskUrl(url) }, 'redis connection error'));
   return {
     redis,
     url,

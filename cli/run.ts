@@ -1,19 +1,11 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
-import { logFile } from '../core/log.js';
 import { defaultWorkspaceDir } from '../core/paths.js';
 import { saveRemoteCredential } from '../handoff/remote-credentials.js';
 import { splitRemoteUrl } from '../handoff/remote-url.js';
 import { checkRunName } from '../handoff/spec-title.js';
-import {
-  buildRunConfig,
-  DEFAULT_MODEL,
-  parseDuration,
-  plannerModelId,
-  RunConfig,
-} from '../orchestrator/config.js';
-import { pauseRun, resumeRun } from '../orchestrator/controls.js';
+import { buildRunConfig, DEFAULT_MODEL, plannerModelId, RunConfig } from '../orchestrator/config.js';
 import { MAX_LANES } from '../orchestrator/lanes.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
 import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
@@ -23,7 +15,6 @@ import {
   type RunWorkspaceInput,
   startRun,
 } from '../orchestrator/start-run.js';
-import { openRunOn, WorkspaceBusyError } from '../orchestrator/workspace-claim.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
 import {
   type CliDeps,
@@ -33,13 +24,14 @@ import {
   type ResolvedDeps,
   resolveDeps,
 } from './context.js';
-import { followRun } from './follow.js';
+import { detachOrFollow } from './foreground.js';
 import { budgetUsd, collect, durationMs, intInRange, modelOption, positiveInt } from './options.js';
 import { planFromCli } from './plan-session.js';
 import { preflightForCli } from './preflight.js';
 import { hideArguments } from './processes.js';
-import { statusJsonOf, statusLabel } from './status.js';
-import { startCliWorker, untilSignal } from './worker.js';
+import { existingRunToGoOn } from './run-on-workspace.js';
+import { statusJsonOf } from './status.js';
+import { stampedWhenLogged } from './terminal-text.js';
 
 /** Options of `nightshift run`. */
 interface RunOptions {
@@ -65,6 +57,8 @@ interface RunOptions {
   network?: string;
   allowHost?: string[];
   detach?: boolean;
+  /** `--new`: a new run on a workspace whose last run has ended. */
+  new?: boolean;
   webhook?: string[];
   slackWebhook?: string[];
   /** `--no-preflight-request` sets this false. */
@@ -75,11 +69,6 @@ interface RunOptions {
 
 /** The run config's defaults, shown in `run --help`. */
 const DEFAULTS = RunConfig.parse({});
-
-/** Exit code of a finished `run`: 0 done (or paused, resumable), 1 incomplete (blocked features), failed or cancelled. */
-export function exitCodeOf(run: RunRecord): number {
-  return run.status === 'failed' || run.status === 'cancelled' || run.status === 'incomplete' ? 1 : 0;
-}
 
 /** `nightshift run <spec> …`: registers a run; without --detach also works it in-process and shows progress. */
 export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
@@ -148,13 +137,17 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     )
     .option('--detach', 'register the run and print its id; workers do the rest')
     .option(
+      '--new',
+      'a new run on a workspace whose last run has ended (done, incomplete, cancelled): it re-checks what passes, then builds what fails',
+    )
+    .option(
       '--no-preflight-request',
       'skip the tiny test request each model gets before the run is created (keys and prices are still checked)',
     )
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
     .action(async (spec: string | undefined, options: RunOptions) => {
-      const resolved = resolveDeps(deps);
+      const resolved = stampedWhenLogged(resolveDeps(deps));
       // A credential in --repo must not stay readable in this long-lived process's argv (`ps`, /proc/<pid>/cmdline).
       if (options.repo && splitRemoteUrl(options.repo).credential) hideArguments('run');
       checkSpecOrPrompt(spec, options.prompt);
@@ -194,7 +187,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
         const id = newRunId(resolved.now());
         const workspace = await runWorkspace(resolved, context, id, options);
         if (workspace.kind === 'local') await assertWorkspaceDir(workspace.dir);
-        const resumed = await resumeOnWorkspace(context, resolved, workspace, options);
+        const resumed = await existingRunToGoOn(context, resolved, workspace, options);
         if (resumed) {
           await report(context, resolved, await detachOrFollow(context, resolved, resumed, options), options);
           return;
@@ -227,6 +220,7 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
               config,
               dataDir: context.dataDir,
               ...(options.name ? { name: options.name } : {}),
+              ...(options.new ? { recheckPassing: true } : {}),
             });
         await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
       } finally {
@@ -246,38 +240,6 @@ async function report(
     const json = await statusJsonOf(context.orchestrator, run.id, resolved.now());
     resolved.stdout.write(`${JSON.stringify(json)}\n`);
   } else if (options.detach) resolved.stdout.write(`${run.id}\n`);
-}
-
-/**
- * `run` on a workspace that already has an open run: a paused or failed one is resumed (with the budgets given)
- * and followed — Ctrl-C, then the same command again, goes on; an active one is refused (never two runs on one
- * workspace). Returns the resumed run, or undefined when the workspace has none.
- */
-async function resumeOnWorkspace(
-  context: OpenCliContext,
-  resolved: ResolvedDeps,
-  workspace: RunWorkspaceInput,
-  options: RunOptions,
-): Promise<RunRecord | undefined> {
-  const open = await openRunOn(context.orchestrator, workspace);
-  if (!open) return undefined;
-  const where = workspace.kind === 'local' ? workspace.dir : workspace.url;
-  if (options.prompt || (open.status !== 'paused' && open.status !== 'failed')) {
-    throw new WorkspaceBusyError(where, open);
-  }
-  await preflightForCli(context, resolved.env, open.config, {
-    request: options.preflightRequest,
-    stderr: resolved.stderr,
-  });
-  await resumeRun(context.orchestrator, open.id, {
-    ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }),
-    ...(options.maxSessions !== undefined && { maxSessions: options.maxSessions }),
-    ...(options.for !== undefined && { forMs: parseDuration(options.for) }),
-  });
-  resolved.stderr.write(
-    `run ${open.id} on this workspace was ${statusLabel(open)}: resumed (the spec given is not read again; its feature list goes on).\n`,
-  );
-  return context.orchestrator.store.getRun(open.id);
 }
 
 /** Exactly one of a spec file and `--prompt` (checked before anything starts). */
@@ -315,55 +277,4 @@ export async function runWorkspace(
     kind: 'local',
     dir: path.resolve(resolved.cwd(), options.workspace ?? defaultWorkspaceDir(context.dataDir, id)),
   };
-}
-
-/** Exit code of a foreground `run` stopped by Ctrl-C (128 + SIGINT, as shells report it). */
-export const INTERRUPTED_EXIT_CODE = 130;
-
-/**
- * After a run is registered: with `detach`, nothing more (workers do the rest); otherwise works it with an
- * in-process worker, shows progress until it ends and sets the exit code. The first Ctrl-C (or SIGTERM)
- * pauses the run — the session in flight stops at its next turn with a checkpoint — says how to resume it
- * and exits 130 once the worker has let go; a second one exits at once. Returns the run to report.
- */
-export async function detachOrFollow(
-  context: OpenCliContext,
-  resolved: ResolvedDeps,
-  run: RunRecord,
-  options: { detach?: boolean },
-): Promise<RunRecord> {
-  if (options.detach) return run;
-  const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
-  const log = logFile();
-  resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
-  // The in-process worker runs every lane of the run at once (a run in lanes also takes other workers' slots).
-  const slots = Math.max(context.config.worker.concurrency, run.config.lanes);
-  const worker = await startCliWorker(context, resolved.env, slots);
-  const stop = new AbortController();
-  let interrupted = false;
-  void untilSignal().then(async (signal) => {
-    const key = signal === 'SIGINT' ? 'Ctrl-C' : signal;
-    resolved.stderr.write(
-      `\n${key}: pausing run ${run.id}; the session in flight stops at its next turn with a checkpoint (${key} again to exit now).\n`,
-    );
-    try {
-      await pauseRun(context.orchestrator, run.id, `interrupted (${key}) in the foreground`);
-      interrupted = true;
-    } catch {
-      // Already finished, or Redis is gone: stop following either way.
-      stop.abort();
-    }
-  });
-  const finished = await followRun(context.orchestrator, run.id, {
-    stream: process.stderr,
-    signal: stop.signal,
-  });
-  await worker.close();
-  if (interrupted) {
-    resolved.stderr.write(
-      `run ${run.id} is paused. Go on with the same \`nightshift run\` command (it resumes the run on this workspace), or \`nightshift resume ${run.id}\` for workers.\n`,
-    );
-  }
-  resolved.setExitCode(interrupted ? INTERRUPTED_EXIT_CODE : exitCodeOf(finished));
-  return finished;
 }

@@ -2,8 +2,11 @@
 import { z } from 'zod';
 import { type LaneMergeView, LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lane-view.js';
 import { usesLanes } from '../orchestrator/lanes.js';
+import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
+import { connectedWorkers } from '../orchestrator/queues.js';
+import { runLockHolder } from '../orchestrator/run-lock.js';
 import {
   ACTIVE_STATUSES,
   FeatureSummary,
@@ -104,6 +107,8 @@ export interface StatusDetails {
   next: NextAction | null;
   /** Connected workers (null = unknown). */
   workers: number | null;
+  /** Whether a worker holds the lock of an unfinished last session (undefined: not asked). */
+  lastSessionHeld?: boolean;
   /** Blocked features and why. */
   blocked?: Array<{ featureId: string; reason: string }>;
   /** A run in lanes: what each lane does (null or absent: a serial run). */
@@ -150,7 +155,7 @@ export function toRunStatusJson(run: RunRecord, details?: Omit<StatusDetails, 'r
       maxUnpricedTokens: budgets.maxUnpricedTokens ?? null,
       deadline: budgets.deadline ?? null,
     },
-    lastSession: full.lastSession ? sessionJson(full.lastSession, run) : null,
+    lastSession: full.lastSession ? sessionJson(full.lastSession, run, full.lastSessionHeld) : null,
     next: nextHint(full),
     workers: full.workers,
     startedAt: run.startedAt,
@@ -161,13 +166,17 @@ export function toRunStatusJson(run: RunRecord, details?: Omit<StatusDetails, 'r
   });
 }
 
-function sessionJson(session: SessionRecord, run: RunRecord): z.infer<typeof StatusSessionJson> {
+function sessionJson(
+  session: SessionRecord,
+  run: RunRecord,
+  held: boolean | undefined,
+): z.infer<typeof StatusSessionJson> {
   return {
     seq: session.seq,
     role: session.role,
     kind: session.kind,
     featureIds: session.featureIds,
-    state: sessionState(session, run),
+    state: sessionState(session, run, held),
     outcome: session.outcome,
     verdicts: session.verdicts,
     startedAt: session.startedAt,
@@ -177,10 +186,17 @@ function sessionJson(session: SessionRecord, run: RunRecord): z.infer<typeof Sta
   };
 }
 
-/** A session without an end is `running` while the run is live, `stopped` once the run has ended. */
-function sessionState(session: SessionRecord, run: RunRecord): 'running' | 'finished' | 'stopped' {
+/**
+ * A session without an end is `running` while the run is live and a worker holds its lock, `stopped` once the run
+ * has ended or nobody holds it (its worker is gone: it is done again from its last commit when the run goes on).
+ */
+function sessionState(
+  session: SessionRecord,
+  run: RunRecord,
+  held: boolean | undefined,
+): 'running' | 'finished' | 'stopped' {
   if (session.finishedAt) return 'finished';
-  return FINISHED_STATUSES.includes(run.status) ? 'stopped' : 'running';
+  return FINISHED_STATUSES.includes(run.status) || held === false ? 'stopped' : 'running';
 }
 
 /** Elapsed time of a run: from its start to its end, or to now while it is not finished. */
@@ -213,7 +229,7 @@ export function formatRunStatus(details: StatusDetails): string {
     ['cost', formatRunCost(run)],
     ['elapsed', `${elapsed === null ? 'not started' : formatDuration(elapsed)}${deadline}`],
     ...(details.lanes ? formatLaneRows(details.lanes, now) : []),
-    ['last session', describeSession(details.lastSession, run, now)],
+    ['last session', describeSession(details.lastSession, run, now, details.lastSessionHeld)],
     ['next', nextHint(details)],
   ];
   return formatFields(fields);
@@ -255,10 +271,18 @@ export function roleLabel(session: Pick<SessionRecord, 'role' | 'kind'>): string
   return session.kind === 'regress' ? `${session.role} (regression)` : session.role;
 }
 
-function describeSession(session: SessionRecord | undefined, run: RunRecord, now: Date): string {
+function describeSession(
+  session: SessionRecord | undefined,
+  run: RunRecord,
+  now: Date,
+  held: boolean | undefined,
+): string {
   if (!session) return 'none yet';
   const what = `#${session.seq} ${roleLabel(session)}${session.featureIds.length ? ` ${session.featureIds.join(', ')}` : ''}`;
-  const state = sessionState(session, run);
+  const state = sessionState(session, run, held);
+  if (state === 'stopped' && !FINISHED_STATUSES.includes(run.status)) {
+    return `${what}, stopped without a result (no worker works it): done again from its last commit when the run goes on`;
+  }
   if (state === 'stopped') return `${what}, stopped when the run ended ${run.status}`;
   if (state === 'running') return `${what}, running for ${formatDuration(elapsedMs(session.startedAt, now))}`;
   const verdicts = session.verdicts.map((verdict) => `${verdict.featureId} ${verdict.verdict}`).join(', ');
@@ -287,7 +311,7 @@ function describeAction(action: NextAction): string {
   }
 }
 
-function nextHint({ run, lastSession, next, workers, lanes }: StatusDetails): string {
+function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: StatusDetails): string {
   switch (run.status) {
     case 'paused':
       return run.pausedReason === 'budget'
@@ -296,21 +320,21 @@ function nextHint({ run, lastSession, next, workers, lanes }: StatusDetails): st
           ? `\`nightshift resume ${run.id}\` (add --for DURATION for a new deadline)`
           : `\`nightshift resume ${run.id}\``;
     case 'done':
-      return `nothing: the app is in ${workspaceLabel(run.workspace)}`;
+      return `nothing: the app is in ${workspaceLabel(run.workspace)} (\`${workHereCommand(run)} --new\` starts a new run on it)`;
     case 'incomplete':
       return `fix what blocks the features above, then \`nightshift resume ${run.id}\` retries them`;
     case 'failed':
       return `fix the cause above, then \`nightshift resume ${run.id}\``;
     case 'cancelled':
-      return 'nothing (cancelled); start a new run with `nightshift run SPEC`';
+      return `nothing (cancelled); a new run on its workspace: \`${workHereCommand(run)} --new\``;
     default: {
       // With lanes, the serial planner's one next step is not what happens: each lane goes on by itself.
       const step = lanes?.lanes.length
         ? 'each busy lane goes on with its feature (lanes above); free lanes take the next features'
-        : lastSession && !lastSession.finishedAt
+        : lastSession && !lastSession.finishedAt && lastSessionHeld !== false
           ? 'the running session ends'
           : next && describeAction(next);
-      const noWorker = workers === 0 ? ' (no worker is connected: start one with `nightshift worker`)' : '';
+      const noWorker = workers === 0 ? ` (${noWorkerNote(run)})` : '';
       return `${step ?? 'the planner decides'}${noWorker}`;
     }
   }
@@ -327,10 +351,16 @@ export async function loadDetails(
   const merges = usesLanes(state.run.config) ? await recentMerges(orchestrator, runId) : [];
   const lanes = await loadLanesView(orchestrator.store, state.run, merges);
   const active = ACTIVE_STATUSES.includes(state.run.status);
-  const workers = active ? await orchestrator.queues.sessions.getWorkersCount().catch(() => null) : null;
+  const workers = active ? await connectedWorkers(orchestrator.queues) : null;
+  const last = sessions[0];
+  const lastSessionHeld =
+    last && !last.finishedAt
+      ? (await runLockHolder(orchestrator.redis, orchestrator.prefix, runId, last.lane)) !== null
+      : undefined;
   return {
     run: state.run,
-    lastSession: sessions[0],
+    lastSession: last,
+    ...(lastSessionHeld === undefined ? {} : { lastSessionHeld }),
     next: active ? nextAction(state, now) : null,
     workers,
     blocked: state.features

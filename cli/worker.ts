@@ -38,6 +38,7 @@ export async function startCliWorker(
     },
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
+    watchConnection: (emitter) => context.outage.watch(emitter),
   });
 }
 

@@ -40,6 +40,10 @@ export interface RunView {
   costUnknownSessions: number;
   /** Next scheduled start (a nightly schedule), when one is known. */
   nextScheduledAt: string | null;
+  /** Workers connected to the queue while the run wants sessions (null: the run is not active, or unknown). */
+  workers: number | null;
+  /** An active run with no worker connected: what to do (start one, or work it here), as text; else null. */
+  noWorker: string | null;
 }
 
 /** The newest nightly summary of a run. */

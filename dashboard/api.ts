@@ -95,6 +95,8 @@ export interface ApiDeps {
   controls: RunControls;
   dataDir: string;
   nextScheduledStart?: NextScheduledStart;
+  /** Workers connected to the session queue (null: unknown); default: unknown. */
+  connectedWorkers?: () => Promise<number | null>;
 }
 
 /** The JSON API under `/api` (SSE and evidence are mounted separately). */
@@ -103,6 +105,7 @@ export function apiRoutes(deps: ApiDeps): Hono {
   const digests = new RunEventDigestCache(store);
   const progress = new ProgressCache(store);
   const next = deps.nextScheduledStart ?? (async () => null);
+  const workers = deps.connectedWorkers ?? (async () => null);
   const app = new Hono();
   const runId = (c: Context) => parseParam(RunIdParam, c.req.param('id'), 'run id');
   // The newest event id read BEFORE the state: everything up to it is in the answer, so a client holding the
@@ -117,14 +120,15 @@ export function apiRoutes(deps: ApiDeps): Hono {
   app.get('/runs/:id/*', stampLastEvent);
   const runResponse = async (id: string): Promise<RunResponse> => {
     const run = await store.getRun(id);
-    const [nextAt, digest, activity, lanes] = await Promise.all([
+    const [nextAt, digest, activity, lanes, connected] = await Promise.all([
       next(id),
       digests.get(id),
       runActivity(store, run),
       loadLanesView(store, run),
+      workers(),
     ]);
     return {
-      run: toRunView(run, nextAt),
+      run: toRunView(run, nextAt, connected),
       nightlySummary: digest.nightlySummary,
       activity,
       lanes: lanes && withMerges(lanes, digest.recentMerges),
@@ -132,8 +136,8 @@ export function apiRoutes(deps: ApiDeps): Hono {
   };
 
   app.get('/runs', async (c) => {
-    const runs = await store.listRuns();
-    const views = await Promise.all(runs.map(async (run) => toRunView(run, await next(run.id))));
+    const [runs, connected] = await Promise.all([store.listRuns(), workers()]);
+    const views = await Promise.all(runs.map(async (run) => toRunView(run, await next(run.id), connected)));
     return c.json({ runs: views } satisfies RunsResponse);
   });
   app.get('/runs/:id', async (c) => c.json(await runResponse(runId(c))));

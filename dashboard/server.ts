@@ -42,6 +42,8 @@ export interface DashboardServerOptions {
   dataDir: string;
   /** Next scheduled start of a run, when schedules exist. */
   nextScheduledStart?: NextScheduledStart;
+  /** Workers connected to the session queue (shown on active runs; absent: unknown). */
+  connectedWorkers?: () => Promise<number | null>;
   /** Heartbeat interval of the event streams (default 15 s). */
   heartbeatMs?: number;
   /** The new-run form's planner sessions (`/api/plans`, `/new`); absent: the form says planning is unavailable. */
@@ -88,6 +90,7 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
     controls: options.controls ?? storeRunControls(options.store),
     dataDir: options.dataDir,
     nextScheduledStart: options.nextScheduledStart,
+    ...(options.connectedWorkers ? { connectedWorkers: options.connectedWorkers } : {}),
   });
   api.onError(errorResponse);
   app.get('/api/runs/:id/events', (c) => runEventsStream(c, options.store, options.heartbeatMs));

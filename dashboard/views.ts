@@ -1,5 +1,7 @@
 import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lane-view.js';
+import { noWorkerNote } from '../orchestrator/no-worker.js';
 import {
+  ACTIVE_STATUSES,
   type FeatureState,
   knownCostUsd,
   type RunRecord,
@@ -20,8 +22,16 @@ import { featureState } from './feature-state.js';
 /** Finds the next scheduled start of a run (a nightly schedule), or null; supplied by the schedules module. */
 export type NextScheduledStart = (runId: string) => Promise<string | null>;
 
-/** The listing/header view of a run record. */
-export function toRunView(run: RunRecord, nextScheduledAt: string | null): RunView {
+/**
+ * The listing/header view of a run record. `workers`: workers connected to the queue (null: unknown); it is
+ * shown only while the run wants sessions, with the way on when there are none.
+ */
+export function toRunView(
+  run: RunRecord,
+  nextScheduledAt: string | null,
+  workers: number | null = null,
+): RunView {
+  const active = ACTIVE_STATUSES.includes(run.status);
   return {
     id: run.id,
     name: runName(run),
@@ -40,7 +50,13 @@ export function toRunView(run: RunRecord, nextScheduledAt: string | null): RunVi
     costUsd: knownCostUsd(run.counters),
     costUnknownSessions: run.counters.costUnknownSessions,
     nextScheduledAt: nextScheduledAt ?? readNextScheduled(run),
+    workers: active ? workers : null,
+    noWorker: active && workers === 0 ? `${capitalized(noWorkerNote(run))}.` : null,
   };
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 // A future run record may carry its next scheduled start; show it when it does.

@@ -87,7 +87,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && result.role === 'generator') {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
-  if (counted && result.role === 'evaluator') verdicts.push(...withMissingVerdicts(input, byId));
+  // An evaluation that did not count (interrupted, a provider failure) judged only what it submitted: those
+  // verdicts are in the workspace already; the features it did not judge get no `blocked` record.
+  if (result.role === 'evaluator')
+    verdicts.push(...(counted ? withMissingVerdicts(input, byId) : result.verdicts));
   let regressionChecked = false;
   for (const verdict of verdicts) {
     events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
@@ -311,7 +314,23 @@ function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: Ve
     mode: verdict.mode,
     passes: feature.passes,
     attempts: feature.attempts,
+    ...verdictReason(verdict),
   });
+}
+
+/** Longest reason an event carries: the whole record is in the session history and `verdicts.jsonl`. */
+const EVENT_REASON_CHARS = 300;
+
+/** A `fail`'s first issue or a `blocked` verdict's reason, on one line (none for a pass). */
+function verdictReason(verdict: VerdictRecord): { reason?: string } {
+  if (verdict.verdict === 'pass') return {};
+  const why =
+    verdict.verdict === 'blocked'
+      ? (verdict.reason ?? verdict.issues[0])
+      : (verdict.issues[0] ?? verdict.reason);
+  if (!why) return {};
+  const line = why.replace(/\s+/g, ' ').trim();
+  return { reason: line.length > EVENT_REASON_CHARS ? `${line.slice(0, EVENT_REASON_CHARS - 1)}…` : line };
 }
 
 function finishedSession(

@@ -3,7 +3,9 @@ import { advanceRun, changeStatus } from './advance.js';
 import { checkStopConditions } from './budgets.js';
 import { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
+import { noWorkerNote } from './no-worker.js';
 import type { Orchestrator } from './orchestrator.js';
+import { connectedWorkers } from './queues.js';
 import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run-state.js';
 import { resumeStatus } from './transitions.js';
 
@@ -64,8 +66,8 @@ export async function resumeRun(
       runId,
       `it is ${run.status}, not paused; nothing was queued`,
       ACTIVE_STATUSES.includes(run.status)
-        ? `It is already running: follow it with \`nightshift status ${runId}\`.`
-        : `A ${run.status} run starts no more sessions; start a new run with \`nightshift run SPEC\`.`,
+        ? await alreadyRunningHint(orchestrator, run)
+        : `A ${run.status} run starts no more sessions; start a new run on its workspace with \`nightshift run SPEC --workspace DIR --new\`.`,
     );
   }
   const now = orchestrator.now();
@@ -91,6 +93,14 @@ export async function resumeRun(
   const resumed = await changeStatus(orchestrator, state.run, resumeStatus(state.features.length));
   await advanceRun(orchestrator, runId);
   return resumed;
+}
+
+/** What to do about a run that is already active: follow it, or give it a worker when none is connected. */
+async function alreadyRunningHint(orchestrator: Orchestrator, run: RunRecord): Promise<string> {
+  const workers = await connectedWorkers(orchestrator.queues);
+  return workers === 0
+    ? `It is already running, but ${noWorkerNote(run)}.`
+    : `It is already running: follow it with \`nightshift follow ${run.id}\`.`;
 }
 
 /** The run's config with new limits, and without a deadline that has passed (resuming means "go on"). */

@@ -120,7 +120,8 @@ export class EventLog {
         }
       }
     });
-    subscriber.on('error', (error) => log.warn({ err: error }, 'event subscriber connection error'));
+    // Debug only: a lost connection is told once by the process's RedisOutageWatch, not at every reconnect.
+    subscriber.on('error', (error) => log.debug({ err: error }, 'event subscriber connection error'));
     this.subscriber = subscriber;
     return subscriber;
   }

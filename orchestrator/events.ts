@@ -66,6 +66,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     mode: z.enum(['evaluate', 'regression']),
     passes: z.boolean(),
     attempts: z.number().int(),
+    /** Why, for a verdict that is not a pass: a `fail`'s first issue, a `blocked` verdict's reason (one line, cut). */
+    reason: z.string().optional(),
   }),
   /** A pass the harness found ungrounded (roles/grounding.ts): sent back, or (final) recorded as blocked. */
   z.object({

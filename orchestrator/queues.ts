@@ -58,3 +58,12 @@ export function openQueues(connection: ConnectionOptions, prefix: string): Queue
     },
   };
 }
+
+/**
+ * Workers connected to the session queue now: BullMQ's worker list (`Queue.getWorkersCount`, read from Redis's
+ * `CLIENT LIST`, where every worker's connection carries the queue's name). A killed worker's connection closes with
+ * it, so no heartbeat is needed. Null when Redis does not tell (a server that forbids `CLIENT LIST`).
+ */
+export async function connectedWorkers(queues: Pick<Queues, 'sessions'>): Promise<number | null> {
+  return queues.sessions.getWorkersCount().catch(() => null);
+}

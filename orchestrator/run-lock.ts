@@ -83,7 +83,13 @@ function holdLock(redis: Redis, key: string, token: string, ttl: number, renewMs
   };
 }
 
-/** Who holds the run's lock now (the token), if anyone. */
-export async function runLockHolder(redis: Redis, prefix: string, runId: string): Promise<string | null> {
-  return redis.get(runKeys(prefix, runId).lock);
+/** Who holds the run's lock now (the token), if anyone; `lane`: a lane's own lock (lanes mode). */
+export async function runLockHolder(
+  redis: Redis,
+  prefix: string,
+  runId: string,
+  lane?: number | null,
+): Promise<string | null> {
+  const base = runKeys(prefix, runId).lock;
+  return redis.get(lane ? `${base}:lane-${lane}` : base);
 }

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
+import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { adoptWorkspace } from '../handoff/adopt.js';
 import { readFeatureList } from '../handoff/feature-list.js';
@@ -15,10 +16,13 @@ import { nameFromSpec } from '../handoff/spec-title.js';
 import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
+import { sessionJobId } from './keys.js';
 import { lanesEstimateEvent } from './lanes-payoff.js';
 import type { Orchestrator } from './orchestrator.js';
 import { newRunId, type RunRecord } from './run-state.js';
 import { withWorkspaceClaim } from './workspace-claim.js';
+
+const log = moduleLogger('orchestrator/start-run');
 
 /** Where a new run works. */
 export type RunWorkspaceInput =
@@ -37,6 +41,11 @@ export interface StartRunInput {
   origin?: SpecOrigin;
   /** What people call the run (`--name`); default: the spec's title, else its file name. */
   name?: string;
+  /**
+   * A new run on a workspace whose earlier run ended (`run … --new`): before anything else it re-checks every
+   * feature the adopted list marks passing (a regression sweep, recorded checks replayed first).
+   */
+  recheckPassing?: boolean;
 }
 
 /**
@@ -72,18 +81,39 @@ async function startClaimed(orchestrator: Orchestrator, input: StartRunInput): P
     workspace: prepared.workspace,
     config: input.config,
   });
-  if (prepared.features.length) {
-    await orchestrator.store.replaceFeatures(id, prepared.features);
-    // An adopted feature list is known now: when the lanes asked for will not pay for it, say so once.
-    const estimate = lanesEstimateEvent(
-      run,
-      await orchestrator.store.listFeatures(id),
-      orchestrator.now().toISOString(),
-    );
-    if (estimate) await orchestrator.store.appendEvent(id, estimate);
+  try {
+    if (prepared.features.length) {
+      await orchestrator.store.replaceFeatures(id, prepared.features);
+      // An adopted feature list is known now: when the lanes asked for will not pay for it, say so once.
+      const estimate = lanesEstimateEvent(
+        run,
+        await orchestrator.store.listFeatures(id),
+        orchestrator.now().toISOString(),
+      );
+      if (estimate) await orchestrator.store.appendEvent(id, estimate);
+    }
+    if (input.recheckPassing && prepared.features.some((feature) => feature.passes)) {
+      await orchestrator.store.requestWindowSweep(id);
+    }
+    await advanceRun(orchestrator, id);
+    return await orchestrator.store.getRun(run.id);
+  } catch (error) {
+    // A start that failed half-way leaves no run behind: a run stuck in `created` would own the workspace and
+    // block every later `run` and `resume` on it. The workspace's commits stay; the next start adopts them.
+    await discardRun(orchestrator, id);
+    throw error;
   }
-  await advanceRun(orchestrator, id);
-  return orchestrator.store.getRun(run.id);
+}
+
+/** Removes a run that never started, and its queued first session, if any. */
+async function discardRun(orchestrator: Orchestrator, runId: string): Promise<void> {
+  try {
+    const job = await orchestrator.queues.sessions.getJob(sessionJobId(runId, 1));
+    await job?.remove();
+    await orchestrator.store.deleteRun(runId);
+  } catch (error) {
+    log.error({ err: error, runId }, 'a run whose start failed could not be removed; cancel it');
+  }
 }
 
 /** Refuses a local workspace path that exists but is not a directory (or has a file on its way). */

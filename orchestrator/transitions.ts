@@ -9,7 +9,8 @@ import type { RunStatus } from './run-state.js';
  * change its reason that way).
  */
 export const STATUS_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
-  created: ['initializing', 'building', 'paused', 'failed', 'cancelled'],
+  // A run created on a workspace whose features all pass (or are blocked) has nothing to do: it ends at once.
+  created: ['initializing', 'building', 'paused', 'done', 'incomplete', 'failed', 'cancelled'],
   initializing: ['building', 'paused', 'failed', 'cancelled'],
   building: ['paused', 'done', 'incomplete', 'failed', 'cancelled'],
   paused: ['initializing', 'building', 'failed', 'cancelled'],

@@ -29,17 +29,54 @@ export type WorkspaceTarget =
 
 /** A workspace that already has an open run, or one being started right now. */
 export class WorkspaceBusyError extends InputError {
-  constructor(where: string, run: RunRecord | undefined) {
+  constructor(where: string, run: RunRecord | undefined, options: { workers?: number | null } = {}) {
     const status = run ? (run.pausedReason ? `${run.status} (${run.pausedReason})` : run.status) : '';
     super(
       'WORKSPACE_BUSY',
       run
         ? `The workspace ${where} already has run ${run.id}, which is ${status}; a second run would take over its feature list.`
         : `Another run is being started on the workspace ${where} right now.`,
+      { hint: run ? busyHint(run, options.workers) : 'Wait for it, then see `nightshift runs`.' },
+    );
+  }
+}
+
+/** The way on from a workspace's open run: resume a stopped one, follow (or work) a running one, or end it. */
+function busyHint(run: RunRecord, workers: number | null | undefined): string {
+  const end = `or end it with \`nightshift cancel ${run.id}\` and run again.`;
+  if (run.status === 'paused' || run.status === 'failed') {
+    return `Go on with it: \`nightshift resume ${run.id}\`${run.pausedReason === 'budget' ? ' --budget-usd N' : ''}; ${end}`;
+  }
+  const noWorker =
+    workers === 0
+      ? ' No worker is connected: start one (`nightshift worker`), or run the same command without --detach to work it here;'
+      : '';
+  return `It is running: follow it with \`nightshift follow ${run.id}\`.${noWorker} ${end}`;
+}
+
+/** Finished statuses after which a workspace takes a new run only when asked (`run … --new`). */
+export const ENDED_STATUSES: readonly RunStatus[] = ['done', 'incomplete', 'cancelled'];
+
+/**
+ * `run` on a workspace whose run has ended (done, incomplete, cancelled): nothing is started unless `--new` asks
+ * for a new run on it. Says which run, how it ended and when.
+ */
+export class WorkspaceFinishedError extends InputError {
+  constructor(where: string, run: RunRecord) {
+    const { passing, total } = run.features;
+    const when = run.finishedAt ? ` on ${run.finishedAt.slice(0, 16).replace('T', ' ')}Z` : '';
+    const how = run.detail ? ` (${run.detail})` : '';
+    super(
+      'WORKSPACE_FINISHED',
+      `The workspace ${where} has a finished run: ${run.id} ended ${run.status}${when}, ${passing}/${total} features passing${how}.`,
       {
-        hint: run
-          ? `Go on with it: \`nightshift resume ${run.id}\`${run.pausedReason === 'budget' ? ' --budget-usd N' : ''}${run.status === 'paused' || run.status === 'failed' ? '' : ` (it is running: \`nightshift status ${run.id}\`)`}; or end it with \`nightshift cancel ${run.id}\` and run again.`
-          : 'Wait for it, then see `nightshift runs`.',
+        hint: [
+          run.status === 'incomplete'
+            ? `Retry its blocked features in the same run: \`nightshift resume ${run.id}\`; or start`
+            : 'Start',
+          'a new run on this workspace: the same command with `--new` (it re-checks what passes, then builds what fails),',
+          'or choose another --workspace.',
+        ].join(' '),
       },
     );
   }
@@ -68,6 +105,15 @@ export async function openRunOn(
   const identity = workspaceIdentity(target);
   const open = await orchestrator.store.listRuns({ status: OPEN_STATUSES });
   return open.find((run) => workspaceIdentity(run.workspace) === identity);
+}
+
+/** The newest run on this workspace, whatever its status, if any. */
+export async function latestRunOn(
+  orchestrator: Pick<Orchestrator, 'store'>,
+  target: WorkspaceTarget,
+): Promise<RunRecord | undefined> {
+  const identity = workspaceIdentity(target);
+  return (await orchestrator.store.listRuns()).find((run) => workspaceIdentity(run.workspace) === identity);
 }
 
 /** Throws WorkspaceBusyError when the workspace has an open run (checked before anything is written). */

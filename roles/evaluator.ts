@@ -186,11 +186,14 @@ export async function prepareEvaluator(
       },
     },
     release,
-    finish: async (result) => {
+    finish: async (result, ending = {}) => {
       await release();
-      const blockedReason = BLOCKING_OUTCOMES.has(result.outcome)
-        ? `the evaluator ended (${result.outcome}) without submitting a verdict`
-        : undefined;
+      // Stopped by the run (a pause, a cancel, a budget) or aborted: the evaluation was interrupted, not judged.
+      const interrupted = ending.stoppedByRun !== undefined || result.outcome === 'aborted';
+      const blockedReason =
+        !interrupted && BLOCKING_OUTCOMES.has(result.outcome)
+          ? `the evaluator ended (${result.outcome}) without submitting a verdict`
+          : undefined;
       const verdicts = openIds
         .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
         .map((id) => {
@@ -208,6 +211,13 @@ export async function prepareEvaluator(
           };
         });
       await gate.write();
+      if (interrupted) {
+        return {
+          outcome: 'aborted',
+          reason: `interrupted, not judged: ${ending.stoppedByRun ?? result.reason ?? 'aborted'}`,
+          verdicts: [...replayed, ...verdicts],
+        };
+      }
       const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
       return {
         outcome,

@@ -27,7 +27,7 @@ export interface RolePlan {
   unreadablePaths?: { path: string; reason: string }[];
   hooks: LoopHooks;
   /** Role-specific closing: validation, WIP commit, verdicts. Runs before the integrity checks. */
-  finish(result: AgentResult): Promise<RoleFinish>;
+  finish(result: AgentResult, ending?: LoopEnding): Promise<RoleFinish>;
   /** Releases what `prepare` acquired (app, browser context); always called. */
   release?(): Promise<void>;
   /** Whether this role may change `passes` (none may: only verdict application, after the guard). */
@@ -44,6 +44,16 @@ export interface RoleContextPolicy {
   wrapUp?: string;
   /** Tools whose old results go stale and may be elided (default: the browser tools among the role's). */
   elidableTools?: readonly string[];
+}
+
+/** What ended the loop from outside the role, when something did. */
+export interface LoopEnding {
+  /**
+   * The run stopped the session (`stopReason`: paused from the CLI, the dashboard or a Ctrl-C, cancelled, a budget
+   * or deadline reached): the role's work was interrupted, not finished. An evaluation judges nothing it had not
+   * judged yet.
+   */
+  stoppedByRun?: string;
 }
 
 /** Builds a role's plan for one session. */

@@ -14,7 +14,8 @@ export type RoleName = z.infer<typeof RoleName>;
  * - `rate_limited`: the provider kept refusing; the worker pauses the queue;
  * - `provider_error`: the provider failed for good (bad key, unknown model, no credit, errors past the retries);
  * - `refused`: the model declined to go on (a refusal stop reason or content filter);
- * - `aborted`: cancelled from outside before it could checkpoint.
+ * - `aborted`: stopped from outside before it could checkpoint (a shutdown, a lost lock), or an evaluation the run
+ *   stopped (a pause, a cancel, a budget): interrupted, not judged — it records only the verdicts it had submitted.
  */
 export const SessionOutcome = z.enum([
   'completed',

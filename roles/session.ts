@@ -13,7 +13,7 @@ import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
 import { prepareGenerator } from './generator.js';
 import { prepareInitializer } from './initializer.js';
-import type { RoleContextPolicy, RoleFinish, RolePlan, RolePreparer } from './plan.js';
+import type { LoopEnding, RoleContextPolicy, RoleFinish, RolePlan, RolePreparer } from './plan.js';
 import type { SessionResult } from './session-result.js';
 import type { RoleSessionInput } from './types.js';
 import { applyVerdicts } from './verdicts.js';
@@ -164,6 +164,7 @@ async function runPlan(
 ): Promise<RoleFinish & { agent: AgentResult }> {
   const sessionId = `${input.runId}-${input.session}`;
   const context = plan.context ?? DEFAULT_CONTEXT[input.role];
+  const ending: LoopEnding = {};
   try {
     const agent = await runAgent({
       sessionId,
@@ -181,7 +182,7 @@ async function runPlan(
         maxWallMs: input.limits.maxMinutes * 60_000,
         ...(context.wrapUp ? { wrapUp: context.wrapUp } : {}),
       },
-      hooks: withBudgetHook(input, plan, context),
+      hooks: withBudgetHook(input, plan, context, ending),
       contextBudget: {
         elidableTools:
           context.elidableTools ??
@@ -197,7 +198,7 @@ async function runPlan(
       ...(input.prices ? { prices: input.prices } : {}),
       ...(input.clock ? { clock: input.clock } : {}),
     });
-    const finished = await plan.finish(agent);
+    const finished = await plan.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
     return { ...finished, agent };
   } finally {
     await plan.release?.().catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
@@ -205,17 +206,25 @@ async function runPlan(
 }
 
 /**
- * Budgets first (the orchestrator's `stopReason`), then the context window, then the role's own turn
- * hook. The window is measured from the provider's reported usage (the loop's `state.context`): at 80 % the
+ * Budgets first (the orchestrator's `stopReason`, noted in `ending`: the run stopped the session), then the
+ * context window, then the role's own turn hook. The window is measured from the provider's reported usage (the loop's `state.context`): at 80 % the
  * role is told once what to do with the room left, at 95 % the session ends (its work checkpointed).
  */
-function withBudgetHook(input: RoleSessionInput, plan: RolePlan, context: RoleContextPolicy): LoopHooks {
+function withBudgetHook(
+  input: RoleSessionInput,
+  plan: RolePlan,
+  context: RoleContextPolicy,
+  ending: LoopEnding,
+): LoopHooks {
   let told = false;
   return {
     ...plan.hooks,
     beforeTurn: async (state) => {
       const reason = await input.stopReason?.(state);
-      if (reason) return { end: reason };
+      if (reason) {
+        ending.stoppedByRun = reason;
+        return { end: reason };
+      }
       const { share, usedTokens, windowTokens } = state.context;
       if (share >= CONTEXT_END_AT) {
         return { end: `context window nearly full (about ${usedTokens} of ${windowTokens} tokens)` };

@@ -118,8 +118,20 @@ export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool
     launches += 1;
     const started = Date.now();
     // Loaded on the first launch: playwright-core takes seconds to import, and most commands never launch a browser.
+    // Playwright's own signal handlers are off: on SIGINT it would close every browser and exit the process
+    // (130) before the CLI could pause the run and checkpoint. Its Chromium has a process group of its own, so a
+    // terminal's Ctrl-C reaches only the CLI, which closes the pool when it is done.
     const promise = import('playwright-core')
-      .then(({ chromium }) => chromium.launch({ executablePath, args, headless }))
+      .then(({ chromium }) =>
+        chromium.launch({
+          executablePath,
+          args,
+          headless,
+          handleSIGINT: false,
+          handleSIGTERM: false,
+          handleSIGHUP: false,
+        }),
+      )
       .then(
         (browser) => {
           log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');

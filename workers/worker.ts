@@ -11,6 +11,7 @@ import {
 } from '../orchestrator/failover.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { bullPrefix, CONTROL_QUEUE, RECONCILE_EVERY_MS, SESSION_QUEUE } from '../orchestrator/queues.js';
+import type { ErrorEmitter } from '../orchestrator/redis-outage.js';
 import { type BrowserPool, createBrowserPool } from './browser-pool.js';
 import { type ControlHandlers, processControlJob } from './control-processor.js';
 import { closingInBackground, createDeferredWork, type DeferredWork } from './deferred-close.js';
@@ -37,6 +38,8 @@ export interface WorkerOptions {
   secrets?: readonly string[];
   /** Job and run lock timing (default {@link FAILOVER_DEFAULTS}: a killed worker's session restarts in about 10 s). */
   failover?: FailoverConfig;
+  /** Takes the BullMQ workers' `error` events (the CLI's RedisOutageWatch); default: each is logged as an error. */
+  watchConnection?: (emitter: ErrorEmitter) => void;
 }
 
 /** A running worker process. */
@@ -103,7 +106,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     worker.on('failed', (job, error) =>
       log.error({ err: error, jobId: job?.id, queue: worker.name }, 'job failed'),
     );
-    worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
+    if (options.watchConnection) options.watchConnection(worker);
+    else worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
   }
   await orchestrator.queues.control.upsertJobScheduler(
     'reconcile',

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { spawnChild } from '../../cli/processes.js';
 import type { StoredRunEvent } from '../../orchestrator/events.js';
 import { openQueues } from '../../orchestrator/queues.js';
-import type { SessionRecord } from '../../orchestrator/run-state.js';
+import type { RunRecord, SessionRecord } from '../../orchestrator/run-state.js';
 import { RunStore } from '../../orchestrator/run-store.js';
 import { deleteKeys, REDIS_URL, SCRIPTED_MODEL, SCRIPTED_PRICE } from '../integration/runs/harness.js';
 
@@ -77,14 +77,19 @@ export function createE2eContext(label: string): E2eContext {
   return context;
 }
 
-/** Starts `testkit/main.ts <policy>` as a process; resolves to its base URLs once it listens. */
+/**
+ * Starts `testkit/main.ts <policy>` as a process; resolves to its base URLs once it listens. `latencyMs` pauses
+ * between the frames of each streamed reply (a session that lasts long enough to be interrupted).
+ */
 export async function startScriptedServer(
   context: E2eContext,
   policyModule = DEMO_POLICY,
+  options: { latencyMs?: number } = {},
 ): Promise<{ url: string; anthropicBaseURL: string }> {
+  const latency = options.latencyMs === undefined ? [] : ['--latency-ms', String(options.latencyMs)];
   const { child, first } = await spawnChild<{ url: string; anthropicBaseURL: string }>({
     entry: 'testkit/main.ts',
-    args: [policyModule],
+    args: [policyModule, ...latency],
     env: { ...process.env, NIGHTSHIFT_LOG_LEVEL: 'warn', NIGHTSHIFT_E2E_MARKER: context.marker },
     logFile: path.join(context.root, 'logs', 'model-server.log'),
     firstLineJson: true,
@@ -372,4 +377,51 @@ function strayOf(pid: number, root: string, marker: string): boolean {
 /** Resolves after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The newest run on a local workspace directory, if any. */
+export async function runOnWorkspace(store: RunStore, workspace: string): Promise<RunRecord | undefined> {
+  return (await store.listRuns()).find(
+    (candidate) => candidate.workspace.kind === 'local' && candidate.workspace.path === workspace,
+  );
+}
+
+/** Waits (bounded) until the newest run on `workspace` has a session of `role` in flight; returns the run. */
+export async function untilSessionInFlight(
+  store: RunStore,
+  workspace: string,
+  role: string,
+  timeoutMs = 240_000,
+): Promise<RunRecord> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const run = await runOnWorkspace(store, workspace);
+    if (run) {
+      const { sessions } = await store.listSessions(run.id, { offset: 0, limit: 1, order: 'desc' });
+      const latest = sessions[0];
+      if (latest && !latest.finishedAt && latest.role === role) return run;
+    }
+    await sleep(200);
+  }
+  throw new Error(`no ${role} session was in flight on ${workspace} within ${timeoutMs / 1000} s`);
+}
+
+/** Starts `nightshift dashboard --port 0 --json` as a process of the test; resolves to its URL. */
+export async function startDashboardProcess(context: E2eContext, env: NodeJS.ProcessEnv): Promise<string> {
+  const dashboard = startCli(context, ['dashboard', '--port', '0', '--json'], env, 'dashboard');
+  for (let tries = 0; tries < 600; tries++) {
+    const url = /\{"url":"([^"]+)"\}/.exec(fs.readFileSync(dashboard.logFile, 'utf8'))?.[1];
+    if (url) return url;
+    if (dashboard.child.exitCode !== null) break;
+    await sleep(100);
+  }
+  throw new Error(`the dashboard printed no URL (see ${dashboard.logFile})`);
+}
+
+/** A same-origin POST to a dashboard's API (as its own page sends it); resolves to the answer's JSON. */
+export async function postToDashboard(dashboard: string, route: string): Promise<unknown> {
+  const response = await fetch(`${dashboard}${route}`, { method: 'POST', headers: { origin: dashboard } });
+  const text = await response.text();
+  if (response.status !== 200) throw new Error(`POST ${route}: ${response.status} ${text}`);
+  return JSON.parse(text);
 }

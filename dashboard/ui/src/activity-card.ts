@@ -1,5 +1,6 @@
 // "Now": what the run is doing at this moment — the session in flight (role, features, since when), the session
-// waiting for a worker, or why nothing runs; with lanes, the newest merge-queue results. Loaded with the run, then
+// waiting for a worker (and, when no worker is connected, how to start one), or why nothing runs; with lanes, the
+// newest merge-queue results. Loaded with the run, then
 // kept current by the event stream.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
 import { laneMergeText } from '../../../orchestrator/lane-labels.js';
@@ -42,6 +43,8 @@ interface CardState {
   appStart: { seq: number; text: string } | null;
   /** The newest merge-queue results (lanes mode), newest first. */
   merges: LaneMergeView[];
+  /** The run wants sessions and no worker is connected: what to do (from the server), else null. */
+  noWorker: string | null;
 }
 
 /** Creates the card (hidden until the run is loaded). */
@@ -80,6 +83,9 @@ export function createActivityCard(): ActivityCard {
     if (!state) return;
     element.hidden = false;
     draw(state);
+    // Nothing takes a session while no worker is connected: say so, and how to start one, under any line.
+    if (state.noWorker && ACTIVE.has(state.status) && !state.activity.running)
+      element.append(el('p', { class: 'now-line no-worker', 'data-field': 'no-worker' }, state.noWorker));
     if (state.appStart)
       element.append(
         el('p', { class: 'now-line app-start', 'data-field': 'app-start' }, state.appStart.text),
@@ -133,6 +139,7 @@ export function createActivityCard(): ActivityCard {
         ended: state?.ended ?? null,
         appStart: state?.appStart ?? null,
         merges: response.lanes?.recentMerges ?? state?.merges ?? [],
+        noWorker: response.run.noWorker,
       };
       render();
     },

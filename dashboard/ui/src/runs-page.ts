@@ -89,6 +89,13 @@ function runRow(run: RunView): HTMLTableRowElement {
       null,
       statusBadge(run.status, run.pausedReason),
       run.detail ? el('div', { class: 'muted small' }, run.detail) : null,
+      run.noWorker
+        ? el(
+            'div',
+            { class: 'small no-worker', 'data-field': 'no-worker', title: run.noWorker },
+            'no worker connected',
+          )
+        : null,
     ),
     el('td', { class: 'progress-cell' }, progressBar(passing, total, blocked)),
     el('td', { class: 'num', 'data-field': 'blocked' }, String(blocked)),

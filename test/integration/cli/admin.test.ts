@@ -162,6 +162,17 @@ describe('pause, resume, cancel', () => {
     );
   });
 
+  it('refuses to resume a running run, saying no worker is connected and how to start one (not "resume")', async () => {
+    const out = await admin(['resume', 'r-newest']);
+    expect(out.code).toBe(2);
+    expect(out.stderr).toContain(
+      'Run r-newest was not resumed: it is building, not paused; nothing was queued.',
+    );
+    expect(out.stderr).toContain(
+      'It is already running, but no worker is connected: start one with `nightshift worker`, or work it here with `nightshift run /specs/todo.md --workspace /tmp/ws`.',
+    );
+  });
+
   it('exits 2 without a run id (bad usage)', async () => {
     const out = await admin(['pause']);
     expect(out.code).toBe(2);

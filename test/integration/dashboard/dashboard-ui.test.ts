@@ -1,10 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Queue } from 'bullmq';
+import { Queue, Worker } from 'bullmq';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
+import { connectedWorkers } from '../../../orchestrator/queues.js';
 import type { RunRecord } from '../../../orchestrator/run-state.js';
 import { launchChromium, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
@@ -123,16 +124,50 @@ describe('dashboard UI in Chromium', () => {
     expect(await page.evaluate(() => (window as unknown as { __marker?: number }).__marker)).toBe(1);
   });
 
-  it('pauses the run from the UI', async () => {
-    await open(`${server.url}/runs/${building.id}`);
-    await page.click('#pause-button:not([disabled])');
-    await page.waitForSelector('#run-header .badge[data-status="paused"]');
-    const run = await env.store.getRun(building.id);
-    expect(run.status).toBe('paused');
-    expect(run.pausedReason).toBe('user');
-    await page.click('#resume-button:not([disabled])');
-    await page.waitForSelector('#run-header .badge[data-status="building"]');
-    expect((await env.store.getRun(building.id)).status).toBe('building');
+  it('pauses and resumes the run from the UI; with no worker connected the Now card and the runs list say so', async () => {
+    const connection = { host: '127.0.0.1', port: 6379 };
+    const queue = new Queue('sessions', { connection, prefix: `${env.prefix}bull` });
+    const watched = await createDashboardServer({
+      store: env.store,
+      dataDir,
+      port: 0,
+      connectedWorkers: () => connectedWorkers({ sessions: queue }),
+    });
+    try {
+      await open(`${watched.url}/runs/${building.id}`);
+      await page.click('#pause-button:not([disabled])');
+      await page.waitForSelector('#run-header .badge[data-status="paused"]');
+      const run = await env.store.getRun(building.id);
+      expect(run.status).toBe('paused');
+      expect(run.pausedReason).toBe('user');
+      expect(await page.locator('#now [data-field="no-worker"]').count()).toBe(0);
+      await page.click('#resume-button:not([disabled])');
+      await page.waitForSelector('#run-header .badge[data-status="building"]');
+      expect((await env.store.getRun(building.id)).status).toBe('building');
+      const note = page.locator('#now [data-field="no-worker"]');
+      await note.waitFor();
+      expect(await note.textContent()).toContain(
+        'No worker is connected: start one with `nightshift worker`',
+      );
+      await open(`${watched.url}/`);
+      const row = page.locator(`tr[data-run="${building.id}"] [data-field="no-worker"]`);
+      await row.waitFor();
+      expect(await row.textContent()).toBe('no worker connected');
+      // A real worker on the queue: the runs list no longer says so at its next refresh.
+      const worker = new Worker('sessions', async () => undefined, {
+        connection,
+        prefix: `${env.prefix}bull`,
+      });
+      try {
+        await worker.waitUntilReady();
+        await row.waitFor({ state: 'detached', timeout: 15_000 });
+      } finally {
+        await worker.close();
+      }
+    } finally {
+      await watched.close();
+      await queue.close();
+    }
   });
 
   it('renders a hostile transcript as text and executes nothing', async () => {

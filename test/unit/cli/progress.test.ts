@@ -40,6 +40,13 @@ describe('progress line', () => {
     );
   });
 
+  it('says when no worker is connected to work the run', () => {
+    expect(formatProgressLine(update({ current: null, noWorker: true }), NOW)).toBe(
+      '[██████░░░░░░░░░░░░░░] 3/10 passing · 1 blocked · no worker is connected: start one with `nightshift worker` · $1.23 · 1h 02m',
+    );
+    expect(formatProgressLine(update({ current: null }), NOW)).toContain(' · building · ');
+  });
+
   it('says when there is no feature list yet, when paused, and unknown cost', () => {
     const line = formatProgressLine(
       update({

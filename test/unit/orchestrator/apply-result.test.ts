@@ -58,6 +58,21 @@ describe('applySessionResult', () => {
     expect(out.run.counters.sessions).toBe(1);
   });
 
+  it('an interrupted evaluation keeps the verdicts it submitted and records nothing for the rest', () => {
+    const state = makeState([featureState(1, { passes: true }), featureState(2, { passes: true })]);
+    const interrupted = result('evaluator', ['F-001', 'F-002'], {
+      outcome: 'aborted',
+      reason: 'interrupted, not judged: the run was paused',
+      verdicts: [verdict('F-001', 'pass', 4)],
+    });
+    const out = apply(state, 4, interrupted);
+    expect(out.session.verdicts.map((record) => [record.featureId, record.verdict])).toEqual([
+      ['F-001', 'pass'],
+    ]);
+    expect(out.features.map((feature) => feature.lastVerdict)).toEqual(['pass', null]);
+    expect(out.run.lastSession).toBeNull();
+  });
+
   it('applies a pass: the feature passes and progress counters move', () => {
     const state = makeState([featureState(1, { generatorSessions: 2, attempts: 1 })], {
       counters: { evaluationsSinceLastPass: 4 },
