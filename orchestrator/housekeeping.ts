@@ -12,6 +12,8 @@ import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, runDataDir } from '../core/paths.js';
 import { ensureRepo, openRepo, type WorkspaceRepo } from '../handoff/git.js';
+import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
+import { credentialGitEnv, withoutCredentials } from '../handoff/remote-url.js';
 import {
   deleteBranchesUnder,
   deleteRemoteBranchesUnder,
@@ -122,16 +124,17 @@ async function removeLaneBranches(context: HousekeepingContext, run: RunRecord):
     const branches = removableBranches(run, await listBranchesUnder(repo, prefix));
     return context.dryRun ? branches.length : deleteBranchesUnder(repo, prefix, branches);
   }
-  const scratch = await scratchRepo(context.dataDir);
-  const branches = removableBranches(run, await listRemoteBranchesUnder(scratch, run.workspace.url, prefix));
-  return context.dryRun
-    ? branches.length
-    : deleteRemoteBranchesUnder(scratch, run.workspace.url, prefix, branches);
+  // The record holds the URL masked: git gets it without userinfo, and the harness's credential as a header.
+  const url = withoutCredentials(run.workspace.url);
+  const credential = await harnessRemoteCredentials(context.dataDir).find(url);
+  const scratch = await scratchRepo(context.dataDir, credential ? credentialGitEnv(url, credential) : {});
+  const branches = removableBranches(run, await listRemoteBranchesUnder(scratch, url, prefix));
+  return context.dryRun ? branches.length : deleteRemoteBranchesUnder(scratch, url, prefix, branches);
 }
 
 /** A repository of the data dir's own to run remote commands from (ls-remote, push --delete). */
-function scratchRepo(dataDir: string): Promise<WorkspaceRepo> {
-  return ensureRepo(path.join(dataDir, 'housekeeping', 'git'));
+function scratchRepo(dataDir: string, remoteEnv: Record<string, string>): Promise<WorkspaceRepo> {
+  return ensureRepo(path.join(dataDir, 'housekeeping', 'git'), { remoteEnv: () => remoteEnv });
 }
 
 /**

@@ -96,6 +96,8 @@ describe('status transitions', () => {
 
   it('refuses to leave done or cancelled, and other illegal changes', async () => {
     const run = await store.createRun(newRun());
+    await store.setStatus(run.id, 'initializing');
+    // A run still initializing has no feature list, so it cannot be done.
     await expect(store.setStatus(run.id, 'done')).rejects.toBeInstanceOf(RunTransitionError);
     await store.setStatus(run.id, 'cancelled');
     for (const status of ['created', 'initializing', 'building', 'paused', 'done', 'failed'] as const) {
