@@ -1,6 +1,5 @@
 /** `status`, `runs`, `pause`, `resume`, `cancel`: read and steer runs in the store. */
 import type { Command } from 'commander';
-import { InputError } from '../core/errors.js';
 import { parseDuration } from '../orchestrator/config.js';
 import { cancelRun, pauseRun, resumeRun } from '../orchestrator/controls.js';
 import { noWorkerNote } from '../orchestrator/no-worker.js';
@@ -14,6 +13,7 @@ import {
   resolveDeps,
   withOrchestrator,
 } from './context.js';
+import { runOrNewest } from './follow-command.js';
 import { budgetUsd, positiveInt } from './options.js';
 import { formatBar, formatMoney, formatTable, formatTimestamp, truncate } from './output.js';
 import { parseStatusList, runInWorkspace } from './runs-filter.js';
@@ -27,16 +27,6 @@ export {
   toRunStatusJson,
   workspaceLabel,
 } from './status.js';
-
-async function newestRunId(orchestrator: Orchestrator): Promise<string> {
-  const [newest] = await orchestrator.store.listRuns({ limit: 1 });
-  if (!newest) {
-    throw new InputError('NO_RUNS', 'There are no runs yet.', {
-      hint: 'Start one with `nightshift run SPEC` (or try `nightshift demo`).',
-    });
-  }
-  return newest.id;
-}
 
 /** The `runs` table. */
 export function formatRunsTable(runs: readonly RunRecord[]): string {
@@ -89,7 +79,7 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
     .option('--config <file>', 'config file (default: $NIGHTSHIFT_CONFIG or ./nightshift.config.json)')
     .action((runId: string | undefined, options: JsonOptions) =>
       open(options, async (orchestrator) => {
-        const id = runId ?? (await newestRunId(orchestrator));
+        const id = await runOrNewest(orchestrator, runId);
         if (options.json)
           return void writeJson(resolved, await statusJsonOf(orchestrator, id, resolved.now()));
         resolved.stdout.write(`${formatRunStatus(await loadDetails(orchestrator, id, resolved.now()))}\n`);
