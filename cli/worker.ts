@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
 import { harnessSecrets } from '../orchestrator/harness-secrets.js';
-import { tidyPending } from '../orchestrator/housekeeping.js';
+import { tidyFinishedClones, tidyPending } from '../orchestrator/housekeeping.js';
 import { handleScheduledStart } from '../orchestrator/schedules.js';
 import { providerFactory } from '../workers/provider-factory.js';
 import { type RunningWorker, startWorker } from '../workers/worker.js';
@@ -33,7 +33,10 @@ export async function startCliWorker(
       scheduledStart: handleScheduledStart,
       // Finished runs whose last session was still in flight are tidied once it has ended.
       ...(config.housekeeping.removeOnFinish && {
-        afterReconcile: (orchestrator) => tidyPending({ orchestrator, dataDir: context.dataDir }),
+        afterReconcile: async (orchestrator) => {
+          await tidyPending({ orchestrator, dataDir: context.dataDir });
+          await tidyFinishedClones({ orchestrator, dataDir: context.dataDir });
+        },
       }),
     },
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),

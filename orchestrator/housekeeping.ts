@@ -202,6 +202,26 @@ export async function tidyPending(context: HousekeepingContext): Promise<number>
   return tidied;
 }
 
+/**
+ * Removes this data dir's clones of finished runs that no session uses any more. The pending set above is
+ * tidied once, by whichever process sees it first; a worker on another machine (its own data dir) keeps its
+ * clones of the run until this sweep on its reconcile tick removes them. Returns how many clones went.
+ */
+export async function tidyFinishedClones(context: HousekeepingContext): Promise<number> {
+  let removed = 0;
+  for (const worker of await subdirectories(path.join(context.dataDir, 'clones'))) {
+    for (const dir of await subdirectories(worker)) {
+      const run = await context.orchestrator.store.getRun(path.basename(dir)).catch(() => undefined);
+      if (!run || !FINISHED_STATUSES.includes(run.status)) continue;
+      if (await sessionInFlight(context.orchestrator, run)) continue;
+      await removeTree(dir, context.dryRun);
+      removed++;
+    }
+  }
+  if (removed > 0) log.info({ removed }, "removed this data dir's clones of finished runs");
+  return removed;
+}
+
 /** A status listener that can also be waited for (the CLI's, before it exits). */
 export type FlushableListener = StatusListener & { flush?: () => Promise<void> };
 

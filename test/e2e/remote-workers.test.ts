@@ -66,12 +66,20 @@ describe('two workers sharing a run on a bare remote', () => {
 
     // Turn 1: A alone (the initializer and a few sessions).
     await untilFinishedBy(workerA, 3);
+    const clonesOf = (home: string) =>
+      fs.existsSync(path.join(home, 'clones'))
+        ? fs
+            .readdirSync(path.join(home, 'clones'))
+            .filter((worker) => fs.existsSync(path.join(home, 'clones', worker, runId, '.git')))
+        : [];
+    expect(clonesOf(homeA)).toHaveLength(1);
     // Turn 2: B alone; A stops gracefully (its session in flight finishes first).
     const workerB = startCli(context, ['worker'], env(homeB), 'worker-b');
     await workerA.stop(120_000);
     expect(await workerA.exited).toBe(0);
     const byA = await finishedBy(workerA);
     await untilFinishedBy(workerB, 3);
+    expect(clonesOf(homeB)).toHaveLength(1);
     const byBAlone = await finishedBy(workerB);
     // Turn 3: A again (a new process on the same data dir) beside B, until the end.
     const workerA2 = startCli(context, ['worker'], env(homeA), 'worker-a2');
@@ -113,13 +121,12 @@ describe('two workers sharing a run on a bare remote', () => {
     expect(byA).toBeGreaterThanOrEqual(3);
     expect(byB).toBeGreaterThanOrEqual(3);
     expect(byA + byB + byA2).toBe(sessions.length);
-    for (const [home, worker] of [
-      [homeA, workerA],
-      [homeB, workerB],
-    ] as const) {
-      const workerId = sessions.find((session) => isWorkerOf(session.workerId, worker.pid))?.workerId;
-      expect(fs.existsSync(path.join(home, 'clones', workerId ?? 'none', runId, '.git'))).toBe(true);
-    }
+    // Each data dir's clones of the finished run are removed by its own worker (housekeeping on its reconcile tick).
+    await waitFor(
+      "every clone of the finished run removed from both workers' data dirs",
+      async () => (clonesOf(homeA).length + clonesOf(homeB).length === 0 ? true : undefined),
+      120_000,
+    );
 
     // Never two sessions at once.
     expect(overlappingSessions(await allEvents(context.store, runId), new Set())).toEqual([]);
