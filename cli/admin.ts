@@ -15,9 +15,10 @@ import {
 } from './context.js';
 import { runOrNewest } from './follow-command.js';
 import { budgetUsd, positiveInt } from './options.js';
-import { formatBar, formatMoney, formatTable, formatTimestamp, truncate } from './output.js';
+import { formatBar, formatMoney, formatTable, formatTimestamp } from './output.js';
 import { parseStatusList, runInWorkspace } from './runs-filter.js';
 import { formatRunStatus, loadDetails, statusJsonOf, statusLabel } from './status.js';
+import { oneLine } from './terminal-text.js';
 
 export {
   formatRunCost,
@@ -36,7 +37,7 @@ export function formatRunsTable(runs: readonly RunRecord[]): string {
     ['RUN', 'NAME', 'STATUS', 'FEATURES', 'SESSIONS', 'COST', 'STARTED'],
     runs.map((run) => [
       run.id,
-      truncate(runName(run), 40),
+      oneLine(runName(run), 40),
       statusLabel(run),
       `${formatBar(run.features.passing, run.features.total, 10)} ${run.features.passing}/${run.features.total}`,
       String(run.counters.sessions),

@@ -14,6 +14,7 @@ import type { RunRecord } from '../orchestrator/run-state.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
 import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
+import { oneLine } from './terminal-text.js';
 
 /** The version of `@playwright/test` the exported suite is written for (the harness's playwright-core). */
 export const PLAYWRIGHT_TEST_VERSION = '1.65.1';
@@ -243,7 +244,7 @@ export function formatCheckTable(rows: readonly CheckRunRow[]): string {
     return 'No recorded checks yet: a check is recorded when the evaluator passes a feature.';
   const lines = rows.map(
     (row) =>
-      `${row.featureId.padEnd(8)} v${String(row.version).padEnd(3)} ${row.ok ? 'green' : 'RED  '} ${`${row.durationMs} ms`.padStart(8)}${row.failure ? `  ${row.failure}` : ''}`,
+      `${row.featureId.padEnd(8)} v${String(row.version).padEnd(3)} ${row.ok ? 'green' : 'RED  '} ${`${row.durationMs} ms`.padStart(8)}${row.failure ? `  ${oneLine(row.failure, 300)}` : ''}`,
   );
   const red = rows.filter((row) => !row.ok).length;
   return [

@@ -9,6 +9,7 @@ import { RunStore } from '../orchestrator/run-store.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
 import { maskUrl } from './redis-probe.js';
+import { type TerminalSink, terminalSink } from './terminal-text.js';
 
 /** What every command's action receives. */
 export interface CliContext {
@@ -69,7 +70,7 @@ export async function openCliContext(options: OrchestratorOptions): Promise<Open
     now: options.now,
   });
   const queues = openQueues(connection.connectionOptions, config.keyPrefix);
-  const notices = options.redis?.notices ?? options.notices ?? process.stderr;
+  const notices = terminalSink(options.redis?.notices ?? options.notices ?? process.stderr);
   const outage = watchRedisOutages({
     url: maskUrl(connection.url),
     primary: redis,
@@ -136,21 +137,23 @@ export interface CliDeps {
 export interface ResolvedDeps {
   cwd: () => string;
   env: NodeJS.ProcessEnv;
-  stdout: TextSink;
-  stderr: TextSink;
+  /** stdout as text: what the workspace or a model wrote is escaped wherever a command prints it. */
+  stdout: TerminalSink;
+  /** stderr as text, like stdout. */
+  stderr: TerminalSink;
   setExitCode: (code: number) => void;
   now: () => Date;
   onStatusChange?: StatusListenerFactory;
   redis?: Omit<ConnectRedisOptions, 'dataDir'>;
 }
 
-/** Fills in the process defaults. */
+/** Fills in the process defaults; stdout and stderr (given or the process's) always go through a terminal sink. */
 export function resolveDeps(deps: CliDeps = {}): ResolvedDeps {
   return {
     cwd: deps.cwd ?? (() => process.cwd()),
     env: deps.env ?? process.env,
-    stdout: deps.stdout ?? process.stdout,
-    stderr: deps.stderr ?? process.stderr,
+    stdout: terminalSink(deps.stdout ?? process.stdout),
+    stderr: terminalSink(deps.stderr ?? process.stderr),
     setExitCode:
       deps.setExitCode ??
       ((code) => {

@@ -10,6 +10,7 @@ import { providerFactory } from '../workers/provider-factory.js';
 import type { CliContext } from './context.js';
 import { preflightForCli } from './preflight.js';
 import { choiceChecker, choiceConfig, defaultChoice, suggestedModels } from './run-choice.js';
+import { terminalSink } from './terminal-text.js';
 
 /**
  * The dashboard's new-run form on a full orchestrator context: the planner with the chosen model (the configured
@@ -46,7 +47,10 @@ export function dashboardPlanDesk(
       startRun: async ({ plan, spec, choice }) => {
         const { runConfig, planner } = choiceConfig(config, choice, orchestrator.now());
         // The same checks as `nightshift run`: a refusal is shown on the plan, nothing is created.
-        await preflightForCli(context, env, runConfig, { stderr: process.stderr, extraModels: { planner } });
+        await preflightForCli(context, env, runConfig, {
+          stderr: terminalSink(process.stderr),
+          extraModels: { planner },
+        });
         const id = newRunId(orchestrator.now());
         const dir = choice.workspace ?? defaultWorkspaceDir(context.dataDir, id);
         await assertWorkspaceDir(dir);

@@ -8,6 +8,7 @@ import { createDashboardServer, type DashboardServer } from '../dashboard/server
 import type { NextScheduledStart } from '../dashboard/views.js';
 import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
 import { RunStore } from '../orchestrator/run-store.js';
+import { terminalSink } from './terminal-text.js';
 
 /** What the dashboard command serves, opened from the validated config. */
 export interface DashboardResources {
@@ -97,10 +98,11 @@ export function registerDashboardCommand(
         await resources.close();
         throw error;
       }
-      if (options.json) process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
+      const stdout = terminalSink(process.stdout);
+      if (options.json) stdout.write(`${JSON.stringify({ url: server.url })}\n`);
       else {
         const hint = config.dashboard.token ? ' (open it once with ?token=<NIGHTSHIFT_DASHBOARD_TOKEN>)' : '';
-        process.stdout.write(`nightshift dashboard: ${server.url}${hint}\n`);
+        stdout.write(`nightshift dashboard: ${server.url}${hint}\n`);
       }
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

@@ -4,6 +4,7 @@ import { openRepo, runGit } from '../handoff/git.js';
 import { readVerdicts } from '../handoff/verdicts.js';
 import { knownCostUsd, type RunRecord, type SessionRecord } from '../orchestrator/run-state.js';
 import { formatDuration, formatMoney } from './output.js';
+import { oneLine } from './terminal-text.js';
 
 /** What the demo proved, for the closing summary and the exit code. */
 export interface DemoSummary {
@@ -89,7 +90,7 @@ export function formatDemoSummary(input: {
   ];
   for (const bug of summary.caught) {
     lines.push(
-      `  caught bug ${bug.featureId} "${bug.description}": step "${bug.failedStep}" failed (${bug.evidence}); fixed by the next generator`,
+      `  caught bug ${bug.featureId} "${oneLine(bug.description)}": step "${oneLine(bug.failedStep)}" failed (${oneLine(bug.evidence)}); fixed by the next generator`,
     );
   }
   lines.push(

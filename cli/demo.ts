@@ -98,7 +98,7 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
         if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
         // Its summary tells the verdicts (the bug caught, with the evaluator's words): no line for each here.
         const finished = await followRun(context.orchestrator, run.id, {
-          stream: process.stderr,
+          stream: resolved.stderr,
           verdictLines: false,
         });
         const { sessions } = await context.orchestrator.store.listSessions(run.id, { offset: 0, limit: 500 });

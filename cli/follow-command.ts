@@ -10,7 +10,7 @@ import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from
 import { followRun } from './follow.js';
 import { EXIT_CODES, exitCodeOf } from './foreground.js';
 import { statusJsonOf, statusLabel } from './status.js';
-import { stampLines } from './terminal-text.js';
+import { stampLines, terminalSink } from './terminal-text.js';
 import { untilSignal } from './worker.js';
 
 /** The run a command means: the one named, or the newest. */
@@ -36,11 +36,10 @@ export function registerFollowCommand(program: Command, deps: CliDeps = {}): voi
       const resolved = resolveDeps(deps);
       return withOrchestrator(orchestratorOptions(resolved, options.config), async ({ orchestrator }) => {
         const id = await runOrNewest(orchestrator, runId);
-        const tty = Boolean((resolved.stdout as { isTTY?: boolean }).isTTY);
         // In a log (CI, a file) every line carries its time; a terminal redraws one line in place.
-        const stream = tty
-          ? (resolved.stdout as NodeJS.WriteStream)
-          : stampLines(resolved.stdout, resolved.now);
+        const stream = resolved.stdout.isTTY
+          ? resolved.stdout
+          : terminalSink(stampLines(resolved.stdout, resolved.now));
         const run = await orchestrator.store.getRun(id);
         stream.write(`following run ${id} (${statusLabel(run)}); Ctrl-C stops following, the run goes on\n`);
         const stop = new AbortController();

@@ -7,6 +7,7 @@ import { pauseRun } from '../orchestrator/controls.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
 import type { OpenCliContext, ResolvedDeps } from './context.js';
 import { followRun } from './follow.js';
+import { oneLine } from './terminal-text.js';
 import { startCliWorker, untilSignal } from './worker.js';
 
 /**
@@ -40,7 +41,7 @@ export function goOnLine(
   run: Pick<RunRecord, 'id' | 'pausedReason' | 'detail'>,
   options: { interruptedHere?: boolean } = {},
 ): string {
-  const who = run.detail && !options.interruptedHere ? ` (${run.detail})` : '';
+  const who = run.detail && !options.interruptedHere ? ` (${oneLine(run.detail, 400)})` : '';
   const resume =
     run.pausedReason === 'budget'
       ? `\`nightshift resume ${run.id} --budget-usd N\``
@@ -83,10 +84,9 @@ export async function detachOrFollow(
       stop.abort();
     }
   });
-  // A terminal redraws the progress line in place (process.stderr knows its width); a log gets a line per change.
-  const tty = Boolean((resolved.stderr as { isTTY?: boolean }).isTTY);
+  // A terminal redraws the progress line in place (the sink passes on its width); a log gets a line per change.
   const finished = await followRun(context.orchestrator, run.id, {
-    stream: tty ? process.stderr : resolved.stderr,
+    stream: resolved.stderr,
     signal: stop.signal,
   });
   await worker.close();

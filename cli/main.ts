@@ -28,6 +28,7 @@ import { registerPlanCommand } from './plan.js';
 import { registerPruneCommand } from './prune.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
+import { terminalSink } from './terminal-text.js';
 import { registerWorkerCommand } from './worker.js';
 
 /** Webhooks and nightly summaries for every status change a command makes; a finished run's lanes tidied. */
@@ -48,6 +49,11 @@ export function buildProgram(options: CliDeps = {}): Command {
     .version(packageVersion(), '-V, --version', 'print the version')
     .option('--verbose', 'log lines (JSON) on stderr instead of <data dir>/logs/<command>.log')
     .exitOverride()
+    // Help and usage errors quote what was typed: through the same terminal sinks as every command's output.
+    .configureOutput({
+      writeOut: (text) => terminalSink(process.stdout).write(text),
+      writeErr: (text) => terminalSink(process.stderr).write(text),
+    })
     // One line, not the whole help: the error and commander's "Did you mean" stay in view.
     .showHelpAfterError('(add --help for the commands and options)');
   registerRunCommand(program, deps);
@@ -106,13 +112,15 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
+    // A message may quote what a model or the workspace wrote: shown as text like every other line.
+    const stderr = terminalSink(process.stderr);
     if (error instanceof NightshiftError) {
-      process.stderr.write(`nightshift: ${error.describe()}\n`);
+      stderr.write(`nightshift: ${error.describe()}\n`);
       return error.exitCode;
     }
     // Data that failed its schema where nothing caught it: said for a person, not as a stack trace.
     if (error instanceof ZodError) {
-      process.stderr.write(`nightshift: invalid data:\n${formatZodIssues(error.issues)}\n`);
+      stderr.write(`nightshift: invalid data:\n${formatZodIssues(error.issues)}\n`);
       return 1;
     }
     throw error;

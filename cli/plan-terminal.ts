@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
+import { indentContinuation } from '../core/terminal-text.js';
 import type { AskUser } from '../roles/planner-tools.js';
 import type { TextSink } from './output.js';
 
@@ -48,7 +49,7 @@ export function terminalAsk(reader: LineReader, stderr: TextSink): AskUser {
     stderr.write(`\nThe planner has ${questions.length} question(s) (Enter alone lets it decide):\n`);
     const answers: string[] = [];
     for (const [index, question] of questions.entries()) {
-      stderr.write(`\n${index + 1}. ${question}\n> `);
+      stderr.write(`\n${index + 1}. ${indentContinuation(question.trim())}\n> `);
       const line = await reader.next(signal);
       if (line === null) stderr.write('(no input)\n');
       answers.push(line ?? '');

@@ -7,6 +7,7 @@ import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../or
 import type { RoleName } from '../roles/session-result.js';
 import { formatProgressLanes, type ProgressLane } from './lanes-format.js';
 import { formatBar, formatDuration, formatMoney, type TextSink, truncate } from './output.js';
+import { oneLine, terminalSink } from './terminal-text.js';
 
 /** The session in flight, as shown on the progress line. */
 export interface ProgressSession {
@@ -103,14 +104,14 @@ export function formatAppStartFailure(event: {
   const how = event.exitCode === null ? 'did not answer in time' : `exited with code ${event.exitCode}`;
   const after = event.role === 'initializer' ? ' after the initializer' : '';
   const last = event.logTail.at(-1);
-  return `session ${event.seq}: the app did not start${after} (init.sh ${how})${last ? `; last log line: ${truncate(last, 120)}` : ''}; log: ${event.logFile}`;
+  return `session ${event.seq}: the app did not start${after} (init.sh ${how})${last ? `; last log line: ${oneLine(last, 120)}` : ''}; log: ${event.logFile}`;
 }
 
 /** The final line: how the run ended, with the totals. */
 export function formatProgressSummary(summary: ProgressSummary): string {
   const { passing, total, blocked } = summary.features;
   const reason = summary.pausedReason ? ` (${summary.pausedReason})` : '';
-  const detail = summary.detail ? `: ${summary.detail}` : '';
+  const detail = summary.detail ? `: ${oneLine(summary.detail, 400)}` : '';
   return (
     `run ${summary.status}${reason}${detail} — ${passing}/${total} features passing, ${blocked} blocked, ` +
     `${summary.sessions} sessions, ${formatMoney(summary.costUsd)}, ${formatDuration(summary.elapsedMs)}`
@@ -138,6 +139,8 @@ function changeKey(update: ProgressUpdate): string {
 /** A renderer for `nightshift run`: redraws one line on a TTY, logs a line per change otherwise. */
 export function createProgressRenderer(options: ProgressRendererOptions): ProgressRenderer {
   const now = options.now ?? (() => new Date());
+  // Every line is shown as text; erasing the progress line is the one control sequence, on the trusted path.
+  const stream = terminalSink(options.stream);
   let lastKey: string | undefined;
   let drawn = false;
   return {
@@ -145,25 +148,26 @@ export function createProgressRenderer(options: ProgressRendererOptions): Progre
       const line = formatProgressLine(update, now());
       if (options.isTTY) {
         const width = Math.max(20, (options.stream.columns || 80) - 1);
-        // \r + "erase line": the new line overwrites the old one even when it is shorter.
-        options.stream.write(`\r\x1b[2K${truncate(line, width)}`);
+        // Erased first: the new line overwrites the old one even when it is shorter.
+        stream.eraseLine();
+        stream.write(truncate(line, width));
         drawn = true;
         return;
       }
       const key = changeKey(update);
       if (key === lastKey) return;
       lastKey = key;
-      options.stream.write(`${line}\n`);
+      stream.write(`${line}\n`);
     },
     note(text) {
-      if (options.isTTY && drawn) options.stream.write('\r\x1b[2K');
-      options.stream.write(`${text}\n`);
+      if (options.isTTY && drawn) stream.eraseLine();
+      stream.write(`${text}\n`);
       // On a TTY the progress line is drawn again at the next update; in a log the next change prints one.
       drawn = false;
     },
     done(summary) {
-      if (options.isTTY && drawn) options.stream.write('\r\x1b[2K');
-      options.stream.write(`${formatProgressSummary(summary)}\n`);
+      if (options.isTTY && drawn) stream.eraseLine();
+      stream.write(`${formatProgressSummary(summary)}\n`);
       drawn = false;
     },
   };

@@ -4,7 +4,8 @@ import type { Freed } from '../orchestrator/housekeeping.js';
 import { type PruneReport, pruneRuns } from '../orchestrator/prune.js';
 import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
 import { durationMs } from './options.js';
-import { formatDuration, formatTimestamp, truncate } from './output.js';
+import { formatDuration, formatTimestamp } from './output.js';
+import { oneLine } from './terminal-text.js';
 
 /** Runs that finished longer ago than this lose their records and run data unless `--older-than` says otherwise. */
 export const DEFAULT_PRUNE_AGE = '30d';
@@ -39,7 +40,7 @@ export function formatPruneReport(report: PruneReport): string {
   const verb = report.dryRun ? 'would remove' : 'removed';
   const lines = report.runs.map(
     (run) =>
-      `${run.id}  ${truncate(run.name, 32)}  ${run.status}, finished ${formatTimestamp(run.finishedAt)}: ${verb} ${formatFreed(run.freed)}`,
+      `${run.id}  ${oneLine(run.name, 32)}  ${run.status}, finished ${formatTimestamp(run.finishedAt)}: ${verb} ${formatFreed(run.freed)}`,
   );
   const age = formatDuration(report.olderThanMs);
   lines.push(

@@ -10,6 +10,7 @@ import type { NightshiftConfig } from '../orchestrator/config.js';
 import { type EmbeddedRedis, ensureEmbeddedRedis, findRedisServer, isExecutable } from './embedded-redis.js';
 import type { TextSink } from './output.js';
 import { DEFAULT_REDIS_URL, maskUrl, pingRedis, redisOptionsFromUrl } from './redis-probe.js';
+import { terminalSink } from './terminal-text.js';
 
 const log = moduleLogger('cli/redis');
 
@@ -88,7 +89,7 @@ export async function connectRedis(
   }
   const embedded = await ensureEmbeddedRedis(options.dataDir, server, options.embeddedPort);
   if (embedded.started) {
-    (options.notices ?? process.stderr).write(
+    terminalSink(options.notices ?? process.stderr).write(
       `nightshift: started a private Redis (redis-server pid ${embedded.pid}, 127.0.0.1:${embedded.port}, ` +
         `data in ${embedded.dir}). It keeps running for the workers and dashboard of this data dir; ` +
         `stop it with \`redis-cli -p ${embedded.port} shutdown\`.\n`,

@@ -15,6 +15,7 @@ import {
   validateTimeZone,
 } from '../orchestrator/schedules.js';
 import { formatMoney, formatTable, formatTimestamp, type TextSink } from './output.js';
+import { terminalSink } from './terminal-text.js';
 
 const CONFIG_OPTION = 'config file (default: $NIGHTSHIFT_CONFIG or ./nightshift.config.json)';
 
@@ -110,7 +111,7 @@ export function formatScheduleTable(schedules: readonly ScheduleInfo[]): string 
  * `schedule list [--json]` and `schedule remove RUN`.
  */
 export function registerScheduleCommand(program: Command, deps: ScheduleCommandDeps): Command {
-  const out = () => deps.stdout ?? process.stdout;
+  const out = () => terminalSink(deps.stdout ?? process.stdout);
   const now = () => deps.now?.() ?? new Date();
   const schedule = program.command('schedule').description('manage nightly schedules (add | list | remove)');
 

@@ -30,6 +30,7 @@ import {
   formatMoney,
   formatTimestamp,
 } from './output.js';
+import { oneLine } from './terminal-text.js';
 
 /** The newest session as `status --json` shows it. */
 export const StatusSessionJson = z.strictObject({
@@ -213,11 +214,11 @@ export function statusLabel(run: Pick<RunRecord, 'status' | 'pausedReason'>): st
 export function formatRunStatus(details: StatusDetails): string {
   const { run, now } = details;
   const { features, counters, config } = run;
-  const status = run.detail ? `${statusLabel(run)}: ${run.detail}` : statusLabel(run);
+  const status = run.detail ? `${statusLabel(run)}: ${oneLine(run.detail, 400)}` : statusLabel(run);
   const elapsed = runElapsedMs(run, now);
   const deadline = config.budgets.deadline ? ` · deadline ${formatTimestamp(config.budgets.deadline)}` : '';
   const fields: Array<[string, string]> = [
-    ['run', `${run.id}  ${runName(run)}  (${run.spec.name})`],
+    ['run', `${run.id}  ${oneLine(runName(run))}  (${oneLine(run.spec.name)})`],
     ['status', status],
     ['workspace', workspaceLabel(run.workspace)],
     [
@@ -239,7 +240,7 @@ export function formatRunStatus(details: StatusDetails): string {
 function blockedRows(blocked: NonNullable<StatusDetails['blocked']>): Array<[string, string]> {
   const rows = blocked
     .slice(0, 5)
-    .map(({ featureId, reason }): [string, string] => ['blocked', `${featureId}: ${reason}`]);
+    .map(({ featureId, reason }): [string, string] => ['blocked', `${featureId}: ${oneLine(reason, 300)}`]);
   if (blocked.length > 5)
     rows.push(['blocked', `… and ${blocked.length - 5} more (\`status --json\` lists them all)`]);
   return rows;
@@ -303,7 +304,7 @@ function describeAction(action: NextAction): string {
     case 'finish':
       return 'finish (every non-blocked feature passes)';
     case 'pause':
-      return `pause (${action.reason}: ${action.detail})`;
+      return `pause (${action.reason}: ${oneLine(action.detail)})`;
     case 'fail':
       return `fail (${action.reason})`;
     case 'wait':

@@ -1,21 +1,54 @@
 /**
- * Text a terminal shows as text: model output, tool arguments and log lines printed by `logs` and `follow` go
- * through here, so a control sequence in them (a colour, a cursor move, a title change, OSC 8 links) is printed
- * visibly escaped instead of being obeyed. One place, so a shared escaper can replace it.
+ * The CLI's output as a terminal shows it. Every command writes through {@link terminalSink}s (resolveDeps wraps
+ * stdout and stderr), so any text the workspace or the model controls is printed escaped wherever it is quoted;
+ * the CLI's own terminal control (erasing the progress line) is the one separate, trusted path.
  */
+import { printable } from '../core/terminal-text.js';
 
-// C0 controls but tab and newline, DEL, and C1 controls (0x9b alone is a CSI on many terminals).
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+export { oneLine, printable } from '../core/terminal-text.js';
 
-/** `text` with every control character but tab and newline shown as `\xNN` (ESC becomes `\x1b`). */
-export function printable(text: string): string {
-  return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
+// The CLI's own terminal control: carriage return + erase line, so a redrawn progress line overwrites the old one.
+const ERASE_LINE = '\r\x1b[2K';
+
+/** A text sink whose text is shown as text: control characters escaped, newlines and tabs kept. */
+export interface TerminalSink {
+  /** Writes `text` with every control character but tab and newline escaped. */
+  write(text: string): boolean;
+  /** The CLI's own control sequence, unescaped: back to the start of the line and erase it (a terminal only). */
+  eraseLine(): void;
+  /** Whether the underlying stream is a terminal. */
+  readonly isTTY: boolean;
+  /** The terminal's width, when known. */
+  readonly columns: number | undefined;
 }
 
-/** `text` on one line for a log line: control characters escaped, whitespace runs (newlines too) as one space, cut to `width`. */
-export function oneLine(text: string, width = 200): string {
-  const flat = printable(text.replace(/\s+/g, ' ').trim());
-  return flat.length <= width ? flat : `${flat.slice(0, Math.max(0, width - 1))}…`;
+const TERMINAL_SINK = Symbol('nightshift.terminalSink');
+
+/**
+ * `sink` as a {@link TerminalSink}; a sink already wrapped is returned as is. `isTTY` and `columns` are read from
+ * `sink` when asked (a terminal's width changes).
+ */
+export function terminalSink(
+  sink: { write(text: string): unknown; isTTY?: boolean; columns?: number } | TerminalSink,
+): TerminalSink {
+  if (TERMINAL_SINK in sink) return sink as TerminalSink;
+  const raw = sink as { write(text: string): unknown; isTTY?: boolean; columns?: number };
+  return {
+    [TERMINAL_SINK]: true,
+    write(text: string): boolean {
+      raw.write(printable(text));
+      return true;
+    },
+    eraseLine(): void {
+      raw.write(ERASE_LINE);
+    },
+    get isTTY(): boolean {
+      return Boolean(raw.isTTY);
+    },
+    get columns(): number | undefined {
+      return raw.columns;
+    },
+  } as TerminalSink;
 }
 
 /** A stream that adds an ISO timestamp (UTC, to the second) at the start of every line written to `sink`. */
@@ -44,9 +77,7 @@ export function stampLines(
  * The command's deps with stderr stamped when it is not a terminal (CI logs, a file): every progress line, note
  * and message of a foreground run then carries its time.
  */
-export function stampedWhenLogged<T extends { stderr: { write(text: string): unknown }; now: () => Date }>(
-  resolved: T,
-): T {
-  if ((resolved.stderr as { isTTY?: boolean }).isTTY) return resolved;
-  return { ...resolved, stderr: stampLines(resolved.stderr, resolved.now) };
+export function stampedWhenLogged<T extends { stderr: TerminalSink; now: () => Date }>(resolved: T): T {
+  if (resolved.stderr.isTTY) return resolved;
+  return { ...resolved, stderr: terminalSink(stampLines(resolved.stderr, resolved.now)) };
 }

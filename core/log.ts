@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { printable } from './terminal-text.js';
 
 /** Keys whose values never reach a log line, wherever they appear in a logged object. */
 export const REDACTED_LOG_PATHS = [
@@ -24,11 +25,13 @@ let target: DestinationStream | undefined;
 let targetFile: string | undefined;
 
 // Module loggers are made when their modules load, before a command knows where its log belongs: they all
-// write through this one forwarder, whose target can change afterwards.
+// write through this one forwarder, whose target can change afterwards. JSON escapes C0 controls but leaves DEL
+// and C1 (U+009B is a CSI) raw: `printable` writes them as `\u00NN`, the same JSON, so a log on a terminal or
+// `tail -f` of the file shows a logged model text or app log line as text.
 const forwarder: DestinationStream = {
   write: (line: string) => {
     target ??= pino.destination({ dest: 2, sync: true });
-    target.write(line);
+    target.write(printable(line));
   },
 };
 

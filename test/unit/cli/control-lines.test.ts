@@ -53,7 +53,7 @@ describe('verdict lines', () => {
       attempts: 1,
       reason: 'red \u001b[31mtext\u001b[0m\r\u009b2J and\nmore',
     });
-    expect(line).toBe('F-003 fail (attempt 1): red \\x1b[31mtext\\x1b[0m \\x9b2J and more (session 7)');
+    expect(line).toBe('F-003 fail (attempt 1): red \\x1b[31mtext\\x1b[0m \\u009b2J and more (session 7)');
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
   });
 
@@ -162,7 +162,7 @@ describe('transcript lines', () => {
 
 describe('terminal text', () => {
   it('escapes every control character but tab and newline; oneLine flattens and cuts', () => {
-    expect(printable('a\tb\nc\u0007\u007f')).toBe('a\tb\nc\\x07\\x7f');
+    expect(printable('a\tb\nc\u0007\u007f')).toBe('a\tb\nc\\x07\\u007f');
     expect(oneLine('  one\n two  three ', 9)).toBe('one two …');
   });
 
