@@ -12,8 +12,8 @@ import { startCliWorker, untilSignal } from './worker.js';
 
 /**
  * Exit codes of a foreground `run` and of `follow`, by how the run stopped (docs/operations.md lists them):
- * 0 done (or paused at a budget, deadline or no-progress limit it was given), 1 ended `incomplete`, `failed` or
- * `cancelled`, 2 bad input (nothing was changed), 3 paused by a person (`nightshift pause`, the dashboard, a Ctrl-C
+ * 0 done (or paused at a budget, deadline, stuck or no-progress limit it was given), 1 ended `incomplete`, `failed`
+ * or `cancelled`, or paused `harness-error`, 2 bad input (nothing was changed), 3 paused by a person (`nightshift pause`, the dashboard, a Ctrl-C
  * in another terminal), 130 interrupted here (Ctrl-C or SIGTERM: the run is paused).
  */
 export const EXIT_CODES = {
@@ -29,6 +29,8 @@ export function exitCodeOf(run: Pick<RunRecord, 'status' | 'pausedReason'>): num
   if (run.status === 'failed' || run.status === 'cancelled' || run.status === 'incomplete') {
     return EXIT_CODES.ended;
   }
+  // Paused because the harness itself keeps failing, not at a limit it was given: like a failure, it needs a person.
+  if (run.status === 'paused' && run.pausedReason === 'harness-error') return EXIT_CODES.ended;
   if (run.status === 'paused' && run.pausedReason === 'user') return EXIT_CODES.pausedByPerson;
   return EXIT_CODES.done;
 }

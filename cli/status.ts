@@ -319,7 +319,9 @@ function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: S
         ? `raise the budget and go on: \`nightshift resume ${run.id} --budget-usd N\` (or --max-sessions N)`
         : run.pausedReason === 'deadline'
           ? `\`nightshift resume ${run.id}\` (add --for DURATION for a new deadline)`
-          : `\`nightshift resume ${run.id}\``;
+          : run.pausedReason === 'harness-error' || run.pausedReason === 'no-progress'
+            ? `fix the cause above (the worker log has the whole error), then \`nightshift resume ${run.id}\``
+            : `\`nightshift resume ${run.id}\``;
     case 'done':
       return `nothing: the app is in ${workspaceLabel(run.workspace)} (\`${workHereCommand(run)} --new\` starts a new run on it)`;
     case 'incomplete':

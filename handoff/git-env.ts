@@ -132,6 +132,9 @@ export function harnessGitConfig(options: GitConfigOptions): string[] {
     'core.askPass=',
     'core.sshCommand=ssh',
     'core.attributesFile=/dev/null',
+    // With the attribute override (handoff/git-attributes.ts): no end-of-line conversion from any config either.
+    'core.autocrlf=false',
+    'core.eol=lf',
     // An empty value empties the helper list (the repository's included); then the operator's, if any.
     'credential.helper=',
     ...(helper ? [`credential.helper=${helper}`] : []),

@@ -93,7 +93,11 @@ function describeKind(info: Stats): string {
 }
 
 /** Scans the guarded paths (no link followed, nothing opened that is not a regular file). */
-async function scan(workspace: string, known?: GitDirRecord): Promise<Map<string, Found>> {
+async function scan(
+  workspace: string,
+  known?: GitDirRecord,
+  roots: readonly string[] = GUARDED_GIT_PATHS,
+): Promise<Map<string, Found>> {
   const found = new Map<string, Found>();
   const gitDir = path.join(workspace, '.git');
   const visit = async (relative: string, depth: number): Promise<void> => {
@@ -131,7 +135,7 @@ async function scan(workspace: string, known?: GitDirRecord): Promise<Map<string
     }
     found.set(relative, await readEntry(workspace, relative, info));
   };
-  for (const relative of GUARDED_GIT_PATHS) await visit(relative, 0);
+  for (const relative of roots) await visit(relative, 0);
   return found;
 }
 
@@ -218,6 +222,28 @@ export async function recordGitDir(workspace: string, recordFile: string): Promi
   };
   await saveRecord(recordFile, record);
   return record;
+}
+
+/**
+ * Records one file the harness itself just wrote under a guarded directory (and that directory, when the record
+ * has none), leaving every other entry as it was: nothing else that changed since is taken as known-good.
+ */
+export async function updateGitDirRecord(
+  workspace: string,
+  recordFile: string,
+  relative: string,
+): Promise<void> {
+  const record = await loadRecord(recordFile);
+  if (!record || record.gitFile !== undefined) return;
+  const parts = relative.split('/');
+  const wanted = parts.map((_, index) => parts.slice(0, index + 1).join('/'));
+  const found = await scan(workspace, record, [wanted[0] as string]);
+  const entries = { ...record.entries };
+  for (const key of wanted) {
+    const entry = found.get(key);
+    if (entry?.type === 'file' || (entry?.type === 'dir' && !entries[key])) entries[key] = entry;
+  }
+  await saveRecord(recordFile, { ...record, recordedAt: new Date().toISOString(), entries });
 }
 
 /**

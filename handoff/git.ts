@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { GitError } from './errors.js';
 import { FeatureId } from './formats.js';
+import { ensureHarnessAttributes } from './git-attributes.js';
 import { gitBinary, harnessGitConfig, harnessGitEnv } from './git-env.js';
 import { enforceGitDir, type GitGuard, recordGitDir } from './git-guard.js';
 import { recoverStaleLocks } from './git-lock.js';
@@ -102,13 +103,20 @@ export function locationArgs(repo: Pick<WorkspaceRepo, 'dir' | 'bare'>): string[
     : [`--git-dir=${path.join(repo.dir, '.git')}`, `--work-tree=${repo.dir}`];
 }
 
-/** Runs git with `args` in the repository and returns stdout; wraps failures in {@link GitError}. */
+/**
+ * Runs git with `args` in the repository and returns stdout; wraps failures in {@link GitError}. A work tree's
+ * `.git/info/attributes` ends with the harness's override first (handoff/git-attributes.ts).
+ */
 export async function runGit(
   repo: WorkspaceRepo,
   args: string[],
   options: GitCommandOptions = {},
 ): Promise<string> {
   const location = args[0] === 'clone' || args[0] === 'init' ? [] : locationArgs(repo);
+  // Before any command can check out or stage a file: committed attributes never transform content.
+  if (location.length > 0 && !repo.bare) {
+    await ensureHarnessAttributes(repo.dir, { recordFile: repo.guard?.recordFile });
+  }
   try {
     return await runGitProcess({
       binary: gitBinary(),

@@ -124,7 +124,7 @@ async function pauseForStopCondition(
   reason: PausedReason,
   detail: string,
 ) {
-  if (reason === 'budget' || reason === 'deadline' || reason === 'stuck') {
+  if (reason !== 'user' && reason !== 'rate-limited') {
     await orchestrator.store.appendEvent(run.id, {
       type: 'budget.exceeded',
       runId: run.id,

@@ -6,6 +6,7 @@ import { blockDependents } from './dependencies.js';
 import type { RunEvent } from './events.js';
 import type { LaneLastStep, LaneRecord } from './lanes.js';
 import { lanesEstimateEvent } from './lanes-payoff.js';
+import { withProgress } from './progress-watch.js';
 import {
   type FeatureState,
   type RunCounters,
@@ -119,6 +120,10 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
     events.push(event);
     if (event.type === 'feature.blocked') changed.add(event.featureId);
   }
+  // The harness got through a whole session: its error (if any) is behind it. Work landed or a feature passed: progress.
+  Object.assign(counters, { repeatedHarnessErrors: 0, lastHarnessError: null });
+  if (counted && (result.commits.length > 0 || counters.lastPassSeq > input.run.counters.lastPassSeq))
+    Object.assign(counters, withProgress(counters, now, seq));
   const run: RunRecord = { ...input.run, counters, updatedAt: now };
   if (
     regressionChecked &&

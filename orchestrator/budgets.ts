@@ -1,8 +1,9 @@
+import { harnessErrorStop, noProgressStop } from './progress-watch.js';
 import type { RunState } from './run-state.js';
 
 /** A reason to pause the run before the next session. */
 export interface StopCondition {
-  reason: 'budget' | 'deadline' | 'stuck';
+  reason: 'budget' | 'deadline' | 'stuck' | 'harness-error' | 'no-progress';
   detail: string;
 }
 
@@ -92,8 +93,10 @@ export function shouldCheckpointNow(
 }
 
 /**
- * Between sessions: pause `budget` (cost or session count reached), `deadline` (passed) or `stuck`
- * (that many evaluations in a row without a new pass); null to go on. Checked in that order.
+ * Between sessions: pause `budget` (cost or session count reached), `deadline` (passed), `harness-error` (the
+ * same harness error on the same step again and again), `stuck` (that many evaluations in a row without a new
+ * pass) or `no-progress` (sessions keep starting, nothing lands: orchestrator/progress-watch.ts); null to go on.
+ * Checked in that order.
  */
 export function checkStopConditions(state: Pick<RunState, 'run'>, now: Date): StopCondition | null {
   const status = budgetStatus(state, now);
@@ -103,10 +106,12 @@ export function checkStopConditions(state: Pick<RunState, 'run'>, now: Date): St
     return { reason: 'budget', detail: `${status.sessions} sessions reached the limit of ${maxSessions}` };
   }
   if (status.stop) return status.stop;
+  const harnessError = harnessErrorStop(state.run);
+  if (harnessError) return harnessError;
   const evaluations = state.run.counters.evaluationsSinceLastPass;
   // Lanes evaluate side by side: the limit is per lane, so N lanes get N times the evaluations.
   if (evaluations >= stuckAfterEvaluations * state.run.config.lanes) {
     return { reason: 'stuck', detail: `${evaluations} evaluations in a row without a new pass` };
   }
-  return null;
+  return noProgressStop(state.run, now);
 }

@@ -50,6 +50,13 @@ export const Budgets = z.strictObject({
   maxGeneratorSessionsPerAttempt: z.number().int().positive().default(3),
   /** Fatal provider errors in a row (bad key, unknown model) before the run fails. */
   maxConsecutiveProviderErrors: z.number().int().positive().default(2),
+  /** The same harness error on the same step that many times in a row pauses the run `harness-error`. */
+  maxRepeatedHarnessErrors: z.number().int().positive().default(3),
+  /**
+   * Pause `no-progress` when sessions keep starting but no commit landed and no feature passed for this many
+   * minutes (the run building; the clock restarts on resume); 0 = off.
+   */
+  noProgressMinutes: z.number().nonnegative().default(15),
 });
 export type Budgets = z.infer<typeof Budgets>;
 

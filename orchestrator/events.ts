@@ -124,7 +124,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('budget.exceeded'),
     ...base,
-    reason: z.enum(['budget', 'deadline', 'stuck']),
+    reason: z.enum(['budget', 'deadline', 'stuck', 'harness-error', 'no-progress']),
     detail: z.string(),
   }),
   z.object({

@@ -66,14 +66,20 @@ export function summarizeWindow(start: WindowSnapshot, state: RunState): WindowS
   };
 }
 
-/** True when this status change ends a scheduled window: paused for deadline, budget or stuck, or finished. */
+/** Pause reasons that end a scheduled window: the night's work is over until someone (or the next window) resumes. */
+const WINDOW_CLOSING_PAUSES: readonly (RunRecord['pausedReason'] & string)[] = [
+  'deadline',
+  'budget',
+  'stuck',
+  'harness-error',
+  'no-progress',
+];
+
+/** True when this status change ends a scheduled window: paused for a stop condition ({@link WINDOW_CLOSING_PAUSES}), or finished. */
 export function closesWindow(before: RunRecord, after: RunRecord): boolean {
   if (before.status === after.status && before.pausedReason === after.pausedReason) return false;
-  if (after.status === 'paused') {
-    return (
-      after.pausedReason === 'deadline' || after.pausedReason === 'budget' || after.pausedReason === 'stuck'
-    );
-  }
+  if (after.status === 'paused')
+    return after.pausedReason !== null && WINDOW_CLOSING_PAUSES.includes(after.pausedReason);
   return FINISHED_STATUSES.includes(after.status);
 }
 

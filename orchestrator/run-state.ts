@@ -23,7 +23,15 @@ export const RunStatus = z.enum([
 export type RunStatus = z.infer<typeof RunStatus>;
 
 /** Why a run is paused. */
-export const PausedReason = z.enum(['budget', 'deadline', 'stuck', 'rate-limited', 'user']);
+export const PausedReason = z.enum([
+  'budget',
+  'deadline',
+  'stuck',
+  'rate-limited',
+  'user',
+  'harness-error',
+  'no-progress',
+]);
 export type PausedReason = z.infer<typeof PausedReason>;
 
 /** Statuses in which the run wants sessions (the reconciler advances these). */
@@ -92,6 +100,14 @@ export const RunCounters = z.object({
    * first, by a regression sweep that replays their recorded checks before any model request (0 = none).
    */
   windowSweepBeforeSeq: z.number().int().nonnegative().default(0),
+  /** The same harness error on the same step, that many times in a row (a session result resets it). */
+  repeatedHarnessErrors: z.number().int().nonnegative().default(0),
+  /** The last harness error: the step it broke (`evaluate F-001`) and its message with the fix. */
+  lastHarnessError: z.object({ step: z.string(), message: z.string() }).nullable().default(null),
+  /** When the run last made progress (a commit landed, a feature passed, it was started or resumed); null: never. */
+  progressAt: z.string().nullable().default(null),
+  /** The run's seq at that moment: the sessions started since are `seq - progressSeq`. */
+  progressSeq: z.number().int().nonnegative().default(0),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 
@@ -271,6 +287,10 @@ export function emptyCounters(): RunCounters {
     regressions: 0,
     sweeps: 0,
     windowSweepBeforeSeq: 0,
+    repeatedHarnessErrors: 0,
+    lastHarnessError: null,
+    progressAt: null,
+    progressSeq: 0,
   };
 }
 

@@ -15,6 +15,7 @@ import {
 } from './event-log.js';
 import type { RunEvent, StoredRunEvent } from './events.js';
 import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from './keys.js';
+import { countersOnResume } from './progress-watch.js';
 import { casUpdateRun, decodeFeatures, decodeRun } from './run-cas.js';
 import { FeatureNotFoundError, RunNotFoundError } from './run-errors.js';
 import {
@@ -185,7 +186,7 @@ export class RunStore {
 
   /**
    * Changes a run's status (validated against STATUS_TRANSITIONS; throws RunTransitionError) and appends
-   * `run.status`. Pausing needs a reason (default `user`). Leaving `paused: stuck` resets the no-progress count;
+   * `run.status`. Pausing needs a reason (default `user`). Leaving `paused` restarts its stop condition (progress-watch.ts);
    * leaving `failed` resets the initializer and provider-error counts, so a resumed run gets a fresh chance.
    */
   async setStatus(
@@ -208,10 +209,13 @@ export class RunStore {
         return undefined;
       }
       const at = this.now().toISOString();
-      const counters = { ...current.counters };
-      if (current.status === 'paused' && current.pausedReason === 'stuck' && target !== 'paused') {
-        counters.evaluationsSinceLastPass = 0;
-      }
+      const working = target === 'initializing' || target === 'building';
+      // Resumed, or started: the stop condition that paused it starts over, and so does the no-progress clock.
+      const wasWorking = current.status === 'initializing' || current.status === 'building';
+      const counters =
+        (current.status === 'paused' && target !== 'paused') || (working && !wasWorking)
+          ? countersOnResume(current.counters, current.pausedReason, at, current.seq)
+          : { ...current.counters };
       if (current.status === 'failed')
         Object.assign(counters, {
           initializerFailures: 0,
@@ -219,7 +223,6 @@ export class RunStore {
           consecutiveProviderErrors: 0,
         });
       const finished = FINISHED_STATUSES.includes(target);
-      const working = target === 'initializing' || target === 'building';
       const next: RunRecord = {
         ...current,
         status: target,

@@ -10,11 +10,13 @@ import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { advanceRun, describeAction, type SessionAction } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
+import { recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
 import { recordMergeResults } from '../orchestrator/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
+import { harnessErrorStop } from '../orchestrator/progress-watch.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-lock.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
@@ -51,7 +53,9 @@ export interface SessionWorkerDeps {
 /** What a session job returned (BullMQ keeps it as the job's return value). */
 export type SessionJobOutcome =
   | { kind: 'done'; outcome: SessionResult['outcome'] }
-  | { kind: 'skipped'; reason: string };
+  | { kind: 'skipped'; reason: string }
+  /** The session failed with the same harness error too often: the run pauses `harness-error`. */
+  | { kind: 'harness-error' };
 
 /**
  * Runs one session job: takes the run's lock (one session per run, even when a stalled job is delivered
@@ -70,6 +74,7 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     { ...deps.runLock, ...(data.slot ? { name: `lane-${data.slot}` } : {}) },
   );
   if (!lock) return skip(data, 'another session of this run holds its lock');
+  let harnessError = false;
   try {
     const run = await orchestrator.store.getRun(data.runId);
     if (!ACTIVE_STATUSES.includes(run.status)) return skip(data, `run is ${run.status}`);
@@ -85,8 +90,11 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     } else {
       const existing = await orchestrator.store.getSession(data.runId, data.seq);
       if (existing?.finishedAt) return skip(data, 'this session already has a result');
-      const result = await runSession(deps, run, { ...data, action: data.action }, jobId, lock.lost);
-      if (result.outcome === 'rate_limited') await handleRateLimit(deps, run, result);
+      const result = await runSession(deps, run, { ...data, action: data.action }, jobId, lock.lost).catch(
+        (error: unknown) => countHarnessFailure(deps, data, error, lock.lost),
+      );
+      if (result === 'pause') harnessError = true;
+      else if (result.outcome === 'rate_limited') await handleRateLimit(deps, run, result);
       else await clearRateLimit(orchestrator, run.id);
     }
   } finally {
@@ -98,8 +106,33 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
       'advance after the session failed; the reconciler will retry',
     ),
   );
+  if (harnessError) return { kind: 'harness-error' };
   const session = await orchestrator.store.getSession(data.runId, data.seq);
   return { kind: 'done', outcome: session?.outcome ?? 'aborted' };
+}
+
+/**
+ * A session that threw (the harness's failure, not the model's) is counted against its step. Below the limit the
+ * error is rethrown, so BullMQ retries the job; at the limit it resolves to `pause`: the advance after the job
+ * pauses the run `harness-error` instead of starting the same failing session again. A shutdown or a lost lock
+ * is not the step's fault and is not counted.
+ */
+async function countHarnessFailure(
+  deps: SessionWorkerDeps,
+  data: SessionJobData,
+  error: unknown,
+  lockLost: AbortSignal,
+): Promise<'pause'> {
+  if (deps.shutdown.aborted || lockLost.aborted || data.action.kind === 'merge') throw error;
+  const { kind, featureIds } = describeAction(data.action);
+  const run = await recordHarnessError(
+    deps.orchestrator.store,
+    data.runId,
+    stepName(kind, featureIds),
+    error,
+  );
+  if (!harnessErrorStop(run)) throw error;
+  return 'pause';
 }
 
 /** Why the job is no longer its slot's current one (a stale or duplicate delivery), if it is not. */

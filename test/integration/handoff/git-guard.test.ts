@@ -20,9 +20,13 @@ import {
   showFile,
   type WorkspaceRepo,
 } from '../../../handoff/git.js';
+import { withOverride } from '../../../handoff/git-attributes.js';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
 import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
 import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+
+/** `.git/info/attributes` as the harness writes it into a repository that had none. */
+const ATTRIBUTES_TEXT = withOverride('');
 
 let restoreConfig: () => void;
 beforeAll(() => {
@@ -114,9 +118,10 @@ describe('the known-good .git', () => {
     expect(s.violations).toHaveLength(1);
     expect(s.violations[0]?.kind).toBe('git_config_tampered');
     expect(s.violations[0]?.detail).toContain('.git/config changed (+ [filter "x"]');
-    expect(s.violations[0]?.detail).toContain('.git/info/attributes added');
+    // The harness's own override (handoff/git-attributes.ts) was recorded there: the file is put back to it.
+    expect(s.violations[0]?.detail).toContain('.git/info/attributes changed');
     expect(fs.readFileSync(path.join(s.dir, '.git/config'), 'utf8')).toBe(configBefore);
-    expect(fs.existsSync(path.join(s.dir, '.git/info/attributes'))).toBe(false);
+    expect(fs.readFileSync(path.join(s.dir, '.git/info/attributes'), 'utf8')).toBe(`${ATTRIBUTES_TEXT}`);
   });
 
   it('core.worktree pointing at another directory: nothing of it committed, nothing written there', async () => {
@@ -226,8 +231,11 @@ describe('settings and environment the harness controls (even without the guard)
       await runGit(s.repo, ['diff', 'HEAD~1', 'HEAD', '--stat']);
       expect(s.violations).toEqual([]);
       expect(s.ran()).toEqual([]);
-      // The operator's own git (their environment) does read them: the drivers are real and would have run.
-      execFileSync('git', ['diff', 'HEAD~2', 'HEAD', '--', 'app.js'], { cwd: s.dir, env: process.env });
+      // The operator's own git (their environment) in a clone without the harness's override does read them: the
+      // drivers are real and would have run.
+      const plain = path.join(s.root, 'plain');
+      execFileSync('git', ['clone', '-q', s.dir, plain], { env: process.env });
+      execFileSync('git', ['diff', 'HEAD~2', 'HEAD', '--', 'app.js'], { cwd: plain, env: process.env });
       expect(s.ran().length).toBeGreaterThan(0);
     } finally {
       fs.rmSync(path.join(process.env.HOME as string, '.gitconfig'), { force: true });

@@ -126,8 +126,9 @@ describe('the same tampering with the sandbox off: restored before the harnessâ€
   it('finding 2: a filter driver (clean on add, smudge on reset) never runs', async () => {
     const { w, played } = await tamperOff('filter');
     expect(tamperDetails(played)).toContain('+ clean = ');
-    expect(tamperDetails(played)).toContain('.git/info/attributes added');
-    expect(fs.existsSync(path.join(w.workspace, '.git/info/attributes'))).toBe(false);
+    // The harness's own override (handoff/git-attributes.ts) was recorded there: the file is put back to it.
+    expect(tamperDetails(played)).toContain('.git/info/attributes changed');
+    expect(fs.readFileSync(path.join(w.workspace, '.git/info/attributes'), 'utf8')).not.toContain('filter=x');
     // The next session starts with a reset (smudge would run there): still nothing.
     const next = await suite.hostile.play([...HONEST_WORK], {
       role: 'generator',

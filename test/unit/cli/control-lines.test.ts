@@ -182,6 +182,8 @@ describe('how a foreground run ends', () => {
     expect(exitCodeOf({ status: 'done', pausedReason: null })).toBe(0);
     expect(exitCodeOf({ status: 'paused', pausedReason: 'budget' })).toBe(EXIT_CODES.done);
     expect(exitCodeOf({ status: 'paused', pausedReason: 'user' })).toBe(3);
+    expect(exitCodeOf({ status: 'paused', pausedReason: 'no-progress' })).toBe(EXIT_CODES.done);
+    expect(exitCodeOf({ status: 'paused', pausedReason: 'harness-error' })).toBe(EXIT_CODES.ended);
     for (const status of ['failed', 'cancelled', 'incomplete'] as const)
       expect(exitCodeOf({ status, pausedReason: null })).toBe(1);
   });

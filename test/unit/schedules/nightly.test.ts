@@ -70,6 +70,8 @@ describe('closesWindow', () => {
     ['paused', 'deadline', true],
     ['paused', 'budget', true],
     ['paused', 'stuck', true],
+    ['paused', 'harness-error', true],
+    ['paused', 'no-progress', true],
     ['paused', 'user', false],
     ['paused', 'rate-limited', false],
     ['done', null, true],
