@@ -6,7 +6,7 @@
 import { evaluatorScript, parseEvaluatorBrief, type SubmittedVerdictArgs } from '../policies/evaluator.js';
 import { groundingScript } from '../policies/grounding-family.js';
 import { WORDING_STYLES, type WordingStyle } from '../policies/grounding-styles.js';
-import type { Script, ScriptIO } from '../policies/script.js';
+import { type Script, type ScriptIO, withAct } from '../policies/script.js';
 import { isTodoFeature } from '../policies/todo-features.js';
 
 /** The styles an honest evaluator writes in. */
@@ -35,26 +35,16 @@ function misreadingIO(
   misread: ReadonlySet<string>,
   made: (featureId: string) => void,
 ): ScriptIO {
-  const wrapped: ScriptIO = {
-    system: io.system,
-    firstMessage: io.firstMessage,
-    toolNames: io.toolNames,
-    tag: io.tag,
-    act(calls, text) {
-      const sent = calls.map((call) => {
-        const args = call.arguments as unknown as SubmittedVerdictArgs;
-        if (call.name !== 'submit_verdict' || args.verdict !== 'pass' || !misread.has(args.feature_id))
-          return call;
-        made(args.feature_id);
-        return { ...call, arguments: { ...falseFail(args) } };
-      });
-      return io.act(sent, text);
-    },
-    call: (name, args, text) =>
-      wrapped.act([{ name, arguments: args }], text)[0] as ReturnType<ScriptIO['call']>,
-    finish: (text) => io.finish(text),
-  };
-  return wrapped;
+  return withAct(io, (calls, text) => {
+    const sent = calls.map((call) => {
+      const args = call.arguments as unknown as SubmittedVerdictArgs;
+      if (call.name !== 'submit_verdict' || args.verdict !== 'pass' || !misread.has(args.feature_id))
+        return call;
+      made(args.feature_id);
+      return { ...call, arguments: { ...falseFail(args) } };
+    });
+    return io.act(sent, text);
+  });
 }
 
 /** The evaluator session: `style` on todo features, the demo evaluator otherwise; passes in `misread` fail. */

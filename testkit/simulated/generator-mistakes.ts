@@ -5,7 +5,7 @@
  * dropped. Every change is a function of the plan and the call, so replays of the session see the same turns.
  */
 import { parseGeneratorBrief } from '../policies/generator.js';
-import type { CallResult, ScriptIO } from '../policies/script.js';
+import { type CallResult, type ScriptIO, withAct } from '../policies/script.js';
 import {
   API_MODULES,
   CLIENT_MODULES,
@@ -87,30 +87,19 @@ function actWithout(
 export function mistakenIO(io: ScriptIO, mistake: GeneratorMistake): ScriptIO {
   let repairPending = feedbackOnly(io.firstMessage).includes(MISSING_MODULE);
   let pending = mistake.kind !== undefined;
-  const wrapped: ScriptIO = {
-    system: io.system,
-    firstMessage: io.firstMessage,
-    toolNames: io.toolNames,
-    tag: io.tag,
-    act(calls, text) {
-      if (repairPending) {
-        repairPending = false;
-        io.act(
-          [removeLine(API_MODULES, BROKEN_IMPORT)],
-          `The app did not start: ${API_MODULES} imports ./${MISSING_MODULE}, which I never wrote. Removing that import first.`,
-        );
-      }
-      if (!pending) return io.act(calls, text);
-      return actMistaken(io, mistake, calls, text, () => {
-        pending = false;
-      });
-    },
-    call(name, args, text) {
-      return wrapped.act([{ name, arguments: args }], text)[0] as CallResult;
-    },
-    finish: (text) => io.finish(text),
-  };
-  return wrapped;
+  return withAct(io, (calls, text) => {
+    if (repairPending) {
+      repairPending = false;
+      io.act(
+        [removeLine(API_MODULES, BROKEN_IMPORT)],
+        `The app did not start: ${API_MODULES} imports ./${MISSING_MODULE}, which I never wrote. Removing that import first.`,
+      );
+    }
+    if (!pending) return io.act(calls, text);
+    return actMistaken(io, mistake, calls, text, () => {
+      pending = false;
+    });
+  });
 }
 
 /** One turn with the mistake in it when this is the turn it shows in; `done` when it will not show again. */
@@ -148,7 +137,8 @@ function actMistaken(
       return actWithout(io, calls, commits, text);
     }
     case 'cutAtLimit': {
-      if (!calls.some(isWrite)) break;
+      // The first turn that does more than read: the feature's files, or the check of a feature already written.
+      if (calls.every((call) => call.name === 'read')) break;
       done();
       try {
         io.act(calls, text);
