@@ -56,6 +56,27 @@ every millisecond and every token below is the harness's own. The report below i
 - **Noise.** This runs on a shared 2-core machine on which other test suites run at the same time; the load
   average is recorded before each section. Figures are medians with p10–p90 over the repetitions listed;
   treat absolute milliseconds as upper bounds of what an idle machine would show.
+
+## The simulated model
+
+For the overnight benchmark (issue 28; not written yet) and whole-run tests, \`testkit/simulated/\` wraps the
+examples' scripted roles in a model that behaves like a real one; \`simulatedModel({ seed })\` gives a policy for
+the scripted server, and one seed makes the run reproducible. Defaults, and why (rates in
+\`testkit/simulated/options.ts\`):
+
+- **Latency** per request from a lognormal fitted to a median of 8 s and a p95 of 40 s (a coding model's usual
+  turn, and the long tail of turns that write whole files), capped at 300 s (a client's timeout), divided by
+  \`compression\` (100–200 in tests: a night in minutes).
+- **Usage** is the server's own: the prompt grows with the conversation and the shared prefix is reported as
+  cached on both wire formats (Anthropic at its \`cache_control\` marks, OpenAI automatically).
+- **Generator mistakes**, at most one per session, never the same twice on one feature: app that does not start
+  4 % (an import of a module never written; fixed from the app log in the feedback), feature half done 10 % (the
+  commonest failure of long-running agents; its page module left unregistered), no commit 5 % (deaf to the stop
+  hook; the WIP checkpoint keeps the work), reply cut at the output limit 3 %, regression 3 % (an earlier,
+  unneeded feature's line dropped from the shared registry: only a sweep finds it), 429/529 burst 2 % of all
+  sessions (3 in a row, one more than the in-session retries).
+- **Evaluator**: the grounding family's honest wording styles, one per session by seed; a false fail on 3 % of
+  passes (a sceptical evaluator misreading a page) — never a false pass.
 `;
 
 const cell = (value: Spread, unit = ' ms') => formatSpread(value, unit);

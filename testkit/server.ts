@@ -239,7 +239,9 @@ async function handleModelRequest(
   const decision = await decide(state, conversation);
   if ('status' in decision) return sendError(res, format, decision, sendJson);
   const { fault, reply } = decision;
-  record.fault = fault?.kind;
+  const cut =
+    fault?.kind === 'max_tokens' || (reply !== undefined && 'truncated' in reply && reply.truncated);
+  record.fault = fault?.kind ?? (cut ? 'max_tokens' : undefined);
   const error = (fault && errorFor(fault, format, conversation.model)) ?? imagesRefused(state.quirks, raw);
   if (error) return sendError(res, format, error, sendJson);
   if (fault?.kind === 'reset' && !parsed.stream) {
@@ -252,8 +254,7 @@ async function handleModelRequest(
 
   const policyReply = outgoingReply(reply && !('fault' in reply) ? reply : {}, format);
   const outgoing =
-    (fault && faultReply(fault, conversation)) ??
-    (fault?.kind === 'max_tokens' ? truncatedReply(policyReply) : policyReply);
+    (fault && faultReply(fault, conversation)) ?? (cut ? truncatedReply(policyReply) : policyReply);
   const usage = simulateUsage(state.cache, format, parsed.body, conversation.model, outgoing);
   if (!parsed.stream) {
     await pause(state.latencyMs, state);

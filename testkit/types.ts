@@ -73,7 +73,12 @@ export type ScriptedToolCall = z.infer<typeof ScriptedToolCall>;
 /** What a policy answers: a reply (text and/or tool calls), or a fault. */
 export const PolicyReply = z.union([
   z.object({ fault: Fault }),
-  z.object({ text: z.string().optional(), toolCalls: z.array(ScriptedToolCall).optional() }),
+  z.object({
+    text: z.string().optional(),
+    toolCalls: z.array(ScriptedToolCall).optional(),
+    /** Sent cut at the output limit, as the `max_tokens` fault cuts a reply (recorded as that fault). */
+    truncated: z.boolean().optional(),
+  }),
 ]);
 export type PolicyReply = z.infer<typeof PolicyReply>;
 

@@ -9,6 +9,7 @@ import type { Policy } from '../types.js';
 import { scriptedPolicy } from './demo.js';
 import { exampleOf } from './examples.js';
 import { generatorScript, type Slip } from './generator.js';
+import { unitHash } from './seeded.js';
 import type { ScriptedFeature } from './todo-features.js';
 import { featureFiles } from './todo-sources.js';
 
@@ -55,19 +56,4 @@ export function carelessPolicy(options: CarelessOptions): Policy {
     slip: (id: string, feature: ScriptedFeature, message: string) => slipOf(options, id, feature, message),
   };
   return scriptedPolicy({ generator: (io) => generatorScript(io, habits) });
-}
-
-/** A number in [0, 1) from the text (FNV-1a, then MurmurHash3's finalizer so the last character counts too). */
-function unitHash(text: string): number {
-  let hash = 0x811c9dc5;
-  for (const char of text) {
-    hash ^= char.codePointAt(0) ?? 0;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return (hash >>> 0) / 2 ** 32;
 }

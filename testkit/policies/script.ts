@@ -195,3 +195,16 @@ export function exitCodeOf(content: string): number | null {
   const match = /^exit code: (\d+)/m.exec(content);
   return match ? Number(match[1]) : null;
 }
+
+/** The io with `act` replaced (`call` goes through it too): how a wrapper changes what a script sends. */
+export function withAct(io: ScriptIO, act: ScriptIO['act']): ScriptIO {
+  return {
+    system: io.system,
+    firstMessage: io.firstMessage,
+    toolNames: io.toolNames,
+    tag: io.tag,
+    act,
+    call: (name, args, text) => act([{ name, arguments: args }], text)[0] as CallResult,
+    finish: (text) => io.finish(text),
+  };
+}

@@ -61,9 +61,12 @@ export function isTodoFeature(feature: ScriptedFeature): feature is TodoFeature 
   return TODO_FEATURES.some((todo) => todo.check === feature.check);
 }
 
-const API_MODULES = 'api/modules.js';
-const CLIENT_MODULES = 'public/features.js';
-const MODULE_MARKER = '// -- feature modules: add imports above this line --';
+/** The server's module registry: feature modules are imported here. */
+export const API_MODULES = 'api/modules.js';
+/** The page's module registry. */
+export const CLIENT_MODULES = 'public/features.js';
+/** The line both registries insert imports above. */
+export const MODULE_MARKER = '// -- feature modules: add imports above this line --';
 
 /** Registers a server module of a feature (`api/modules.js`, above its marker). */
 export function registerApi(module: string): MarkerInsertion {
@@ -312,7 +315,7 @@ export function withScriptedFeatureCount(spec: string, count: number): string {
  * clearing need completing (3).
  * Lanes start a feature only once these pass on the run branch.
  */
-const TODO_DEPENDENCIES: readonly (readonly number[])[] = [
+export const TODO_DEPENDENCIES: readonly (readonly number[])[] = [
   [],
   [1],
   [1, 2],

@@ -53,7 +53,12 @@ export async function createRunHarness(policy: Policy): Promise<RunHarness> {
   const dataDir = path.join(root, 'data');
   const workers: RunningWorker[] = [];
   const browsers: BrowserPool[] = [];
-  const env = { ANTHROPIC_API_KEY: 'sk-ant-scripted-000000', ANTHROPIC_BASE_URL: server.anthropicBaseURL };
+  const env = {
+    ANTHROPIC_API_KEY: 'sk-ant-scripted-000000',
+    ANTHROPIC_BASE_URL: server.anthropicBaseURL,
+    OPENAI_API_KEY: 'sk-scripted-000000',
+    OPENAI_BASE_URL: server.openaiBaseURL,
+  };
   return {
     orchestrator,
     server,
@@ -78,7 +83,7 @@ export async function createRunHarness(policy: Policy): Promise<RunHarness> {
         shutdownGraceMs: 5_000,
         browser,
         createProvider: (modelId) => createProvider(modelId, { env, maxRetries: 0 }),
-        secrets: [env.ANTHROPIC_API_KEY],
+        secrets: [env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY],
       });
       workers.push(worker);
       return worker;
