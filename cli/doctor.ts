@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { sandboxInfo } from '../agent/sandbox/bubblewrap.js';
+import { capsMemory, createCommandCgroup, destroyCommandCgroup } from '../agent/sandbox/cgroup.js';
+import { BOX_LIMIT_DEFAULTS } from '../agent/sandbox/limits.js';
 import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
 import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
@@ -56,6 +58,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
     await checkGit(),
     await checkBubblewrap(config?.run.sandbox),
+    await checkBoxMemory(config?.run.sandbox),
     checkDataDir(dataDir),
     ...(await checkModels(options.env, config, options.now ?? new Date())),
   ];
@@ -165,6 +168,24 @@ async function checkBubblewrap(sandbox: SandboxConfig | undefined): Promise<Doct
     'Install bubblewrap (`apt-get install bubblewrap`) and allow unprivileged user namespaces ' +
       '(sysctl kernel.unprivileged_userns_clone=1; in a container: a seccomp profile allowing clone/unshare), ' +
       'or — only where the machine or container is the boundary — set sandbox.bubblewrap to "off".',
+  );
+}
+
+/** Whether a box's memory limit holds for all its processes together (a memory cgroup) or per process only. */
+async function checkBoxMemory(sandbox: SandboxConfig | undefined): Promise<DoctorCheck> {
+  const mib = sandbox?.memoryMiB ?? BOX_LIMIT_DEFAULTS.maxMemoryBytes / 1024 ** 2;
+  const group = createCommandCgroup({
+    maxProcesses: BOX_LIMIT_DEFAULTS.maxProcesses,
+    maxMemoryBytes: mib * 1024 ** 2,
+  });
+  const total = capsMemory(group);
+  if (group) await destroyCommandCgroup(group);
+  if (total)
+    return ok('box memory', `${mib} MiB per box, all its processes together (memory cgroup, no swap)`);
+  return warn(
+    'box memory',
+    `${mib} MiB per process only (no writable memory cgroup): a box can use ${mib} MiB × ${BOX_LIMIT_DEFAULTS.maxProcesses} processes, and a host OOM may pick the worker, Chromium or Redis`,
+    'Give the worker a writable memory controller (cgroup v2 delegation, or a container with its own memory limit); see docs/security.md, "which limits apply to which process".',
   );
 }
 

@@ -9,8 +9,10 @@ import { type AppBox, startAppBox } from '../agent/sandbox/app-box.js';
 import type { BoxForward } from '../agent/sandbox/box.js';
 import { ALWAYS_HIDDEN } from '../agent/sandbox/bubblewrap.js';
 import type { EgressRefusal } from '../agent/sandbox/egress-proxy.js';
+import { BOX_LIMIT_DEFAULTS } from '../agent/sandbox/limits.js';
 import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../agent/sandbox/mode.js';
 import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../agent/sandbox/network-policy.js';
+import type { MemoryOutcome } from '../agent/sandbox/run.js';
 import { realPathOf } from '../agent/tools/paths.js';
 import { moduleLogger } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
@@ -60,6 +62,10 @@ export interface StartAppOptions {
   forwards?: BoxForward[];
   /** Called for each destination the box's egress proxy refuses. */
   onEgressRefused?: (refusal: EgressRefusal) => void;
+  /** Memory of the app's box, init.sh included (default {@link BOX_LIMIT_DEFAULTS}: 2 GiB). */
+  maxMemoryBytes?: number;
+  /** Largest file the app may write (`ulimit -f`; default 1 GiB). */
+  maxFileSizeBytes?: number;
 }
 
 /** A started app. */
@@ -152,9 +158,22 @@ async function launch(options: StartAppOptions, output: (chunk: Buffer) => void)
     ...(options.forwards ? { forwards: options.forwards } : {}),
     ...(options.onEgressRefused ? { onEgressRefused: options.onEgressRefused } : {}),
     output,
-    maxProcesses: 512,
-    maxFileSizeBytes: 1024 ** 3,
+    maxProcesses: BOX_LIMIT_DEFAULTS.maxProcesses,
+    maxFileSizeBytes: options.maxFileSizeBytes ?? BOX_LIMIT_DEFAULTS.maxFileSizeBytes,
+    maxMemoryBytes: options.maxMemoryBytes ?? BOX_LIMIT_DEFAULTS.maxMemoryBytes,
   });
+}
+
+/** Says that the app's box hit its memory limit, when the kernel killed a process of it for that. */
+export function memoryNote(memory: MemoryOutcome): string | undefined {
+  if (memory.oomKills === 0) return undefined;
+  const mib = Math.round(memory.limitBytes / 1024 ** 2);
+  return `the app's box exceeded its memory limit of ${mib} MiB (sandbox.roles.app.memoryMiB or sandbox.memoryMiB): the kernel killed ${memory.oomKills} of its processes`;
+}
+
+/** `note` put first on the blocked reason's summary line: the cause before its symptoms. */
+function withFirstLineNote(text: string, note: string | undefined): string {
+  return note ? `${note}; ${text}` : text;
 }
 
 /**
@@ -184,6 +203,8 @@ export async function startApp(options: StartAppOptions): Promise<StartAppResult
   }
   const stop = async () => {
     await box.stop(options.stopGraceMs ?? 5_000);
+    const memory = memoryNote(box.memory());
+    if (memory) logFile.write(Buffer.from(`\n[nightshift: ${memory}]\n`));
     await logFile.close();
   };
   const fail = async (
@@ -192,7 +213,8 @@ export async function startApp(options: StartAppOptions): Promise<StartAppResult
   ): Promise<StartAppResult> => {
     await stop();
     const lines = await lastLines(options.logFile);
-    return { ok: false, reason: reason(lines.slice(-REASON_LOG_LINES)), exitCode, lastLines: lines };
+    const text = withFirstLineNote(reason(lines.slice(-REASON_LOG_LINES)), memoryNote(box.memory()));
+    return { ok: false, reason: text, exitCode, lastLines: lines };
   };
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

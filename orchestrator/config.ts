@@ -1,10 +1,21 @@
 import { z } from 'zod';
 import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
-import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
+import type { NetworkMode } from '../agent/sandbox/network-policy.js';
 import { InputError } from '../core/errors.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { FailoverConfig } from './failover.js';
+import { SandboxConfig } from './sandbox-config.js';
+
+export {
+  FileSizeMiB,
+  MemoryMiB,
+  NetworkSetting,
+  RoleSandbox,
+  type RoleSandboxSettings,
+  SandboxConfig,
+  sandboxForRole,
+} from './sandbox-config.js';
 
 /** The model every role uses unless configured otherwise. */
 export const DEFAULT_MODEL = 'anthropic:claude-sonnet-5-5';
@@ -82,63 +93,6 @@ export const Limits = z.strictObject({
   planner: roleLimits(12, 30).prefault({}),
 });
 export type Limits = z.infer<typeof Limits>;
-
-/**
- * A network policy: `none`, `registries` or `open` (agent/sandbox/network-policy.ts). The old boolean is
- * still accepted: `true` → `open` (public hosts, never this machine's services), `false` → `none`.
- */
-export const NetworkSetting = z
-  .union([z.boolean(), NetworkMode])
-  .transform((value): NetworkMode => (value === true ? 'open' : value === false ? 'none' : value));
-export type NetworkSetting = z.infer<typeof NetworkSetting>;
-
-/** One role's override of the network policy; its `allowHosts` are added to the global list. */
-export const RoleSandbox = z.strictObject({
-  network: NetworkSetting.optional(),
-  allowHosts: z.array(AllowHost).optional(),
-});
-export type RoleSandbox = z.infer<typeof RoleSandbox>;
-
-/**
- * The box every workspace-controlled process runs in (bash, init.sh and the app): bubblewrap `auto` or
- * `required` (both: the box, refused where bubblewrap cannot run) or `off` (no box: only where the machine
- * or container is the boundary); the network policy (default `registries`), extra hosts, per-role overrides
- * (`app` is the evaluator's app).
- */
-export const SandboxConfig = z.strictObject({
-  network: NetworkSetting.default('registries'),
-  allowHosts: z.array(AllowHost).default([]),
-  bubblewrap: z.enum(['auto', 'required', 'off']).default('auto'),
-  roles: z
-    .strictObject({
-      initializer: RoleSandbox.optional(),
-      generator: RoleSandbox.optional(),
-      app: RoleSandbox.optional(),
-      planner: RoleSandbox.optional(),
-    })
-    .default({}),
-});
-export type SandboxConfig = z.infer<typeof SandboxConfig>;
-
-/** The box of one role's sessions, as roles/ take it. */
-export interface RoleSandboxSettings {
-  sandbox: 'bubblewrap' | 'none';
-  network: NetworkMode;
-  allowHosts: string[];
-}
-
-/** The settings of a role's box from the run's sandbox config: the evaluator's are its app's. */
-export function sandboxForRole(
-  config: SandboxConfig,
-  role: 'initializer' | 'generator' | 'evaluator' | 'planner',
-): RoleSandboxSettings {
-  const override = config.roles[role === 'evaluator' ? 'app' : role];
-  return {
-    sandbox: config.bubblewrap === 'off' ? 'none' : 'bubblewrap',
-    network: override?.network ?? config.network,
-    allowHosts: [...config.allowHosts, ...(override?.allowHosts ?? [])],
-  };
-}
 
 /** The run events a webhook can be sent for. */
 export const NotificationEvent = z.enum([

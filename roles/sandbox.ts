@@ -12,7 +12,16 @@ export type AppStartInput = Pick<
 export function boxOptions(
   input: AppStartInput,
   source: 'bash' | 'app',
-): Pick<BashToolOptions, 'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths' | 'onEgressRefused'> {
+): Pick<
+  BashToolOptions,
+  | 'sandbox'
+  | 'network'
+  | 'allowHosts'
+  | 'hiddenPaths'
+  | 'onEgressRefused'
+  | 'maxMemoryBytes'
+  | 'maxFileSizeBytes'
+> {
   const clock = input.clock ?? Date.now;
   return {
     ...input.sandbox,

@@ -67,7 +67,10 @@ export interface RoleSessionInput {
    * The box of this session's workspace-controlled processes (bash; for the evaluator, the app): bubblewrap
    * choice, network policy, extra hosts, hidden paths. The evaluator's `network` is the app's.
    */
-  sandbox?: Pick<BashToolOptions, 'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths'>;
+  sandbox?: Pick<
+    BashToolOptions,
+    'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths' | 'maxMemoryBytes' | 'maxFileSizeBytes'
+  >;
   /** Initializer: the wanted number of features. */
   featureCount?: { min?: number; max?: number };
   /** Evaluator: the shared browser. */

@@ -17,12 +17,11 @@ import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { moduleLogger } from '../../core/log.js';
 import type { BoxForward } from './box.js';
-import { createCommandCgroup, destroyCommandCgroup } from './cgroup.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import type { ResolvedSandbox } from './mode.js';
 import type { NetworkPolicy } from './network-policy.js';
 import { findCommandProcesses, isZombie, killCommandProcesses } from './process-tree.js';
-import { type Launch, prepareLaunch, shellArgv, withCgroup } from './run.js';
+import { enterCgroup, type Launch, type MemoryOutcome, prepareLaunch, shellArgv } from './run.js';
 
 const log = moduleLogger('agent/sandbox/app-box');
 
@@ -52,6 +51,8 @@ export interface AppBoxRequest {
   output: (chunk: Buffer) => void;
   maxProcesses: number;
   maxFileSizeBytes: number;
+  /** Memory of the app's box (a memory cgroup when one can be made; `ulimit -d` per process always). */
+  maxMemoryBytes: number;
 }
 
 /** A started app box. */
@@ -67,6 +68,8 @@ export interface AppBox {
   exitCode(): number | null | undefined;
   /** Destinations the egress proxy refused so far. */
   refusals(): readonly EgressRefusal[];
+  /** The memory limit and the processes the kernel killed for exceeding it so far. */
+  memory(): MemoryOutcome;
   /** SIGTERM to every process, SIGKILL after `graceMs`; resolves when all are gone and the box is cleaned up. */
   stop(graceMs?: number): Promise<void>;
 }
@@ -156,9 +159,8 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     server?.close();
     throw error;
   }
-  const group = createCommandCgroup(request.maxProcesses);
-  const { file, args } = withCgroup(launch, group);
-  const child = spawn(file, args, {
+  const cgroup = enterCgroup(launch, request);
+  const child = spawn(cgroup.file, cgroup.args, {
     cwd: request.workspace,
     env: launch.env,
     detached: true,
@@ -181,7 +183,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 5_000) => {
     stopping ??= stopBox(child, launch, graceMs).finally(async () => {
-      if (group) await destroyCommandCgroup(group);
+      await cgroup.remove();
       server?.close();
       await launch.dispose();
     });
@@ -194,6 +196,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     pid: child.pid ?? -1,
     exitCode: () => exitCode,
     refusals: () => launch.refusals(),
+    memory: () => cgroup.memory(),
     stop,
   };
 }

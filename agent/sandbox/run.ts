@@ -20,7 +20,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { OutputCollector, type TruncatedText } from '../tools/truncate.js';
 import { type BoxForward, prepareBox } from './box.js';
-import { type CommandCgroup, createCommandCgroup, destroyCommandCgroup } from './cgroup.js';
+import {
+  type CommandCgroup,
+  capsMemory,
+  createCommandCgroup,
+  destroyCommandCgroup,
+  memoryKills,
+} from './cgroup.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv } from './env.js';
 import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from './network-policy.js';
@@ -59,6 +65,11 @@ export interface SandboxRunRequest {
   maxProcesses: number;
   /** `ulimit -f`, in bytes. */
   maxFileSizeBytes: number;
+  /**
+   * Memory of the box: a memory cgroup over all its processes when one can be made, and `ulimit -d`
+   * (RLIMIT_DATA) for each process always (see docs/security.md, "which limits apply to which process").
+   */
+  maxMemoryBytes: number;
 }
 
 /** The outcome of one command. */
@@ -76,6 +87,17 @@ export interface SandboxRunResult {
   durationMs: number;
   /** Destinations the box's egress proxy refused during the command. */
   egressRefusals: EgressRefusal[];
+  /** The memory limit and whether the kernel killed a process of the command for exceeding it. */
+  memory: MemoryOutcome;
+}
+
+/** What the memory limit did to one command. */
+export interface MemoryOutcome {
+  limitBytes: number;
+  /** `cgroup`: all processes together (and each one); `process`: each process alone (no memory cgroup here). */
+  scope: 'cgroup' | 'process';
+  /** Processes the kernel's OOM killer ended inside the box's memory cgroup. */
+  oomKills: number;
 }
 
 /** Time allowed for the output pipes to drain after every process is dead. */
@@ -83,18 +105,21 @@ const DRAIN_MS = 2000;
 
 /** `bash -c` that applies the resource limits, then runs the command as a fresh `bash -c`. */
 export function shellArgv(
-  request: Pick<SandboxRunRequest, 'maxFileSizeBytes' | 'maxProcesses' | 'command'>,
+  request: Pick<SandboxRunRequest, 'maxFileSizeBytes' | 'maxProcesses' | 'maxMemoryBytes' | 'command'>,
 ): string[] {
-  const blocks = Math.max(1, Math.floor(request.maxFileSizeBytes / 1024));
+  const kib = (bytes: number) => String(Math.max(1, Math.floor(bytes / 1024)));
   // fds 3 and 4 are the relay's channels to the harness in an app box: the workload does not get them.
-  const script = 'exec 3>&- 4>&-; ulimit -u "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; exec bash -c "$3"';
+  // RLIMIT_DATA, not RLIMIT_AS: V8 and other runtimes reserve large virtual ranges they never touch.
+  const script =
+    'exec 3>&- 4>&-; ulimit -u "$1" 2>/dev/null; ulimit -f "$2" 2>/dev/null; ulimit -d "$3" 2>/dev/null; exec bash -c "$4"';
   return [
     'bash',
     '-c',
     script,
     'nightshift-sandbox',
     String(request.maxProcesses),
-    String(blocks),
+    kib(request.maxFileSizeBytes),
+    kib(request.maxMemoryBytes),
     request.command,
   ];
 }
@@ -176,14 +201,59 @@ export async function prepareLaunch(request: LaunchRequest, payload: readonly st
   };
 }
 
-/** Joins the cgroup first (by pid, before anything can fork), then execs the real launcher. */
-export function withCgroup(
-  launch: Launch,
-  group: CommandCgroup | undefined,
-): { file: string; args: string[] } {
+/** Joins the cgroups first (by pid, before anything can fork or allocate), then execs the real launcher. */
+function withCgroup(launch: Launch, group: CommandCgroup | undefined): { file: string; args: string[] } {
   if (!group) return { file: launch.file, args: launch.args };
-  const joinThenExec = 'echo $$ > "$0" 2>/dev/null; exec "$@"';
-  return { file: '/bin/sh', args: ['-c', joinThenExec, group.procsFile, launch.file, ...launch.args] };
+  // $0 is the number of cgroup files that follow; they are shifted away before the exec.
+  const joinThenExec =
+    'n=$0; while [ "$n" -gt 0 ]; do echo $$ > "$1" 2>/dev/null; shift; n=$((n-1)); done; exec "$@"';
+  return {
+    file: '/bin/sh',
+    args: [
+      '-c',
+      joinThenExec,
+      String(group.procsFiles.length),
+      ...group.procsFiles,
+      launch.file,
+      ...launch.args,
+    ],
+  };
+}
+
+/** The memory outcome of a command so far. */
+function memoryOutcome(limitBytes: number, group: CommandCgroup | undefined): MemoryOutcome {
+  return { limitBytes, scope: capsMemory(group) ? 'cgroup' : 'process', oomKills: memoryKills(group) };
+}
+
+/** A command's cgroups over its whole life (none when the machine has no writable controller). */
+export interface CgroupHandle {
+  /** What to spawn: the launcher, joining the cgroups first. */
+  file: string;
+  args: string[];
+  /** The memory outcome so far; once removed, as it was just before. */
+  memory(): MemoryOutcome;
+  /** Kills what is left in the cgroups and removes them (once; later calls wait for the first). */
+  remove(): Promise<void>;
+}
+
+/** Creates the command's cgroups with its limits, for `launch`. */
+export function enterCgroup(
+  launch: Launch,
+  limits: Pick<SandboxRunRequest, 'maxProcesses' | 'maxMemoryBytes'>,
+): CgroupHandle {
+  const group = createCommandCgroup(limits);
+  let final: MemoryOutcome | undefined;
+  let removed: Promise<void> | undefined;
+  return {
+    ...withCgroup(launch, group),
+    memory: () => final ?? memoryOutcome(limits.maxMemoryBytes, group),
+    remove: () => {
+      // Counted before the cgroup goes: a background process killed after the shell exited counts too.
+      final ??= memoryOutcome(limits.maxMemoryBytes, group);
+      removed ??= group ? destroyCommandCgroup(group) : Promise.resolve();
+      return removed;
+    },
+  };
 }
 
 export function waitForExit(
@@ -215,25 +285,19 @@ function waitForClose(child: ChildProcess, ms: number): Promise<void> {
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = Date.now();
   const launch = await prepareLaunch(request, shellArgv(request));
-  const group = createCommandCgroup(request.maxProcesses);
-  const { file, args } = withCgroup(launch, group);
+  const cgroup = enterCgroup(launch, request);
   const stdout = new OutputCollector(request.outputLimitBytes, 'stdout');
   const stderr = new OutputCollector(request.outputLimitBytes, 'stderr');
   const killed = new Set<number>();
   let timedOut = false;
   let aborted = false;
   let child: ChildProcess | undefined;
-  let groupGone: Promise<void> | undefined;
-  const dropGroup = async () => {
-    if (group) groupGone ??= destroyCommandCgroup(group);
-    await groupGone;
-  };
   const killAll = async () => {
     if (child?.pid !== undefined) {
       for (const pid of await killCommandProcesses({ rootPid: child.pid, marker: launch.marker }))
         killed.add(pid);
     }
-    await dropGroup();
+    await cgroup.remove();
   };
   const onTimeout = () => {
     timedOut = true;
@@ -246,7 +310,7 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let timer: NodeJS.Timeout | undefined;
   let cleanedUp = false;
   try {
-    child = spawn(file, args, {
+    child = spawn(cgroup.file, cgroup.args, {
       cwd: request.workspace,
       env: launch.env,
       detached: true,
@@ -273,6 +337,7 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
       killedPids: [...killed],
       durationMs: Date.now() - started,
       egressRefusals: [...launch.refusals()],
+      memory: cgroup.memory(),
     };
   } finally {
     clearTimeout(timer);

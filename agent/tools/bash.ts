@@ -5,6 +5,7 @@ import { dataDir } from '../../core/paths.js';
 import type { BoxForward } from '../sandbox/box.js';
 import { ALWAYS_HIDDEN } from '../sandbox/bubblewrap.js';
 import type { EgressRefusal } from '../sandbox/egress-proxy.js';
+import { BOX_LIMIT_DEFAULTS } from '../sandbox/limits.js';
 import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../sandbox/mode.js';
 import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../sandbox/network-policy.js';
 import { checkCommand, extendPolicy, type PolicyRule } from '../sandbox/policy.js';
@@ -51,6 +52,8 @@ export interface BashToolOptions {
   maxProcesses?: number;
   /** Largest file a command may write (`ulimit -f`; default 1 GiB). */
   maxFileSizeBytes?: number;
+  /** Memory of a command's box: all its processes together where a memory cgroup can be made, each one always (default 2 GiB). */
+  maxMemoryBytes?: number;
 }
 
 /** The defaults of `BashToolOptions`. */
@@ -60,8 +63,7 @@ export const BASH_DEFAULTS = {
   defaultTimeoutMs: 120_000,
   maxTimeoutMs: 600_000,
   outputLimitBytes: 30 * 1024,
-  maxProcesses: 512,
-  maxFileSizeBytes: 1024 ** 3,
+  ...BOX_LIMIT_DEFAULTS,
 } as const;
 
 /** Arguments of `bash`. */
@@ -129,6 +131,28 @@ function describeStream(name: string, text: TruncatedText): string {
   return `${name}:\n${text.text.endsWith('\n') ? text.text.slice(0, -1) : text.text}`;
 }
 
+/** What runtimes print when an allocation fails (RLIMIT_DATA or the cgroup refused the memory). */
+const OUT_OF_MEMORY =
+  /MemoryError|Cannot allocate memory|\bENOMEM\b|heap out of memory|allocation failed|std::bad_alloc|out of memory/i;
+
+/** The sentence about the memory limit, when the command hit it (killed by the kernel, or an allocation failed). */
+export function memorySentence(result: SandboxRunResult): string | undefined {
+  const { memory } = result;
+  const mib = Math.round(memory.limitBytes / 1024 ** 2);
+  const scope =
+    memory.scope === 'cgroup' ? 'all processes of the command together' : 'each process of the command';
+  const advice =
+    'Use less memory at once (fewer parallel jobs or workers, smaller inputs, stream instead of loading whole files); the limit is set by the harness.';
+  if (memory.oomKills > 0) {
+    return `memory: the command exceeded the box's memory limit of ${mib} MiB (sandbox.memoryMiB, for ${scope}): the kernel killed ${memory.oomKills} of its processes. ${advice}`;
+  }
+  const failed = result.exitCode !== 0 && !result.timedOut && !result.aborted;
+  if (failed && OUT_OF_MEMORY.test(`${result.stderr.text}\n${result.stdout.text}`)) {
+    return `memory: the command ran out of memory: the box's memory limit is ${mib} MiB (sandbox.memoryMiB, for ${scope}). ${advice}`;
+  }
+  return undefined;
+}
+
 /** The text the model sees for one command. */
 export function formatBashResult(result: SandboxRunResult, timeoutMs: number): string {
   const lines: string[] = [];
@@ -145,6 +169,8 @@ export function formatBashResult(result: SandboxRunResult, timeoutMs: number): s
   } else {
     lines.push(`exit code: ${result.exitCode}`);
   }
+  const memory = memorySentence(result);
+  if (memory) lines.push(memory);
   lines.push(describeStream('stdout', result.stdout), describeStream('stderr', result.stderr));
   const refused = [...new Set(result.egressRefusals.map((refusal) => refusal.reason))];
   if (refused.length) {
@@ -175,6 +201,7 @@ function description(options: ResolvedOptions): string {
     `Timeout ${options.defaultTimeoutMs / 1000} s by default (timeout_ms, at most ${options.maxTimeoutMs / 1000} s).`,
     'Every process the command starts is killed when it returns: to test a server, start it in the background,',
     'wait until it answers and query it within the same command.',
+    `Memory limit of the box: ${Math.round(options.maxMemoryBytes / 1024 ** 2)} MiB (going over it ends the command or fails its allocations).`,
     networkSentence(options.network),
   ]
     .filter(Boolean)
@@ -205,6 +232,7 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
     env: options.env,
     maxProcesses: options.maxProcesses,
     maxFileSizeBytes: options.maxFileSizeBytes,
+    maxMemoryBytes: options.maxMemoryBytes,
   });
   return {
     content: formatBashResult(result, timeoutMs),
@@ -218,6 +246,7 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
       stderrBytes: result.stderr.totalBytes,
       killedPids: result.killedPids,
       egressRefused: result.egressRefusals.length,
+      memoryKills: result.memory.oomKills,
     },
   };
 }

@@ -59,6 +59,11 @@ describe('doctor', () => {
     expect(checks.chromium).toMatchObject({ status: 'ok', detail: expect.stringContaining('Chromium') });
     expect(checks.git).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^git version \d/) });
     expect(checks.bubblewrap?.status).toBe('ok');
+    // This machine has a writable memory controller (the box-memory suite requires one on CI too).
+    expect(checks['box memory']).toMatchObject({
+      status: 'ok',
+      detail: '2048 MiB per box, all its processes together (memory cgroup, no swap)',
+    });
     expect(checks['data dir']).toMatchObject({ status: 'ok', detail: `${home} is writable` });
     expect(checks['api keys']).toEqual({
       name: 'api keys',
@@ -233,7 +238,7 @@ describe('doctor', () => {
         status: 'fail',
         detail: expect.stringContaining('keyPrefix'),
       });
-      expect(report.checks).toHaveLength(8);
+      expect(report.checks).toHaveLength(9);
       expect(out.code).toBe(1);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -250,7 +255,7 @@ describe('doctor', () => {
     expect(out.stdout).toMatch(/^FAIL\s+api keys\s+ANTHROPIC_API_KEY is not set/m);
     expect(out.stdout).toMatch(/→ Export a valid key in the variable named/);
     expect(out.stdout).not.toContain('sk-abcdefgh12345678');
-    expect(out.stdout).toMatch(/1 failed, 0 warning\(s\), 9 ok/);
+    expect(out.stdout).toMatch(/1 failed, 0 warning\(s\), 10 ok/);
   });
 });
 

@@ -151,6 +151,7 @@ describe.skipIf(bubblewrap.skip || packageCache.skip)('the meal-planner example 
       readOnlyPaths: [],
       maxProcesses: 512,
       maxFileSizeBytes: 1024 ** 3,
+      maxMemoryBytes: 2 * 1024 ** 3,
     });
     const output = run.stdout.text;
     expect(run.exitCode, output).toBe(0);

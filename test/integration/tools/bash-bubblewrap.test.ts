@@ -21,7 +21,7 @@ import {
 
 const info = await sandboxInfo();
 // ulimit -u does not bind root; the cap then needs a pids cgroup.
-const probeGroup = createCommandCgroup(10);
+const probeGroup = createCommandCgroup({ maxProcesses: 10 });
 if (probeGroup) await destroyCommandCgroup(probeGroup);
 const processCapEnforced = process.getuid?.() !== 0 || probeGroup !== undefined;
 const bubblewrap = requirement('bubblewrap', info.bubblewrap, info.reason ?? 'not found');

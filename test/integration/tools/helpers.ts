@@ -76,6 +76,7 @@ export function boxRequest(
     readOnlyPaths: [],
     maxProcesses: 512,
     maxFileSizeBytes: 1024 ** 3,
+    maxMemoryBytes: 2 * 1024 ** 3,
     ...extra,
   };
 }

@@ -67,7 +67,13 @@ const ALLOWED: Allowed[] = [
     file: 'agent/sandbox/cgroup.ts',
     fn: 'tryCreate',
     apis: ['mkdirSync', 'writeFileSync', 'rmdirSync'],
-    why: 'a pids cgroup under /sys/fs/cgroup (kernel files)',
+    why: 'a pids or memory cgroup under /sys/fs/cgroup (kernel files)',
+  },
+  {
+    file: 'agent/sandbox/cgroup.ts',
+    fn: 'baseFor',
+    apis: ['rmdirSync'],
+    why: 'the probe cgroup made by tryCreate under /sys/fs/cgroup',
   },
   {
     file: 'agent/sandbox/cgroup.ts',

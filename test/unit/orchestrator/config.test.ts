@@ -41,7 +41,14 @@ describe('RunConfig', () => {
     expect(config.budgets.deadline).toBeUndefined();
     expect(config.regressEvery).toBe(5);
     expect(config.limits.generator).toEqual({ maxSteps: 200, maxMinutes: 45 });
-    expect(config.sandbox).toEqual({ network: 'registries', allowHosts: [], bubblewrap: 'auto', roles: {} });
+    expect(config.sandbox).toEqual({
+      network: 'registries',
+      allowHosts: [],
+      bubblewrap: 'auto',
+      memoryMiB: 2048,
+      fileSizeMiB: 1024,
+      roles: {},
+    });
     expect(config.notifications.webhooks).toEqual([]);
     expect(config.prices).toEqual(DEFAULT_PRICES);
   });

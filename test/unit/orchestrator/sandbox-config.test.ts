@@ -12,6 +12,8 @@ describe('sandbox configuration', () => {
         sandbox: 'bubblewrap',
         network: 'registries',
         allowHosts: [],
+        maxMemoryBytes: 2048 * 1024 ** 2,
+        maxFileSizeBytes: 1024 ** 3,
       });
     }
   });
@@ -37,12 +39,12 @@ describe('sandbox configuration', () => {
       allowHosts: ['mirror.corp.test'],
       roles: { app: { network: 'none' }, generator: { network: true, allowHosts: ['api.example.com:8443'] } },
     });
-    expect(sandboxForRole(config, 'evaluator')).toEqual({
+    expect(sandboxForRole(config, 'evaluator')).toMatchObject({
       sandbox: 'bubblewrap',
       network: 'none',
       allowHosts: ['mirror.corp.test'],
     });
-    expect(sandboxForRole(config, 'generator')).toEqual({
+    expect(sandboxForRole(config, 'generator')).toMatchObject({
       sandbox: 'bubblewrap',
       network: 'open',
       allowHosts: ['mirror.corp.test', 'api.example.com:8443'],
@@ -68,5 +70,35 @@ describe('sandbox configuration', () => {
     );
     expect(config.sandbox.network).toBe('open');
     expect(config.sandbox.allowHosts).toEqual(['a.test', '127.0.0.1:4873']);
+  });
+
+  it('memory and file size: global settings, per-role overrides (the evaluator takes the app’s)', () => {
+    const config = SandboxConfig.parse({
+      memoryMiB: 4096,
+      fileSizeMiB: 512,
+      roles: { generator: { memoryMiB: 3072 }, app: { memoryMiB: 1024, fileSizeMiB: 64 } },
+    });
+    expect(sandboxForRole(config, 'generator')).toMatchObject({
+      maxMemoryBytes: 3072 * 1024 ** 2,
+      maxFileSizeBytes: 512 * 1024 ** 2,
+    });
+    expect(sandboxForRole(config, 'evaluator')).toMatchObject({
+      maxMemoryBytes: 1024 * 1024 ** 2,
+      maxFileSizeBytes: 64 * 1024 ** 2,
+    });
+    expect(sandboxForRole(config, 'initializer').maxMemoryBytes).toBe(4096 * 1024 ** 2);
+  });
+
+  it('refuses a memory limit too small for node, fractional or not a number, naming the field', () => {
+    expect(() => buildRunConfig({ sandbox: { memoryMiB: 100 } }, {}, NOW)).toThrow(
+      'sandbox.memoryMiB: must be at least 256, not 100',
+    );
+    expect(() => buildRunConfig({ sandbox: { roles: { generator: { memoryMiB: 1.5 } } } }, {}, NOW)).toThrow(
+      'sandbox.roles.generator.memoryMiB: must be an int, not 1.5',
+    );
+    expect(() => buildRunConfig({ sandbox: { memoryMiB: '2G' as never } }, {}, NOW)).toThrow(
+      'sandbox.memoryMiB: must be a number, not "2G" (e.g. 2048, the default)',
+    );
+    expect(() => buildRunConfig({ sandbox: { fileSizeMiB: 0 } }, {}, NOW)).toThrow(InputError);
   });
 });

@@ -1,0 +1,89 @@
+/** The run's box settings: network policy, memory and file-size limits, per-role overrides. */
+import { z } from 'zod';
+import { BOX_LIMIT_DEFAULTS } from '../agent/sandbox/limits.js';
+import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
+
+/**
+ * A network policy: `none`, `registries` or `open` (agent/sandbox/network-policy.ts). The old boolean is
+ * still accepted: `true` → `open` (public hosts, never this machine's services), `false` → `none`.
+ */
+export const NetworkSetting = z
+  .union([z.boolean(), NetworkMode])
+  .transform((value): NetworkMode => (value === true ? 'open' : value === false ? 'none' : value));
+export type NetworkSetting = z.infer<typeof NetworkSetting>;
+
+/**
+ * Memory of one box in MiB: every process of a bash command (or of the app, init.sh included) together where
+ * a memory cgroup can be made, each process alone otherwise (docs/security.md). Below 256 MiB npm and node
+ * do not start reliably.
+ */
+export const MemoryMiB = z
+  .number()
+  .int()
+  .min(256)
+  .max(1024 * 1024);
+
+/** Largest file a process of a box may write, in MiB (`ulimit -f`). */
+export const FileSizeMiB = z
+  .number()
+  .int()
+  .min(1)
+  .max(1024 * 1024);
+
+/** One role's override of the box: network policy (its `allowHosts` add to the global list) and limits. */
+export const RoleSandbox = z.strictObject({
+  network: NetworkSetting.optional(),
+  allowHosts: z.array(AllowHost).optional(),
+  memoryMiB: MemoryMiB.optional(),
+  fileSizeMiB: FileSizeMiB.optional(),
+});
+export type RoleSandbox = z.infer<typeof RoleSandbox>;
+
+/**
+ * The box every workspace-controlled process runs in (bash, init.sh and the app): bubblewrap `auto` or
+ * `required` (both: the box, refused where bubblewrap cannot run) or `off` (no box: only where the machine
+ * or container is the boundary); the network policy (default `registries`), extra hosts, per-role overrides
+ * (`app` is the evaluator's app).
+ */
+export const SandboxConfig = z.strictObject({
+  network: NetworkSetting.default('registries'),
+  allowHosts: z.array(AllowHost).default([]),
+  bubblewrap: z.enum(['auto', 'required', 'off']).default('auto'),
+  memoryMiB: MemoryMiB.default(BOX_LIMIT_DEFAULTS.maxMemoryBytes / 1024 ** 2),
+  fileSizeMiB: FileSizeMiB.default(BOX_LIMIT_DEFAULTS.maxFileSizeBytes / 1024 ** 2),
+  roles: z
+    .strictObject({
+      initializer: RoleSandbox.optional(),
+      generator: RoleSandbox.optional(),
+      app: RoleSandbox.optional(),
+      planner: RoleSandbox.optional(),
+    })
+    .default({}),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
+/** The box of one role's sessions, as roles/ take it. */
+export interface RoleSandboxSettings {
+  sandbox: 'bubblewrap' | 'none';
+  network: NetworkMode;
+  allowHosts: string[];
+  /** Memory of each box of the role (bash commands; the evaluator's: the app's). */
+  maxMemoryBytes: number;
+  /** `ulimit -f` of each box of the role. */
+  maxFileSizeBytes: number;
+}
+
+/** The settings of a role's box from the run's sandbox config: the evaluator's are its app's. */
+export function sandboxForRole(
+  config: SandboxConfig,
+  role: 'initializer' | 'generator' | 'evaluator' | 'planner',
+): RoleSandboxSettings {
+  const override = config.roles[role === 'evaluator' ? 'app' : role];
+  return {
+    sandbox: config.bubblewrap === 'off' ? 'none' : 'bubblewrap',
+    network: override?.network ?? config.network,
+    allowHosts: [...config.allowHosts, ...(override?.allowHosts ?? [])],
+    maxMemoryBytes: (override?.memoryMiB ?? config.memoryMiB) * 1024 ** 2,
+    maxFileSizeBytes: (override?.fileSizeMiB ?? config.fileSizeMiB) * 1024 ** 2,
+  };
+}
