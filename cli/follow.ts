@@ -127,6 +127,9 @@ export async function followRun(
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
     const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {
+      // What happened since the last poll (the last verdict, the final merge) still gets its lines.
+      await inFlight.of([]);
+      for (const note of inFlight.drainNotes()) renderer.note(note);
       renderer.done({
         status: run.status,
         pausedReason: run.pausedReason,

@@ -87,3 +87,52 @@ describe('progress of a run in lanes', () => {
     expect(lines.at(-1)).toMatch(/^run building — /);
   });
 });
+
+describe('the end of a followed run', () => {
+  it('still prints the verdicts that came between the last poll and the end', async () => {
+    const clock = new SteppingClock(Date.now() - 3_600_000);
+    const env = await openStore(clock);
+    try {
+      const run = await seedRun(env.store, {
+        features: 2,
+        sessions: 2,
+        workspace: '/tmp/ns-follow-end',
+        clock,
+        verdictFor: () => 'pass',
+      });
+      let text = '';
+      let ended: Promise<unknown> | undefined;
+      const stream = {
+        isTTY: false,
+        write(chunk: string) {
+          text += chunk;
+          // After the first poll, and long before the next: the last verdict and the run's end land together.
+          ended ??= (async () => {
+            await env.store.appendEvent(run.id, {
+              type: 'verdict.applied',
+              runId: run.id,
+              at: clock.now().toISOString(),
+              seq: 9,
+              featureId: 'F-002',
+              verdict: 'fail',
+              mode: 'evaluate',
+              passes: false,
+              attempts: 1,
+              reason: 'the last item stays after Delete',
+            });
+            await env.store.setStatus(run.id, 'cancelled');
+          })();
+          return true;
+        },
+      };
+      const orchestrator = { store: env.store, now: clock.now } as unknown as Orchestrator;
+      await followRun(orchestrator, run.id, { stream, intervalMs: 1_000 });
+      await ended;
+      const lines = text.trim().split('\n');
+      expect(lines, text).toContain('F-002 fail (attempt 1): the last item stays after Delete (session 9)');
+      expect(lines.at(-1)).toMatch(/^run cancelled/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+});
