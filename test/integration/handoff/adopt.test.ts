@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InputError } from '../../../core/errors.js';
 import { adoptWorkspace, FIXED_PORT_FEEDBACK } from '../../../handoff/adopt.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
@@ -11,17 +11,9 @@ import { readFeedback } from '../../../handoff/feedback.js';
 import { isClean, openRepo } from '../../../handoff/git.js';
 import { progressTail } from '../../../handoff/progress.js';
 import { createWorkspace } from '../../../handoff/workspace.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 const quickstartList = [
   {

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freshAppCopy } from '../../../handoff/app-copy.js';
 import { readFeatureList, writeFeatureList } from '../../../handoff/feature-list.js';
 import type { IntegrityViolation } from '../../../handoff/formats.js';
@@ -14,17 +14,9 @@ import { checkpoint, ensureRepo, head, isClean, rollback, runGit, showFile } fro
 import { ATTRIBUTES_FILE, HARNESS_ATTRIBUTES_LINE } from '../../../handoff/git-attributes.js';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
 import { enforceGitDir } from '../../../handoff/git-guard.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 /** Every attribute that transforms content without configuration, and a filter the config names. */
 const HOSTILE_ATTRIBUTES = [

@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { IntegrityViolation } from '../../../handoff/formats.js';
 import {
   checkpoint,
@@ -23,20 +23,12 @@ import {
 import { withOverride } from '../../../handoff/git-attributes.js';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
 import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
 /** `.git/info/attributes` as the harness writes it into a repository that had none. */
 const ATTRIBUTES_TEXT = withOverride('');
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 interface Setup {
   root: string;

@@ -1,21 +1,13 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatFeatureList } from '../../../handoff/feature-list.js';
 import type { FeatureList, IntegrityViolation } from '../../../handoff/formats.js';
 import { checkpoint, ensureRepo, isClean, parseCheckpointTrailers } from '../../../handoff/git.js';
 import { guardFeatureList } from '../../../handoff/integrity.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 const list: FeatureList = [
   { id: 'F-001', category: 'functional', description: 'Add a todo', steps: ['Open', 'Type'], passes: true },

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
 import { UnsafeFileError } from '../../../handoff/safe-fs.js';
 
@@ -63,4 +63,21 @@ export async function unsafeFileRefusal(promise: Promise<unknown>): Promise<Unsa
   );
   expect(error).toBeInstanceOf(UnsafeFileError);
   return error as UnsafeFileError;
+}
+
+/**
+ * For a test file: the machine's git config hidden for the whole file ({@link isolateGitConfig}), and a list of
+ * cleanups that run after each test (push a temp dir's cleanup onto it).
+ */
+export function isolatedGitFile(): Array<() => void> {
+  let restoreConfig: () => void = () => {};
+  beforeAll(() => {
+    restoreConfig = isolateGitConfig();
+  });
+  afterAll(() => restoreConfig());
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0)) cleanup();
+  });
+  return cleanups;
 }

@@ -1,20 +1,12 @@
 import { existsSync } from 'node:fs';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkpoint, commitsSince, currentBranch, ensureRepo, head, isClean } from '../../../handoff/git.js';
 import { backupRepo, verifyDescendsFrom } from '../../../handoff/git-history.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 /** A repository with three commits: the state at a session's start. */
 async function threeCommits() {

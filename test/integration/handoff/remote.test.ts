@@ -2,21 +2,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PushRejectedError } from '../../../handoff/errors.js';
 import { checkpoint, head } from '../../../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
-import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
+import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
-let restoreConfig: () => void;
-beforeAll(() => {
-  restoreConfig = isolateGitConfig();
-});
-afterAll(() => restoreConfig());
-const cleanups: Array<() => void> = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
-});
+const cleanups = isolatedGitFile();
 
 function setup() {
   const temp = tempDir('ns-remote-');
