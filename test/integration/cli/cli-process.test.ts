@@ -127,6 +127,7 @@ describe('nightshift CLI processes', () => {
       'chromium',
       'git',
       'bubblewrap',
+      'box memory',
       'data dir',
       'api keys',
       'model server',
