@@ -11,6 +11,7 @@ import { generateSpec, specPath } from '../../../checks/codegen.js';
 import { RecordedCheck } from '../../../checks/format.js';
 import { recordSegment } from '../../../checks/recorder.js';
 import { replayCheck } from '../../../checks/replay.js';
+import { writeSpecSupport } from '../../../checks/store.js';
 import { navigationEntry } from '../../unit/checks/observations.js';
 
 // Issue 24: a recorded goto of a two-slash path on the app (`http://app//host:port/x`, also what `/\host` becomes)
@@ -104,6 +105,7 @@ describe('recorded navigation stays on the app (real Chromium, real @playwright/
     expect(spec).toContain(`await page.goto('/.//${hop}/steal');`);
     fs.mkdirSync(path.join(dir, 'e2e'));
     fs.writeFileSync(path.join(dir, specPath('F-001')), spec);
+    await writeSpecSupport(dir); // the fixtures module every exported spec imports
     fs.writeFileSync(
       path.join(dir, 'playwright.config.ts'),
       [
