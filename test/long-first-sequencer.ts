@@ -5,24 +5,33 @@
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-/** Path prefixes (from the repository root) of the slowest files, slowest first (measured by a full run). */
+/** Path prefixes (from the repository root) of the slowest files, slowest first (measured by a full run, 2026-12-01). */
 export const LONG_FIRST: readonly string[] = [
+  'test/integration/examples/meal-planner-app',
+  'test/e2e/exported-checks',
+  'test/integration/demo-policies/evaluator-bug',
+  'test/e2e/lanes-kill',
+  'test/integration/cli/newcomer',
+  'test/e2e/control-foreground',
+  'test/e2e/remote-workers',
+  'test/e2e/lanes-housekeeping',
+  'test/e2e/worker-kill',
+  'test/integration/lanes/lanes-controls',
   'test/e2e/cli-run',
   'test/integration/demo/',
-  'test/e2e/remote-workers',
-  'test/e2e/worker-kill',
-  'test/integration/security/secrets',
-  'test/integration/cli/cli-process',
-  'test/integration/cli/checks-cli',
+  'test/integration/runs/simulated-run',
   'test/integration/deploy/image-steps',
   'test/integration/security/bad-input',
+  'test/integration/cli/cli-process',
+  'test/integration/runs/accounts-run',
+  'test/integration/security/secrets',
+  'test/integration/lanes/lanes-run',
+  'test/e2e/control-detached',
   'test/integration/checks/replay',
-  'test/integration/cli/newcomer',
+  'test/integration/cli/checks-cli',
   'test/integration/roles/grounding-family',
-  'test/integration/roles/evaluator-grounding',
-  'test/integration/checks/recorded-checks',
-  'test/integration/cli/plan',
-  'test/integration/runs/stops',
+  'test/integration/cli/ops-messages',
+  'test/integration/security/credentials',
 ];
 
 /** The position of a file in {@link LONG_FIRST}; every other file after them. */
