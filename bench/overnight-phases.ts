@@ -82,13 +82,19 @@ function modelSpans(events: RunEvent[]): Span[] {
   });
 }
 
-/** From each merged or rejected lane's passing evaluation to its merge event. */
+/**
+ * From a lane's last evaluation of the feature to its merge event (the merge step runs as a job of its own seq, so
+ * the evaluation is found by feature and time): waiting for the serial merge queue, then merging and re-checking.
+ */
 function mergeSpans(events: RunEvent[], sessions: SessionRecord[]): Span[] {
-  const finished = new Map(sessions.map((session) => [session.seq, session.finishedAt]));
   return events.flatMap((event): Span[] => {
     if (event.type !== 'lane.merge') return [];
-    const from = finished.get(event.seq);
-    return from ? [[Date.parse(from), Date.parse(event.at)]] : [];
+    const mergedAt = Date.parse(event.at);
+    const evaluated = sessions
+      .filter((session) => session.role === 'evaluator' && session.featureIds.includes(event.featureId))
+      .map((session) => Date.parse(session.finishedAt ?? ''))
+      .filter((at) => Number.isFinite(at) && at <= mergedAt);
+    return evaluated.length > 0 ? [[Math.max(...evaluated), mergedAt]] : [];
   });
 }
 
