@@ -103,8 +103,11 @@ const sessionSpan = (session: SessionRecord): Span => [
   Date.parse(session.finishedAt ?? session.startedAt),
 ];
 
-/** Where the time went (model wait projected by the compression). */
-function phases(records: NightshiftRecords, wall: Span): PhaseBreakdown {
+/** Where the time of a build went in `wall` (model wait projected by the compression). */
+export function nightshiftPhases(
+  records: Pick<NightshiftRecords, 'sessions' | 'events' | 'compression'>,
+  wall: Span,
+): PhaseBreakdown {
   const times = agentTimes(records.events);
   const total: PhaseBreakdown = {
     modelWait: 0,
@@ -177,6 +180,6 @@ export function nightshiftFigures(records: NightshiftRecords): OvernightBuild {
     mistakesMade: countKinds(records.mistakes),
     checksGreen: records.checksGreen,
     merges: countKinds(events.flatMap((event) => (event.type === 'lane.merge' ? [event.outcome] : []))),
-    phases: phases(records, wall),
+    phases: nightshiftPhases(records, wall),
   };
 }
