@@ -13,9 +13,6 @@ import { LatencyOptions } from '../testkit/simulated/options.js';
 import { OvernightBuild, PRICED_AS } from './overnight-figures.js';
 import { buildWithNightshift } from './overnight-nightshift.js';
 import { buildWithQuickstart } from './overnight-quickstart.js';
-import { overnightSection } from './overnight-report.js';
-
-export { overnightSection };
 
 /** The example the simulated model can build with all its mistakes (regressions are todo-only). */
 export const OVERNIGHT_EXAMPLE = 'todo';
