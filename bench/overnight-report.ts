@@ -76,16 +76,23 @@ function phaseRow(build: OvernightBuild): string {
   ].join(' | ');
 }
 
-/** What bounds the 4-lane build's time next to the loop's. */
-function timeNote(four: OvernightBuild, quick: OvernightBuild): string {
+/** What bounds the 4-lane build's time next to the loop's (and next to 1 lane). */
+function timeNote(four: OvernightBuild, quick: OvernightBuild, one: OvernightBuild | undefined): string {
+  const conflicts = four.merges.conflict ?? 0;
+  const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
   return (
-    `Model wait is most of the night (4 lanes: ${dominantPhases(four)}), so turns decide it: nightshift made ` +
-    `${four.modelRequests} model requests to the loop's ${quick.modelRequests} (an independent evaluator session per ` +
-    'evaluation, on top of the generator), and the todo example lets few lanes work at once (F-002 needs F-001, ' +
-    'F-003 both, and the other five need all three: the first three features are serial). The projection also ' +
-    "stretches one lane's harness work that overlapped another lane's model wait (an upper bound for lanes). Would " +
-    'move it: an example with many independent features (the meal planner, once the scripted roles build it), and ' +
-    'fewer evaluator turns per feature.'
+    `Model wait is most of the night (4 lanes: ${dominantPhases(four)}), so model turns decide it. Nightshift made ` +
+    `${four.modelRequests} model requests at 4 lanes${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ` +
+    `${quick.modelRequests}: an independent evaluator session per evaluation on top of each generator, and at 4 ` +
+    `lanes ${conflicts} merge conflicts in ${attempts} merge attempts (every todo feature registers itself above ` +
+    'the same marker lines of api/modules.js and public/features.js), each one more generator and evaluator round' +
+    `${one ? ` (${four.sessions} sessions against ${one.sessions} at 1 lane)` : ''}. The todo example is also ` +
+    'chained (F-002 needs F-001, F-003 both, the other five all three) and small. The loop is quick partly because ' +
+    `it claims what it never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} ` +
+    'features do not work. The projection stretches harness work of one lane that overlapped a model wait of another ' +
+    '(an upper bound for lanes). Would move it: merging the registries instead of conflicting on them (a merge ' +
+    'driver that keeps both inserted lines), an example with many independent features (the meal planner, once the ' +
+    'scripted roles build it), fewer evaluator turns per feature.'
   );
 }
 
@@ -98,6 +105,24 @@ function dollarNote(four: OvernightBuild, quick: OvernightBuild): string {
     `sessions per working feature (the loop ${per(quick.sessions, quick.passing).toFixed(1)}): every pass is an LLM ` +
     'evaluation in a browser. Would move it: a cheaper evaluator model, and evaluations that reuse the recorded check ' +
     'where the feature has not changed.'
+  );
+}
+
+/** The share of a build's time that is neither model wait nor idle. */
+function harnessShare(build: OvernightBuild): number {
+  const sum = Object.values(build.phases).reduce((total, value) => total + value, 0);
+  return sum > 0 ? (sum - build.phases.modelWait - build.phases.idle) / sum : 0;
+}
+
+/** The section's closing note: what dominates the night, and what comes after the model. */
+function closingNote(four: OvernightBuild, one: OvernightBuild | undefined): string {
+  const conflicts = four.merges.conflict ?? 0;
+  return (
+    `What dominates the night: model wait (4 lanes: ${dominantPhases(four)}). After it, at 4 lanes, the cost is ` +
+    `rounds rather than harness time: ${conflicts} merge conflicts on the shared registry files sent features back ` +
+    `to a generator and an evaluator${one ? ` (${four.sessions} sessions, against ${one.sessions} at 1 lane)` : ''}. ` +
+    `The harness itself (tools, app start, browser, git, merge queue) is ${Math.round(harnessShare(four) * 100)} % ` +
+    "of the 4 lanes' session time, led by evaluation in the browser."
   );
 }
 
@@ -129,7 +154,7 @@ export function overnightSection(result: OvernightResult | undefined, load: stri
       .join('|')}|`,
     ...result.builds.map((build) => `| ${phaseRow(build)} |`),
     '',
-    ...(four ? [`What dominates the night at 4 lanes: ${dominantPhases(four)}.`, ''] : []),
+    ...(four ? [closingNote(four, find(result, 'nightshift-1')), ''] : []),
     `Load average when this section started: ${load}.`,
     '',
   ].join('\n');
@@ -155,7 +180,7 @@ export function overnightTargetRows(result: OvernightResult | undefined): Row[] 
         '4 lanes finish ≥ 4× sooner than the quickstart-style loop (projected to real turn times; issue 28)',
       measured: `${speedup.toFixed(2)}× (${minutes(four.projectedWallMs)} vs ${minutes(quick.projectedWallMs)}); 4 lanes' time: ${dominantPhases(four)}`,
       met: speedup >= 4,
-      ...(speedup >= 4 ? {} : { note: timeNote(four, quick) }),
+      ...(speedup >= 4 ? {} : { note: timeNote(four, quick, find(result, 'nightshift-1')) }),
     },
     {
       name: 'overnight: dollars per passing feature',
