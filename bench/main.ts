@@ -11,6 +11,7 @@ import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
 import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
+import { measureOvernight, OvernightOptions } from './overnight.js';
 import { measureRecovery } from './recovery.js';
 import { renderReport } from './report.js';
 import { BenchResults, type Repetitions } from './results.js';
@@ -60,6 +61,7 @@ export const SECTIONS = [
   'checks',
   'lanes',
   'grounding',
+  'overnight',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -74,6 +76,7 @@ const SECTION_LABEL: Record<Section, string> = {
   checks: 'checks:',
   lanes: 'lanes:',
   grounding: 'grounding:',
+  overnight: 'overnight:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -152,6 +155,14 @@ async function groundedVerdicts(mark: Mark, started: number) {
   return measureGrounding({ log: (line) => progress(`grounding: ${line}`, started) });
 }
 
+async function overnightRun(options: OvernightOptions, mark: Mark, started: number) {
+  mark(
+    'overnight',
+    `overnight: ${options.features} todo features by the simulated model (${options.compression}× compressed), nightshift 1 and 4 lanes, quickstart loop`,
+  );
+  return measureOvernight(options, (line) => progress(`overnight: ${line}`, started));
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -159,6 +170,7 @@ async function groundedVerdicts(mark: Mark, started: number) {
 async function measure(
   quick: boolean,
   only: ReadonlySet<Section>,
+  overnight: OvernightOptions,
   previous?: BenchResults,
 ): Promise<BenchResults> {
   const started = Date.now();
@@ -201,6 +213,10 @@ async function measure(
   const grounding = only.has('grounding')
     ? await groundedVerdicts(mark, started)
     : keep('grounding', previous?.grounding);
+  // Older results have no overnight section either.
+  const overnightFigures = only.has('overnight')
+    ? await overnightRun(overnight, mark, started)
+    : keep('overnight', previous?.overnight);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -219,6 +235,7 @@ async function measure(
     checks,
     lanes,
     grounding,
+    overnight: overnightFigures,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }
@@ -246,13 +263,23 @@ export async function main(argv: string[]): Promise<void> {
       quick: { type: 'boolean', default: false },
       'report-only': { type: 'boolean', default: false },
       only: { type: 'string' },
+      /** The overnight section: the first N todo features, the compression of model turns, the seed. */
+      features: { type: 'string' },
+      compression: { type: 'string', default: process.env.NSBENCH_COMPRESSION },
+      seed: { type: 'string' },
     },
+  });
+  const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
+  const overnight = OvernightOptions.parse({
+    features: number(values.features),
+    compression: number(values.compression),
+    seed: number(values.seed),
   });
   const only = parseOnly(values.only);
   const previous = only.size < SECTIONS.length ? rejudge(RESULTS_PATH) : undefined;
   const results = values['report-only']
     ? rejudge(RESULTS_PATH)
-    : await measure(values.quick ?? false, only, previous);
+    : await measure(values.quick ?? false, only, overnight, previous);
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(REPORT_PATH, renderReport(results));
   for (const row of results.targets) {

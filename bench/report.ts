@@ -1,6 +1,7 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
 import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
+import { overnightSection } from './overnight-report.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread, type Spread } from './stats.js';
@@ -59,7 +60,7 @@ every millisecond and every token below is the harness's own. The report below i
 
 ## The simulated model
 
-For the overnight benchmark (issue 28; not written yet) and whole-run tests, \`testkit/simulated/\` wraps the
+For the overnight benchmark (issue 28) and whole-run tests, \`testkit/simulated/\` wraps the
 examples' scripted roles in a model that behaves like a real one; \`simulatedModel({ seed })\` gives a policy for
 the scripted server, and one seed makes the run reproducible. Defaults, and why (rates in
 \`testkit/simulated/options.ts\`):
@@ -77,6 +78,25 @@ the scripted server, and one seed makes the run reproducible. Defaults, and why 
   sessions (3 in a row, one more than the in-session retries).
 - **Evaluator**: the grounding family's honest wording styles, one per session by seed; a false fail on 3 % of
   passes (a sceptical evaluator misreading a page) — never a false pass.
+
+## The overnight method
+
+\`npm run bench -- --only overnight [--features N] [--compression C] [--seed S]\` (\`NSBENCH_COMPRESSION\` too)
+builds the todo example (its first N features in dependency order, default all 8) with the simulated model three
+ways, one seed for all: nightshift at 1 lane (one worker process) and at 4 lanes (two worker processes), through
+the real orchestrator, Redis, git and Chromium; and a quickstart-style loop on the agent loop alone
+(\`bench/overnight-quickstart.ts\`): an initializer, then one session per feature in list order with a fresh context,
+the model re-running the shell checks of the two features that passed last, implementing its feature and checking
+it itself with curl against the started app; a green self-check marks the feature passing, a red re-check
+failing again; no evaluator, no blocking, 3 s between sessions. The shell check cannot see what only a browser
+sees (a page module written but not registered: a half-done feature or a regression), which is the blind spot
+of self-verification that this comparison measures. "Working" features are judged from the final code
+(\`bench/overnight-figures.ts\` \`featureWorks\`: files, registrations, planted bug fixed, the server's imports),
+so false passes and false blocks are counted apart from what each run claims. Projection: wall time with every
+moment a model request was in flight stretched by the compression (for lanes an upper bound: one lane's harness
+work that overlapped another's model wait is stretched too); the time breakdown sums sessions' phases from the
+run's event log (\`bench/overnight-phases.ts\`). The meal-planner example is not built here: the scripted roles
+do not yet know it (no generator or evaluator script for it in the scripted model, regressions are todo-only).
 `;
 
 const cell = (value: Spread, unit = ' ms') => formatSpread(value, unit);
@@ -388,5 +408,6 @@ export function renderReport(results: BenchResults): string {
     checksSection(results),
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
+    overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
   ].join('\n');
 }

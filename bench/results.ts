@@ -7,6 +7,7 @@ import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
 import { GroundingResult } from './grounding.js';
 import { LanesResult } from './lanes.js';
+import { OvernightResult } from './overnight.js';
 import { RecoveryResult } from './recovery.js';
 import { ScaleResult } from './scale.js';
 import { LoadSample } from './stats.js';
@@ -67,6 +68,8 @@ export const BenchResults = z.object({
   lanes: LanesResult.optional(),
   /** Grounded verdicts as models write them (absent in results recorded before them). */
   grounding: GroundingResult.optional(),
+  /** The overnight run: the example built by the simulated model three ways (absent in results recorded before it). */
+  overnight: OvernightResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

@@ -1,6 +1,7 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
 import { groundingTargetRows } from './grounding.js';
 import { lanesTargetRow } from './lanes.js';
+import { overnightTargetRows } from './overnight-report.js';
 import type { BenchResults, TargetRow } from './results.js';
 
 type Measured = Omit<BenchResults, 'targets'>;
@@ -229,5 +230,6 @@ export function targetRows(results: Measured): TargetRow[] {
     ...checksRow(results),
     ...lanesTargetRow(results.lanes),
     ...groundingTargetRows(results.grounding),
+    ...overnightTargetRows(results.overnight),
   ];
 }

@@ -4,7 +4,7 @@
  * generator that makes mistakes at set rates, 429/529 bursts, and an honest evaluator in varied wording styles that
  * is sometimes wrong — only ever failing what works. One seed decides everything: the same seed, the same run.
  *
- * How the overnight bench uses it (the bench itself is not written yet):
+ * How the overnight bench (bench/overnight*.ts) uses it:
  *   const model = simulatedModel({ seed, latency: { compression: 20 } });
  *   const server = await startModelServer({ policy: model.policy });
  *   // a run of examples/meal-planner (50 features) with `anthropic:simulated` and `openai:simulated` models whose
@@ -25,11 +25,13 @@ import { mistakenIO, regressionTarget } from './generator-mistakes.js';
 import { latencySampler } from './latency.js';
 import { type SimulatedModelInput, SimulatedModelOptions } from './options.js';
 import { isFalseFail, MISTAKE_KINDS, type MistakeKind, mistakeOf, seededChoice } from './schedule.js';
+import { recheckPassing } from './self-check.js';
 import { SessionLedger, sessionKey } from './sessions.js';
 
 export { fitLognormal, latencySampler } from './latency.js';
 export { SimulatedModelOptions } from './options.js';
 export { isFalseFail, MISTAKE_KINDS, type MistakeKind, mistakeOf } from './schedule.js';
+export { featuresToRecheck, RECHECK_HEADING, recheckPassedMessage } from './self-check.js';
 
 /** One mistake the simulated model made (it showed in a reply). */
 export interface MistakeRecord {
@@ -158,7 +160,10 @@ function scriptsFor(plan: SessionPlan, cut: () => void): Partial<Record<DemoRole
   };
   const style = HONEST_STYLES[plan.styleIndex] as (typeof HONEST_STYLES)[number];
   return {
-    generator: (io) => generatorScript(mistakenIO(io, mistake)),
+    generator: (io) => {
+      recheckPassing(io);
+      generatorScript(mistakenIO(io, mistake));
+    },
     evaluator: simulatedEvaluator(style, plan.misread, (featureId) => plan.misreadMade.add(featureId)),
   };
 }
