@@ -96,8 +96,9 @@ describe.skipIf(bubblewrap.skip)('memory limit of the box', () => {
       cgroup.check();
       // 2 × 300 MiB: each process is under the 512 MiB per-process limit, together they are over it.
       const out = await bash(twoHolders(300), { maxMemoryBytes: 512 * MiB });
-      expect(out).toContain(
-        "memory: the command exceeded the box's memory limit of 512 MiB (sandbox.memoryMiB, for all processes of the command together): the kernel killed 1 of its processes",
+      // The kernel kills one of the pair, or both when the second is still allocating as the first is reaped.
+      expect(out).toMatch(
+        /memory: the command exceeded the box's memory limit of 512 MiB \(sandbox\.memoryMiB, for all processes of the command together\): the kernel killed [12] of its processes/,
       );
       hostUntouched();
       // Under the limit, the same pair runs to the end with no memory note.
@@ -123,8 +124,9 @@ describe.skipIf(bubblewrap.skip)('memory limit of the box', () => {
       });
       expect(started.ok).toBe(false);
       if (started.ok) return;
+      // One or both of the pair, as above.
       expect(started.reason).toMatch(
-        /^the app's box exceeded its memory limit of 512 MiB \(sandbox\.roles\.app\.memoryMiB or sandbox\.memoryMiB\): the kernel killed 1 of its processes; init\.sh exited with code 3/,
+        /^the app's box exceeded its memory limit of 512 MiB \(sandbox\.roles\.app\.memoryMiB or sandbox\.memoryMiB\): the kernel killed [12] of its processes; init\.sh exited with code 3/,
       );
       expect(fs.readFileSync(path.join(ws.outside, 'app.log'), 'utf8')).toContain(
         "[nightshift: the app's box exceeded its memory limit of 512 MiB",
