@@ -28,6 +28,20 @@ export function harnessErrorMessage(error: unknown): string {
   return line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
 }
 
+/** What a full disk says through Node, git and the shell. */
+const DISK_FULL = /ENOSPC|EDQUOT|no space left on device|out of diskspace|disk quota exceeded/i;
+
+/**
+ * True for an error of the machine rather than of the step: a full disk. It is not counted toward a
+ * `harness-error` pause, since the same session succeeds once space is freed (the chaos suite fills the disk for a
+ * minute); a disk that stays full ends in a `no-progress` pause instead.
+ */
+export function isMachineCondition(error: unknown): boolean {
+  return DISK_FULL.test(
+    error instanceof Error ? `${error.message} ${(error as { code?: string }).code ?? ''}` : String(error),
+  );
+}
+
 /** The step a session job is for, as the pause detail names it: `evaluate F-001`, `initialize`. */
 export function stepName(kind: string, featureIds: readonly string[]): string {
   return featureIds.length > 0 ? `${kind} ${featureIds.join(',')}` : kind;

@@ -10,7 +10,7 @@ import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { advanceRun, describeAction, type SessionAction } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
-import { recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
+import { isMachineCondition, recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
 import { recordMergeResults } from '../orchestrator/lane-store.js';
@@ -115,7 +115,7 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
  * A session that threw (the harness's failure, not the model's) is counted against its step. Below the limit the
  * error is rethrown, so BullMQ retries the job; at the limit it resolves to `pause`: the advance after the job
  * pauses the run `harness-error` instead of starting the same failing session again. A shutdown or a lost lock
- * is not the step's fault and is not counted.
+ * is not the step's fault and is not counted, nor is a full disk (`isMachineCondition`).
  */
 async function countHarnessFailure(
   deps: SessionWorkerDeps,
@@ -123,7 +123,14 @@ async function countHarnessFailure(
   error: unknown,
   lockLost: AbortSignal,
 ): Promise<'pause'> {
-  if (deps.shutdown.aborted || lockLost.aborted || data.action.kind === 'merge') throw error;
+  if (
+    deps.shutdown.aborted ||
+    lockLost.aborted ||
+    data.action.kind === 'merge' ||
+    isMachineCondition(error)
+  ) {
+    throw error;
+  }
   const { kind, featureIds } = describeAction(data.action);
   const run = await recordHarnessError(
     deps.orchestrator.store,

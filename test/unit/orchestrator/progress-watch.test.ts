@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applySessionResult } from '../../../orchestrator/apply-result.js';
 import { checkStopConditions } from '../../../orchestrator/budgets.js';
+import { isMachineCondition } from '../../../orchestrator/harness-errors.js';
 import { nextAction } from '../../../orchestrator/planner.js';
 import {
   countersOnResume,
@@ -126,5 +127,18 @@ describe('the no-progress watchdog', () => {
     expect(apply({})).toMatchObject({ progressAt: minutes(10).toISOString(), progressSeq: 7 });
     expect(apply({ commits: [] })).toMatchObject({ progressAt: T0.toISOString(), progressSeq: 1 });
     expect(apply({ outcome: 'aborted' })).toMatchObject({ progressAt: T0.toISOString(), progressSeq: 1 });
+  });
+});
+
+describe('errors of the machine, not of the step', () => {
+  it('takes a full disk, however git, Node or the shell words it, as the machine’s', () => {
+    const git = new Error(
+      "git checkout -q -f -B main refs/remotes/origin/main: fatal: sha1 file '.git/index.lock' write error. Out of diskspace",
+    );
+    const node = Object.assign(new Error('write failed'), { code: 'ENOSPC' });
+    expect(isMachineCondition(git)).toBe(true);
+    expect(isMachineCondition(node)).toBe(true);
+    expect(isMachineCondition('cp: error writing x: No space left on device')).toBe(true);
+    expect(isMachineCondition(new Error('FormatError: feature_list.json is not valid JSON'))).toBe(false);
   });
 });
