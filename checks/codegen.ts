@@ -33,6 +33,8 @@ export function generateSpec(check: RecordedCheck, title: string): string {
   const body: string[] = [];
   replayed.actions.forEach((action, index) => {
     body.push(...actionLines(action, index, runLiteral));
+    // As the harness's replay: the requests the action started finish before the next action or reading.
+    if (action.kind !== 'resize') body.push('await settled(page);');
     body.push(...baselineLines(replayed.expectations, index));
   });
   replayed.expectations.forEach((expectation, index) => {
@@ -45,9 +47,8 @@ export function generateSpec(check: RecordedCheck, title: string): string {
     '// The harness replays .nightshift/checks/ itself; this file is the same check for `npx playwright test`',
     '// (run `nightshift checks export` once for playwright.config.ts). Regenerated when the check is re-recorded.',
     "import type { Page } from '@playwright/test';",
-    `import { expect, test } from './${FIXTURES_MODULE}';`,
+    `import { expect, settled, test } from './${FIXTURES_MODULE}';`,
     '',
-    ...SETTLED_LINES,
     ...(ownData ? RUN_SUFFIX_LINES : []),
     ...(counted ? NUMBERS_SHOWN_LINES : []),
     ...(alone ? [comment(`Runs alone on the app: ${alone}.`)] : []),
@@ -63,14 +64,6 @@ export function generateSpec(check: RecordedCheck, title: string): string {
 
 /** The module of the exported suite that takes the app's turns (`checks/exported/`), without its extension. */
 export const FIXTURES_MODULE = 'nightshift-fixtures';
-
-const SETTLED_LINES = [
-  '/** Lets the requests an action started finish (a reload right after a save would otherwise lose it). */',
-  'async function settled(page: Page): Promise<void> {',
-  "  await page.waitForLoadState('networkidle').catch(() => undefined);",
-  '}',
-  '',
-];
 
 const OWN_DATA_LINES = [
   '  // The texts the check types and looks for again carry a suffix of this run: no other check or run has them.',
@@ -124,10 +117,7 @@ function actionLines(action: CheckAction, index: number, quote: Literal): string
   const on = (code: string) => `page.${printLocatorCode(parseLocatorCode(code), quote)}`;
   switch (action.kind) {
     case 'goto':
-      return [
-        ...(index > 0 ? ['await settled(page);'] : []),
-        `await page.goto(${quote(exportedPath(action.path))});`,
-      ];
+      return [`await page.goto(${quote(exportedPath(action.path))});`];
     case 'click': {
       const lines: string[] = [];
       if (action.dialog) {
@@ -185,7 +175,6 @@ function baselineLines(expectations: readonly CheckExpectation[], index: number)
     if (expectation.kind !== 'relativeText' || expectation.baseline.afterAction !== index) return;
     const pattern = numberPattern(expectation.text);
     if (!pattern) return;
-    if (lines.length === 0) lines.push('await settled(page);');
     lines.push(
       comment(
         `Recorded as ${JSON.stringify(expectation.baseline.text)} here; the check counts from what the app shows now.`,

@@ -5,16 +5,37 @@
  * until no other check runs and keeps the others waiting until it is done; the other checks, each with data of
  * its own, run side by side. The turns are files under the run's output folder, so they hold across workers.
  * Time spent waiting for a turn is added to the check's timeout.
+ * After each action a check waits for the requests it started, as nightshift's replays do (`settled`): a person is
+ * slower than a test runner, and an app that clears a form when its save answers would otherwise eat the next input.
  */
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { test as base, expect } from '@playwright/test';
+import { type BrowserContext, test as base, expect, type Page, type Request } from '@playwright/test';
 
 /** How often a waiting check looks again, in ms. */
 const POLL_MS = 50;
 
-/** `test` of @playwright/test with the app's turns taken around every check. */
-export const test = base.extend<{ appTurn: undefined }>({
+/** Longest a check waits for the requests of one action, in ms. */
+const SETTLE_MAX_MS = 3_000;
+
+/** The requests in flight in each check's browser context (event streams left out: they never finish). */
+const inFlight = new WeakMap<BrowserContext, Set<Request>>();
+
+/** `test` of @playwright/test with the app's turns taken around every check and its requests watched. */
+export const test = base.extend<{ appTurn: undefined; requestsWatched: undefined }>({
+  requestsWatched: [
+    async ({ context }, use) => {
+      const requests = new Set<Request>();
+      inFlight.set(context, requests);
+      context.on('request', (request) => {
+        if (request.resourceType() !== 'eventsource') requests.add(request);
+      });
+      context.on('requestfinished', (request) => requests.delete(request));
+      context.on('requestfailed', (request) => requests.delete(request));
+      await use(undefined);
+    },
+    { auto: true },
+  ],
   appTurn: [
     // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern.
     async ({}, use, testInfo) => {
@@ -34,6 +55,23 @@ export const test = base.extend<{ appTurn: undefined }>({
 });
 
 export { expect };
+
+/**
+ * Waits until the requests the page's actions started have finished and the page rendered a frame after them
+ * (again while a finished request started the next one: a save, then the list), at most 3 s.
+ */
+export async function settled(page: Page): Promise<void> {
+  const requests = inFlight.get(page.context()) ?? new Set<Request>();
+  const deadline = Date.now() + SETTLE_MAX_MS;
+  for (;;) {
+    // A frame first: a request the action started reaches this process before the frame's answer does.
+    await page
+      .evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => resolve())))
+      .catch(() => undefined);
+    if (requests.size === 0 || Date.now() >= deadline) return;
+    while (requests.size > 0 && Date.now() < deadline) await sleep(10);
+  }
+}
 
 /** A turn beside other shared checks: none while an `@alone` check holds or waits for the app. */
 async function takeShared(dir: string, testId: string): Promise<() => Promise<void>> {
@@ -99,6 +137,6 @@ function alive(pid: number): boolean {
   }
 }
 
-function sleep(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, POLL_MS));
+function sleep(ms = POLL_MS): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -120,7 +120,7 @@ describe('nightshift checks (child processes, real Chromium)', () => {
       expect(out.code, out.stderr).toBe(0);
       expect(out.stdout).toContain('npx playwright test');
       const spec = fs.readFileSync(path.join(workspace, specPath('F-001')), 'utf8');
-      expect(spec).toContain("import { expect, test } from './nightshift-fixtures';");
+      expect(spec).toContain("import { expect, settled, test } from './nightshift-fixtures';");
       expect(spec).toContain("test('F-001: ");
       // The check's own data gets a suffix of each run: parallel workers and repeated runs never see each other's.
       expect(spec).toContain(`await page.${TEXTBOX}.fill('Buy milk ' + run);`);

@@ -93,7 +93,7 @@ describe('RecordedCheck and the generated spec', () => {
 
   it("writes recorded text only as quoted string literals, the own data with the run's suffix", () => {
     const spec = generateSpec(check, 'Add a todo\nsecond line');
-    expect(spec).toContain("import { expect, test } from './nightshift-fixtures';");
+    expect(spec).toContain("import { expect, settled, test } from './nightshift-fixtures';");
     expect(spec).toContain('const run = runSuffix();');
     expect(spec).toContain(".fill('It\\'s `$(done)` ' + run);");
     expect(spec).toContain(
