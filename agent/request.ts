@@ -1,6 +1,6 @@
 import { withRetries } from '../core/retry.js';
-import { emit, flushTranscript, type Session, usedTokens } from './loop-session.js';
 import type { ProviderFailure, ProviderResult, ToolSchema } from './messages.js';
+import type { Session } from './session.js';
 
 /** A reply smaller than this is not worth asking for: the window is full. */
 export const MIN_REPLY_TOKENS = 1_024;
@@ -19,7 +19,7 @@ export type TimedResult = ProviderResult & { durationMs: number };
  * prompt. Undefined when not even {@link MIN_REPLY_TOKENS} fit (the session must end: context full).
  */
 export function replyBudget(session: Session): number | undefined {
-  const room = Math.floor(session.windowTokens * (1 - WINDOW_MARGIN)) - usedTokens(session);
+  const room = Math.floor(session.windowTokens * (1 - WINDOW_MARGIN)) - session.usedTokens();
   const budget = Math.min(session.maxOutputTokens, room);
   return budget >= Math.min(MIN_REPLY_TOKENS, session.maxOutputTokens) ? budget : undefined;
 }
@@ -35,10 +35,7 @@ export async function requestWithRetry(
   maxTokens: number,
 ): Promise<TimedResult> {
   const { retry } = session.options;
-  flushTranscript(session);
-  session.sentCount = session.messages.length;
-  session.noteSent = session.notePending;
-  session.notePending = false;
+  session.markSent();
   let durationMs = 0;
   const attempt = async () => {
     const result = await requestOnce(session, schemas, maxTokens);
@@ -58,13 +55,13 @@ export async function requestWithRetry(
       ...(retry?.baseDelayMs === undefined ? {} : { baseDelayMs: retry.baseDelayMs }),
       ...(retry?.maxDelayMs === undefined ? {} : { maxDelayMs: retry.maxDelayMs }),
     },
-    signal: session.controller.signal,
+    signal: session.signal,
     ...(session.options.sleep
-      ? { sleep: (ms: number) => session.options.sleep?.(ms, session.controller.signal) ?? Promise.resolve() }
+      ? { sleep: (ms: number) => session.options.sleep?.(ms, session.signal) ?? Promise.resolve() }
       : {}),
     ...(retry?.random ? { random: retry.random } : {}),
     onFailure: ({ attempt: number, error, willRetry, delayMs }) =>
-      emit(session, {
+      session.emit({
         type: 'model.error',
         step: session.steps + 1,
         kind: error.kind,
@@ -83,13 +80,13 @@ async function requestOnce(session: Session, schemas: ToolSchema[], maxTokens: n
   const first = await send(session, schemas, maxTokens);
   if (first.ok || first.failure.kind !== 'images_unsupported' || !session.vision) return first;
   session.vision = false;
-  emit(session, { type: 'model.images_dropped', step: session.steps + 1, message: first.failure.message });
+  session.emit({ type: 'model.images_dropped', step: session.steps + 1, message: first.failure.message });
   return send(session, schemas, maxTokens);
 }
 
 async function send(session: Session, schemas: ToolSchema[], maxTokens: number): Promise<TimedResult> {
   const messages = session.messages.slice();
-  emit(session, {
+  session.emit({
     type: 'model.request',
     step: session.steps + 1,
     messages: messages.length,
@@ -102,8 +99,8 @@ async function send(session: Session, schemas: ToolSchema[], maxTokens: number):
     tools: schemas,
     maxTokens,
     vision: session.vision,
-    signal: session.controller.signal,
-    onTextDelta: (text) => emit(session, { type: 'text.delta', text }),
+    signal: session.signal,
+    onTextDelta: (text) => session.emit({ type: 'text.delta', text }),
   });
   return { ...result, durationMs: session.now() - startedAt };
 }
