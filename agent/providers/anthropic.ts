@@ -18,11 +18,11 @@ import type { FailureContext, SdkErrorClasses } from './failures.js';
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
-  endOfStreamFailure,
+  replayText,
   type SdkProviderOptions,
   sdkProvider,
-  startWatchdog,
 } from './shared.js';
+import { readStream } from './stream-watchdog.js';
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -76,7 +76,7 @@ async function completeOnce(
   const params = toAnthropicParams(model, request, reasoning);
   const message = await client.messages.create({ ...params, stream: false }, { signal: request.signal });
   const content = fromAnthropicMessage(message);
-  for (const block of content) if (block.type === 'text') request.onTextDelta?.(block.text);
+  replayText(content, request);
   return {
     ok: true,
     response: {
@@ -88,45 +88,24 @@ async function completeOnce(
   };
 }
 
-async function completeStreaming(
+function completeStreaming(
   client: Anthropic,
   model: string,
   request: ModelRequest,
   context: FailureContext,
   reasoning: ReasoningSettings | undefined,
 ): Promise<ProviderResult> {
-  const watchdog = startWatchdog(context.timeoutMs, request.signal);
-  try {
-    const params = toAnthropicParams(model, request, reasoning);
-    const events = await client.messages.create({ ...params, stream: true }, { signal: watchdog.signal });
-    const assembler = new AnthropicStreamAssembler(request.onTextDelta);
-    watchdog.touch();
-    try {
-      for await (const event of events) {
-        watchdog.touch();
-        assembler.apply(event);
-      }
-    } catch (error) {
-      if (!watchdog.fired || request.signal?.aborted) throw error;
-    }
-    const failure = endOfStreamFailure(
-      context.providerId,
-      request.signal,
-      watchdog,
-      context.timeoutMs,
-      assembler.finished ? undefined : 'message_stop',
-    );
-    if (failure) return { ok: false, failure };
-    return {
-      ok: true,
-      response: {
-        content: assembler.content(),
-        stopReason: mapAnthropicStopReason(assembler.stopReason),
-        usage: assembler.usage,
-        model: assembler.model || model,
-      },
-    };
-  } finally {
-    watchdog.stop();
-  }
+  const params = toAnthropicParams(model, request, reasoning);
+  const assembler = new AnthropicStreamAssembler(request.onTextDelta);
+  return readStream(request, context, {
+    open: (signal) => client.messages.create({ ...params, stream: true }, { signal }),
+    apply: (event) => assembler.apply(event),
+    missingFinalEvent: () => (assembler.finished ? undefined : 'message_stop'),
+    response: () => ({
+      content: assembler.content(),
+      stopReason: mapAnthropicStopReason(assembler.stopReason),
+      usage: assembler.usage,
+      model: assembler.model || model,
+    }),
+  });
 }

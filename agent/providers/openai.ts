@@ -20,11 +20,11 @@ import {
 import {
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
-  endOfStreamFailure,
+  replayText,
   type SdkProviderOptions,
   sdkProvider,
-  startWatchdog,
 } from './shared.js';
+import { readStream } from './stream-watchdog.js';
 
 /** The API's own endpoint, used when no base URL is given (never the process environment). */
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -97,7 +97,7 @@ async function completeOnce(shell: Shell, request: ModelRequest): Promise<Provid
     { signal: request.signal },
   );
   const reply = fromOpenAICompletion(completion, shell.flavour);
-  for (const block of reply.content) if (block.type === 'text') request.onTextDelta?.(block.text);
+  replayText(reply.content, request);
   const hasCalls = reply.content.some((block) => block.type === 'tool_call');
   const reasoningTokens = reasoningTokensOf(completion.usage);
   return {
@@ -117,41 +117,25 @@ async function completeOnce(shell: Shell, request: ModelRequest): Promise<Provid
   };
 }
 
-async function completeStreaming(
+function completeStreaming(
   shell: Shell,
   request: ModelRequest,
   context: FailureContext,
 ): Promise<ProviderResult> {
-  const watchdog = startWatchdog(context.timeoutMs, request.signal);
-  try {
-    const body = params(shell, request);
-    const chunks = await shell.client.chat.completions.create(
-      { ...body, stream: true, stream_options: { include_usage: true } },
-      { signal: watchdog.signal },
-    );
-    const assembler = new OpenAIStreamAssembler(request.onTextDelta, shell.flavour);
-    watchdog.touch();
-    try {
-      for await (const chunk of chunks) {
-        watchdog.touch();
-        assembler.apply(chunk);
-      }
-    } catch (error) {
-      if (!watchdog.fired || request.signal?.aborted) throw error;
-    }
-    const failure = endOfStreamFailure(
-      context.providerId,
-      request.signal,
-      watchdog,
-      context.timeoutMs,
-      assembler.finishReason !== null ? undefined : 'a finish_reason',
-    );
-    if (failure) return { ok: false, failure };
-    const content = assembler.content();
-    const refusal = assembler.refusalText();
-    return {
-      ok: true,
-      response: {
+  const body = params(shell, request);
+  const assembler = new OpenAIStreamAssembler(request.onTextDelta, shell.flavour);
+  return readStream(request, context, {
+    open: (signal) =>
+      shell.client.chat.completions.create(
+        { ...body, stream: true, stream_options: { include_usage: true } },
+        { signal },
+      ),
+    apply: (chunk) => assembler.apply(chunk),
+    missingFinalEvent: () => (assembler.finishReason !== null ? undefined : 'a finish_reason'),
+    response: () => {
+      const content = assembler.content();
+      const refusal = assembler.refusalText();
+      return {
         content,
         stopReason: mapOpenAIFinishReason(
           assembler.finishReason,
@@ -162,9 +146,7 @@ async function completeStreaming(
         ...(assembler.reasoningTokens === undefined ? {} : { reasoningTokens: assembler.reasoningTokens }),
         ...(refusal ? { refusal } : {}),
         model: assembler.model || body.model,
-      },
-    };
-  } finally {
-    watchdog.stop();
-  }
+      };
+    },
+  });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type {
+  AssistantMessage,
   ModelProvider,
   ModelRequest,
-  ProviderFailure,
   ProviderResult,
   ToolCallBlock,
 } from '../messages.js';
@@ -53,71 +53,6 @@ export function toolCallFromValue(id: string, name: string, input: unknown): Too
 /** True for `{...}` (not arrays, not null). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/**
- * Aborts a stream that stays silent for `idleMs`. The SDKs' own timeout stops at the response headers,
- * so without this a server that stalls mid-stream would hang the session forever.
- */
-export interface StreamWatchdog {
-  /** Pass to the SDK: aborted by the caller's signal or by the watchdog. */
-  readonly signal: AbortSignal;
-  /** Call on every received event. */
-  touch(): void;
-  /** True when the watchdog (not the caller) aborted the request. */
-  readonly fired: boolean;
-  /** Stops the timer. */
-  stop(): void;
-}
-
-/** Starts a watchdog; its timer runs only between `touch()` and `stop()`. */
-export function startWatchdog(idleMs: number, callerSignal: AbortSignal | undefined): StreamWatchdog {
-  // One controller fed by the caller's signal (listener removed on stop) rather than AbortSignal.any,
-  // whose dependents pile up on a long-lived session signal in Node 20.
-  const own = new AbortController();
-  const forward = () => own.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) forward();
-  else callerSignal?.addEventListener('abort', forward, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  let fired = false;
-  const arm = () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      fired = true;
-      own.abort(new Error(`stream silent for ${idleMs} ms`));
-    }, idleMs);
-    timer.unref();
-  };
-  return {
-    signal: own.signal,
-    touch: arm,
-    get fired() {
-      return fired;
-    },
-    stop() {
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      callerSignal?.removeEventListener('abort', forward);
-    },
-  };
-}
-
-/**
- * Why a stream that ended without throwing is still a failure, if it is: the caller aborted (the SDKs
- * end an aborted stream quietly), the watchdog fired, or the stream stopped before its final event.
- */
-export function endOfStreamFailure(
-  providerId: string,
-  callerSignal: AbortSignal | undefined,
-  watchdog: StreamWatchdog,
-  idleMs: number,
-  missingFinalEvent: string | undefined,
-): ProviderFailure | undefined {
-  if (callerSignal?.aborted) return { kind: 'aborted', message: `${providerId}: request aborted` };
-  if (watchdog.fired) return { kind: 'retryable', message: `${providerId}: stream stalled for ${idleMs} ms` };
-  if (missingFinalEvent)
-    return { kind: 'retryable', message: `${providerId}: stream ended before ${missingFinalEvent}` };
-  return undefined;
 }
 
 /** Options every SDK-backed provider takes. */
@@ -180,4 +115,9 @@ export function sdkProvider(shell: SdkShell): ModelProvider {
       }
     },
   };
+}
+
+/** A non-streamed reply's text, handed to the request's text callback as if it had streamed. */
+export function replayText(content: AssistantMessage['content'], request: ModelRequest): void {
+  for (const block of content) if (block.type === 'text') request.onTextDelta?.(block.text);
 }
