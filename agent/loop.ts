@@ -61,8 +61,7 @@ async function drive(session: Session): Promise<Ending> {
     }
     const result = await requestWithRetry(session, schemas, maxTokens);
     if (!result.ok) return failureEnding(session, result.failure);
-    session.steps++;
-    session.recordUsage(result.response, result.durationMs);
+    session.countReply(result.response, result.durationMs);
     const ending = await act(session, replies.read(result.response, maxTokens), completion);
     if (ending) return ending;
     if (session.signal.aborted) return abortEnding(session);

@@ -90,7 +90,7 @@ export class ReplyReader {
       response.stopReason === 'max_tokens' ||
       (response.reasoningTokens ?? 0) > 0 ||
       response.content.some((block) => block.type === 'thinking');
-    const afterNote = this.session.noteSent;
+    const afterNote = this.session.lastRequestHadNote;
     if (!reasoned && !afterNote) return undefined;
     this.nudged = true;
     const reason = reasoned ? 'reasoning_only' : 'empty_after_note';

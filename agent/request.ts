@@ -79,7 +79,7 @@ export async function requestWithRetry(
 async function requestOnce(session: Session, schemas: ToolSchema[], maxTokens: number): Promise<TimedResult> {
   const first = await send(session, schemas, maxTokens);
   if (first.ok || first.failure.kind !== 'images_unsupported' || !session.vision) return first;
-  session.vision = false;
+  session.dropImages();
   session.emit({ type: 'model.images_dropped', step: session.steps + 1, message: first.failure.message });
   return send(session, schemas, maxTokens);
 }

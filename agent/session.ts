@@ -63,18 +63,18 @@ export class Session {
   readonly windowTokens: number;
   /** The largest reply to ask for. */
   readonly maxOutputTokens: number;
-  /** Screenshots reach the model (false once it rejected an image, or it has no vision). */
-  vision: boolean;
-  /** Model requests answered so far. */
-  steps = 0;
-  usage: Usage = emptyUsage();
-  /** Null when the model's price is unknown. */
-  costUsd: number | null;
-  /** The model's last text, for summaries. */
-  lastText = '';
   readonly messages: Message[] = [];
+  /** Screenshots reach the model (false once it rejected an image, or it has no vision). */
+  private sendImages: boolean;
+  /** Model requests answered so far. */
+  private answered = 0;
+  private total: Usage = emptyUsage();
+  /** Null when the model's price is unknown. */
+  private cost: number | null;
+  /** The model's last text, for summaries. */
+  private text = '';
   /** True when the last request carried a harness note. */
-  noteSent = false;
+  private noteSent = false;
   private readonly price: ModelPrice | null;
   /** Secret values and their base64 forms, longest first. */
   private readonly needles: readonly string[];
@@ -99,7 +99,7 @@ export class Session {
     this.now = options.clock ?? Date.now;
     this.startedAt = this.now();
     this.price = priceForProvider(options.provider, options.prices);
-    this.costUsd = this.price ? 0 : null;
+    this.cost = this.price ? 0 : null;
     this.needles = outgoingNeedles(options.secrets ?? []);
     this.tools = new Map(options.tools.map((tool) => [tool.name, tool]));
     this.toolContext = { ...options.toolContext, signal: this.controller.signal };
@@ -107,7 +107,7 @@ export class Session {
     this.windowTokens = settings?.contextWindow ?? DEFAULT_WINDOW_TOKENS;
     this.maxOutputTokens =
       options.limits.maxOutputTokens ?? settings?.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS;
-    this.vision = settings?.vision ?? true;
+    this.sendImages = settings?.vision ?? true;
     this.fixedTokens = estimateTokens(options.system) + estimateTokens(options.tools.map(toolSchema));
     this.emit({ type: 'session.started', model: options.provider.id, tools: [...this.tools.keys()] });
     this.system = this.scrub(options.system, 'system');
@@ -117,6 +117,41 @@ export class Session {
       system: this.system,
       tools: [...this.tools.keys()],
     });
+  }
+
+  /** Model requests answered so far. */
+  get steps(): number {
+    return this.answered;
+  }
+
+  /** Token counts of all replies so far. */
+  get usage(): Usage {
+    return this.total;
+  }
+
+  /** What the session has cost; null when the model's price is unknown. */
+  get costUsd(): number | null {
+    return this.cost;
+  }
+
+  /** The model's last text, for summaries. */
+  get lastText(): string {
+    return this.text;
+  }
+
+  /** Whether screenshots reach the model (false once it rejected an image, or it has no vision). */
+  get vision(): boolean {
+    return this.sendImages;
+  }
+
+  /** The model rejected an image: the rest of the session sends a text note instead. */
+  dropImages(): void {
+    this.sendImages = false;
+  }
+
+  /** True when the last request carried a harness note (models may read it as the end of their turn). */
+  get lastRequestHadNote(): boolean {
+    return this.noteSent;
   }
 
   /** Aborted by the wall-clock timer, the caller's signal, or nothing. */
@@ -173,7 +208,7 @@ export class Session {
     for (const block of message.content) {
       if (block.type === 'tool_call') this.callNames.set(block.id, block.name);
       if (block.type === 'text' && block.text !== EMPTY_REPLY_TEXT) {
-        this.lastText = block.text;
+        this.text = block.text;
         this.emit({ type: 'text', step: this.steps, text: block.text });
       }
     }
@@ -229,12 +264,13 @@ export class Session {
     return this.callNames.get(callId) ?? 'unknown';
   }
 
-  /** Adds one reply's usage and cost, and reports them. */
-  recordUsage(response: ModelResponse, durationMs: number): void {
+  /** Counts one answered request: its step, usage and cost, reported as `model.usage`. */
+  countReply(response: ModelResponse, durationMs: number): void {
     const { usage } = response;
     const cost = this.price ? costAtPrice(this.price, usage) : null;
-    this.usage = addUsage(this.usage, usage);
-    this.costUsd = this.costUsd === null || cost === null ? null : this.costUsd + cost;
+    this.answered++;
+    this.total = addUsage(this.total, usage);
+    this.cost = this.cost === null || cost === null ? null : this.cost + cost;
     const prompt = usage.inputTokens + usage.cacheReadTokens + usage.cacheWriteTokens;
     // A server that reports no usage leaves the estimate in charge.
     if (prompt > 0) this.reportedTokens = prompt + usage.outputTokens;
