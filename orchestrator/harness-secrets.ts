@@ -1,5 +1,5 @@
 /**
- * Every secret the harness holds, for the outgoing scan (agent/loop-session.ts) and the redaction of transcripts
+ * Every secret the harness holds, for the outgoing scan (agent/session.ts) and the redaction of transcripts
  * and events — not only the environment's `*_KEY`/`*TOKEN*` variables: the keys of the variables the config names
  * (`openaiCompatible.*.apiKeyEnv`), the dashboard token, webhook URLs (a Slack webhook's path is its secret),
  * passwords in the Redis and provider URLs, and the credentials of remotes (handoff/remote-credentials.ts).
