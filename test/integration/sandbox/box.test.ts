@@ -8,11 +8,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BoxForward } from '../../../agent/sandbox/box.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
-import type { EgressRefusal } from '../../../agent/sandbox/egress-proxy.js';
-import { runSandboxed } from '../../../agent/sandbox/run.js';
 import { createBashTool } from '../../../agent/tools/bash.js';
+import type { BoxForward } from '../../../box/box.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
+import type { EgressRefusal } from '../../../box/egress-proxy.js';
+import { runSandboxed } from '../../../box/run.js';
 import { startApp } from '../../../handoff/app-runner.js';
 import { requirement } from '../../requirements.js';
 import {

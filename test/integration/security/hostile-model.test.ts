@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
 import { head, isAncestor, openRepo, runGit } from '../../../handoff/git.js';
 import type { SessionResult } from '../../../roles/session-result.js';

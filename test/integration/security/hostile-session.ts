@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import type { SessionResult } from '../../../roles/session-result.js';
 import type { HarnessNotice, RoleSessionInput } from '../../../roles/types.js';
 import { lastToolResults, lastUserText, turnIndex } from '../../../testkit/policies.js';

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
-import { createCommandCgroup, destroyCommandCgroup } from '../../../agent/sandbox/cgroup.js';
-import { runSandboxed, type SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import { type BashToolOptions, createBashTool } from '../../../agent/tools/bash.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
+import { createCommandCgroup, destroyCommandCgroup } from '../../../box/cgroup.js';
+import { runSandboxed, type SandboxRunRequest } from '../../../box/run.js';
 import { requirement } from '../../requirements.js';
 import {
   boxRequest,

@@ -6,7 +6,7 @@ import {
   type NetworkPolicy,
   parseHostRule,
   toNetworkPolicy,
-} from '../../../agent/sandbox/network-policy.js';
+} from '../../../box/network-policy.js';
 
 const registries = (allowHosts: string[] = []): NetworkPolicy => ({ mode: 'registries', allowHosts });
 const classifier = new AddressClassifier(['10.1.2.3', 'fd12::7']);

@@ -15,15 +15,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { moduleLogger } from '../../core/log.js';
+import { moduleLogger } from '../core/log.js';
 import type { BoxForward } from './box.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import type { ResolvedSandbox } from './mode.js';
 import type { NetworkPolicy } from './network-policy.js';
-import { findCommandProcesses, isZombie, killCommandProcesses } from './process-tree.js';
+import { findCommandProcesses, isRunning, killCommandProcesses } from './proc.js';
 import { enterCgroup, type Launch, type MemoryOutcome, prepareLaunch, shellArgv } from './run.js';
 
-const log = moduleLogger('agent/sandbox/app-box');
+const log = moduleLogger('box/app-box');
 
 /** How long the relay may take to take over the browser's port. */
 const HANDOVER_TIMEOUT_MS = 30_000;
@@ -206,7 +206,7 @@ async function stopBox(child: ChildProcess, launch: Launch, graceMs: number): Pr
   const rootPid = child.pid;
   if (rootPid === undefined) return;
   const roots = { rootPid, ...(launch.marker ? { marker: launch.marker } : {}) };
-  const alive = () => findCommandProcesses(roots).filter((pid) => !isZombie(pid));
+  const alive = () => findCommandProcesses(roots).filter((pid) => isRunning(pid));
   for (const pid of alive()) {
     try {
       process.kill(pid, 'SIGTERM');

@@ -2,7 +2,7 @@
  * Runs one shell command in the sandbox and always cleans up after it: whether it ends, times out
  * or is aborted, every process it started is killed before this returns.
  *
- * Under bubblewrap the command runs in a box (agent/sandbox/box.ts): private pid/ipc/uts/network
+ * Under bubblewrap the command runs in a box (box/box.ts): private pid/ipc/uts/network
  * namespaces with a fresh /proc, so it cannot see the harness or its environment, and network only
  * through the harness's egress proxy under the policy; when the command's shell exits, the
  * namespace's init exits and the kernel kills everything left in it.
@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OutputCollector, type TruncatedText } from '../tools/truncate.js';
+import { OutputCollector, type TruncatedText } from '../core/truncate.js';
 import { type BoxForward, prepareBox } from './box.js';
 import {
   type CommandCgroup,
@@ -30,7 +30,7 @@ import {
 import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv } from './env.js';
 import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from './network-policy.js';
-import { killCommandProcesses } from './process-tree.js';
+import { killCommandProcesses } from './proc.js';
 
 /** Everything needed to run one command. */
 export interface SandboxRunRequest {
