@@ -29,7 +29,7 @@ import {
 } from './cgroup.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv } from './env.js';
-import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from './network-policy.js';
+import type { NetworkPolicy } from './network-policy.js';
 import { killCommandProcesses } from './proc.js';
 
 /** Everything needed to run one command. */
@@ -43,10 +43,10 @@ export interface SandboxRunRequest {
   /** From the bubblewrap probe. */
   userNamespace?: boolean;
   /**
-   * The box's network policy (`true` = `open`, `false` = `none`). Under `none` mode (no bubblewrap) the
-   * command has the host's network whatever the policy.
+   * The box's network policy. Under `none` mode (no bubblewrap) the command has the host's network whatever the
+   * policy.
    */
-  network: boolean | NetworkMode | NetworkPolicy;
+  network: NetworkPolicy;
   /** Ports inside the box forwarded to Unix sockets outside (bubblewrap only). */
   forwards?: readonly BoxForward[];
   /** Called for each destination the egress proxy refuses. */
@@ -166,7 +166,7 @@ export async function prepareLaunch(request: LaunchRequest, payload: readonly st
         workspace: request.workspace,
         bwrapPath: request.bwrapPath,
         userNamespace: request.userNamespace ?? false,
-        network: toNetworkPolicy(request.network),
+        network: request.network,
         hiddenPaths: request.hiddenPaths,
         readOnlyPaths: request.readOnlyPaths,
         ...(request.forwards ? { forwards: request.forwards } : {}),

@@ -5,7 +5,7 @@ import { ALWAYS_HIDDEN } from '../../box/bubblewrap.js';
 import type { EgressRefusal } from '../../box/egress-proxy.js';
 import { BOX_LIMIT_DEFAULTS } from '../../box/limits.js';
 import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../../box/mode.js';
-import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../../box/network-policy.js';
+import { type NetworkMode, type NetworkPolicy, networkPolicy } from '../../box/network-policy.js';
 import { checkCommand, extendPolicy, type PolicyRule } from '../../box/policy.js';
 import { runSandboxed, type SandboxRunResult } from '../../box/run.js';
 import { moduleLogger } from '../../core/log.js';
@@ -23,8 +23,8 @@ export interface BashToolOptions {
    * fix. `none`: no box (explicit opt-out; see box/mode.ts).
    */
   sandbox?: SandboxChoice;
-  /** Network policy of the box (default `none`); `true` = `open`, `false` = `none`. */
-  network?: boolean | NetworkMode | NetworkPolicy;
+  /** Network mode of the box (default `none`: a bare bash tool is closed; roles pass the run's mode). */
+  network?: NetworkMode;
   /** Extra destinations for the policy (`host`, `host:port`, `*.domain`). */
   allowHosts?: string[];
   /**
@@ -59,7 +59,7 @@ export interface BashToolOptions {
 /** The defaults of `BashToolOptions`. */
 export const BASH_DEFAULTS = {
   sandbox: 'auto',
-  network: false,
+  network: 'none',
   defaultTimeoutMs: 120_000,
   maxTimeoutMs: 600_000,
   outputLimitBytes: 30 * 1024,
@@ -93,7 +93,7 @@ function withDefaults(options: BashToolOptions): ResolvedOptions {
     forwards: [],
     ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     env: options.env ?? {},
-    network: toNetworkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
+    network: networkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
   } as ResolvedOptions;
 }
 

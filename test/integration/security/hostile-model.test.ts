@@ -148,7 +148,7 @@ async function playSession(
     featureIds: ['F-001'],
     session,
     limits: { maxSteps: script.length + 8, maxMinutes: 5 },
-    sandbox: { sandbox, network: false },
+    sandbox: { sandbox, network: 'none' },
     sink: (event) => events.push(event),
     onNotice: (notice) => notices.push(notice),
   });

@@ -87,7 +87,7 @@ export class HostileServer {
     const result = await runSession(this.server, {
       featureIds: input.role === 'generator' ? ['F-001'] : [],
       limits: { maxSteps: script.length + 8, maxMinutes: 5 },
-      sandbox: { sandbox: 'bubblewrap', network: false },
+      sandbox: { sandbox: 'bubblewrap', network: 'none' },
       sink: (event) => events.push(event),
       onNotice: (notice) => notices.push(notice),
       ...input,
