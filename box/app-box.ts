@@ -134,14 +134,14 @@ function watchStatus(child: ChildProcess, onExit: (code: number) => void): void 
   status.on('error', () => undefined);
 }
 
-/** Starts the command in an app box; resolves once it is spawned (readiness is the caller's to poll). */
-export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
-  const boxed = request.sandbox.mode === 'bubblewrap';
-  const server = boxed ? await listenOnHost(request.port ?? 0) : undefined;
-  const port = server ? (server.address() as net.AddressInfo).port : (request.port ?? (await freeHostPort()));
-  let launch: Launch;
+/** Prepares the app's box on `port` (bridged in through `server` when boxed); closes `server` when that fails. */
+async function prepareAppLaunch(
+  request: AppBoxRequest,
+  port: number,
+  server: net.Server | undefined,
+): Promise<Launch> {
   try {
-    launch = await prepareLaunch(
+    return await prepareLaunch(
       {
         workspace: request.workspace,
         ...request.sandbox,
@@ -151,7 +151,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
         env: { ...request.env, PORT: String(port) },
         ...(request.forwards ? { forwards: request.forwards } : {}),
         ...(request.onEgressRefused ? { onEgressRefused: request.onEgressRefused } : {}),
-        ...(boxed ? { ingress: { port } } : {}),
+        ...(server ? { ingress: { port } } : {}),
       },
       shellArgv(request),
     );
@@ -159,6 +159,14 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     server?.close();
     throw error;
   }
+}
+
+/** Starts the command in an app box; resolves once it is spawned (readiness is the caller's to poll). */
+export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
+  const boxed = request.sandbox.mode === 'bubblewrap';
+  const server = boxed ? await listenOnHost(request.port ?? 0) : undefined;
+  const port = server ? (server.address() as net.AddressInfo).port : (request.port ?? (await freeHostPort()));
+  const launch = await prepareAppLaunch(request, port, server);
   const cgroup = enterCgroup(launch, request);
   const child = spawn(cgroup.file, cgroup.args, {
     cwd: request.workspace,

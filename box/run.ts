@@ -281,6 +281,24 @@ function waitForClose(child: ChildProcess, ms: number): Promise<void> {
   });
 }
 
+/** Spawns the prepared command detached (its own group and session), each stream into its collector. */
+function spawnCollected(
+  workspace: string,
+  launch: Launch,
+  cgroup: CgroupHandle,
+  output: { stdout: OutputCollector; stderr: OutputCollector },
+): ChildProcess {
+  const child = spawn(cgroup.file, cgroup.args, {
+    cwd: workspace,
+    env: launch.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => output.stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.stderr.push(chunk));
+  return child;
+}
+
 /** Runs `request.command` and returns once it and every process it started are gone. */
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = Date.now();
@@ -310,14 +328,7 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let timer: NodeJS.Timeout | undefined;
   let cleanedUp = false;
   try {
-    child = spawn(cgroup.file, cgroup.args, {
-      cwd: request.workspace,
-      env: launch.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child = spawnCollected(request.workspace, launch, cgroup, { stdout, stderr });
     const exited = waitForExit(child);
     timer = setTimeout(onTimeout, request.timeoutMs);
     if (request.signal?.aborted) onAbort();
