@@ -1,8 +1,8 @@
+import { truncateMiddle } from '../core/truncate.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import type { ToolCallBlock, ToolResultBlock } from './messages.js';
 import type { Session } from './session.js';
 import { type Tool, type ToolContext, ToolError, type ToolOutput } from './tool.js';
-import { truncateMiddle } from './tools/truncate.js';
 
 /** Bytes of tool output sent to the model when a tool does not cut its own output. */
 export const DEFAULT_TOOL_OUTPUT_LIMIT = 30_000;

@@ -91,7 +91,7 @@ function gitCommitter(dir: string): Committer {
 function tools(dir: string): Tool[] {
   return [
     ...createFileTools(),
-    createBashTool({ sandbox: 'none', network: false }) as unknown as Tool,
+    createBashTool({ sandbox: 'none', network: 'none' }) as unknown as Tool,
     createCommitTool(gitCommitter(dir)) as unknown as Tool,
   ];
 }

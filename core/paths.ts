@@ -82,3 +82,9 @@ export function checkReplaysDir(home: string, runId: string): string {
 export function gitCredentialsFile(home: string): string {
   return path.join(home, 'credentials', 'git.json');
 }
+
+/** True when `child` is `parent` or inside it. */
+export function isInside(parent: string, child: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}

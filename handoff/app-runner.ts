@@ -5,15 +5,15 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type AppBox, startAppBox } from '../agent/sandbox/app-box.js';
-import type { BoxForward } from '../agent/sandbox/box.js';
-import { ALWAYS_HIDDEN } from '../agent/sandbox/bubblewrap.js';
-import type { EgressRefusal } from '../agent/sandbox/egress-proxy.js';
-import { BOX_LIMIT_DEFAULTS } from '../agent/sandbox/limits.js';
-import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../agent/sandbox/mode.js';
-import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../agent/sandbox/network-policy.js';
-import type { MemoryOutcome } from '../agent/sandbox/run.js';
 import { realPathOf } from '../agent/tools/paths.js';
+import { type AppBox, startAppBox } from '../box/app-box.js';
+import type { BoxForward } from '../box/box.js';
+import { ALWAYS_HIDDEN } from '../box/bubblewrap.js';
+import type { EgressRefusal } from '../box/egress-proxy.js';
+import { BOX_LIMIT_DEFAULTS } from '../box/limits.js';
+import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../box/mode.js';
+import { type NetworkMode, networkPolicy } from '../box/network-policy.js';
+import type { MemoryOutcome } from '../box/run.js';
 import { moduleLogger } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
 import { WORKSPACE_FILES } from './formats.js';
@@ -50,8 +50,8 @@ export interface StartAppOptions {
   stopGraceMs?: number;
   /** `auto` (default) and `bubblewrap`: the box, refused where it cannot run; `none`: no box (explicit opt-out). */
   sandbox?: SandboxChoice;
-  /** The app's network policy (default `registries`). */
-  network?: boolean | NetworkMode | NetworkPolicy;
+  /** The app's network mode (default `registries`: init.sh installs its dependencies; roles pass the run's mode). */
+  network?: NetworkMode;
   /** Extra destinations for the policy. */
   allowHosts?: string[];
   /** Extra absolute paths hidden from the app (home directories, `/run` and the data dir always are). */
@@ -151,7 +151,7 @@ async function launch(options: StartAppOptions, output: (chunk: Buffer) => void)
     sandbox,
     command: `exec bash ./${WORKSPACE_FILES.initScript}`,
     ...(options.port === undefined ? {} : { port: options.port }),
-    network: toNetworkPolicy(options.network ?? 'registries', options.allowHosts ?? []),
+    network: networkPolicy(options.network ?? 'registries', options.allowHosts ?? []),
     hiddenPaths: [...ALWAYS_HIDDEN, os.homedir(), dataDir(), ...(options.hiddenPaths ?? [])],
     readOnlyPaths: readOnly,
     ...(options.env ? { env: options.env } : {}),

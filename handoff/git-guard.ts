@@ -7,71 +7,28 @@
  * recorded and reported as a `git_config_tampered` violation; the run goes on.
  */
 import type { Stats } from 'node:fs';
-import { mkdir, readdir, readFile, readlink, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import type { IntegrityViolation } from './formats.js';
+import {
+  describeChange,
+  type GitDirEntry,
+  GitDirRecord,
+  type ScannedEntry,
+  sameEntry,
+  scanGitDir,
+} from './git-dir-scan.js';
 import {
   lstatOrNull,
   makeWorkspaceDir,
   makeWorkspaceLink,
   readWorkspaceFile,
   removeWorkspacePath,
-  UnsafeFileError,
   writeWorkspaceFile,
 } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-guard');
-
-/** Paths under `.git` that are compared (a directory covers what is inside it). */
-export const GUARDED_GIT_PATHS = [
-  'config',
-  'config.worktree',
-  'commondir',
-  'shallow',
-  'info',
-  'hooks',
-  'objects/info/alternates',
-  'objects/info/http-alternates',
-];
-
-/** A file above this is not kept in the record (a real config is a few hundred bytes). */
-const MAX_RECORDED_FILE = 1024 * 1024;
-/** Entries per guarded directory at most; more is itself a sign of tampering and is cleared. */
-const MAX_DIR_ENTRIES = 500;
-
-/** One recorded path under `.git`. */
-export const GitDirEntry = z.discriminatedUnion('type', [
-  z.object({
-    type: z.literal('file'),
-    mode: z.number().int(),
-    /** Base64 content. */
-    content: z.string(),
-    /** Cheap identity: when size, inode and ctime match, the content is not read again. */
-    size: z.number().int(),
-    ino: z.number(),
-    ctimeMs: z.number(),
-  }),
-  z.object({ type: z.literal('dir'), mode: z.number().int() }),
-  /** A link found when the record was taken (e.g. the operator's hook linked to a script); never followed. */
-  z.object({ type: z.literal('link'), target: z.string() }),
-]);
-export type GitDirEntry = z.infer<typeof GitDirEntry>;
-
-/** The record of a known-good `.git`, one JSON file in the data dir per workspace. */
-export const GitDirRecord = z.object({
-  version: z.literal(1),
-  workspace: z.string(),
-  recordedAt: z.string(),
-  /**
-   * `.git` itself: a directory, or a `gitdir:` file (a linked worktree; its text is kept and compared, the
-   * guarded paths then live in the main repository and are guarded there).
-   */
-  gitFile: z.string().optional(),
-  entries: z.record(z.string(), GitDirEntry),
-});
-export type GitDirRecord = z.infer<typeof GitDirRecord>;
 
 /** Where a repository's known-good record lives and who hears about violations. */
 export interface GitGuard {
@@ -79,90 +36,6 @@ export interface GitGuard {
   recordFile: string;
   /** Called for every violation found (the session records it as an event). */
   onViolation?: (violation: IntegrityViolation) => void;
-}
-
-/** What the scan of `.git` found at a path: a recordable entry, or something that never is. */
-type Found = GitDirEntry | { type: 'other'; what: string };
-
-function describeKind(info: Stats): string {
-  if (info.isSymbolicLink()) return 'a symbolic link';
-  if (info.isFIFO()) return 'a FIFO';
-  if (info.isSocket()) return 'a socket';
-  if (info.isFile()) return 'a file with several hard links';
-  return 'a special file';
-}
-
-/** Scans the guarded paths (no link followed, nothing opened that is not a regular file). */
-async function scan(
-  workspace: string,
-  known?: GitDirRecord,
-  roots: readonly string[] = GUARDED_GIT_PATHS,
-): Promise<Map<string, Found>> {
-  const found = new Map<string, Found>();
-  const gitDir = path.join(workspace, '.git');
-  const visit = async (relative: string, depth: number): Promise<void> => {
-    const info = await lstatOrNull(path.join(gitDir, relative));
-    if (!info) return;
-    if (info.isDirectory()) {
-      found.set(relative, { type: 'dir', mode: info.mode & 0o777 });
-      if (depth >= 4) return;
-      const names = (await readdir(path.join(gitDir, relative))).sort();
-      if (names.length > MAX_DIR_ENTRIES) {
-        found.set(relative, { type: 'other', what: `a directory of ${names.length} entries` });
-        return;
-      }
-      for (const name of names) await visit(path.posix.join(relative, name), depth + 1);
-      return;
-    }
-    if (info.isSymbolicLink()) {
-      found.set(relative, { type: 'link', target: await readlink(path.join(gitDir, relative)) });
-      return;
-    }
-    if (!info.isFile() || info.nlink > 1) {
-      found.set(relative, { type: 'other', what: describeKind(info) });
-      return;
-    }
-    const previous = known?.entries[relative];
-    if (
-      previous?.type === 'file' &&
-      previous.size === info.size &&
-      previous.ino === info.ino &&
-      previous.ctimeMs === info.ctimeMs &&
-      previous.mode === (info.mode & 0o777)
-    ) {
-      found.set(relative, previous);
-      return;
-    }
-    found.set(relative, await readEntry(workspace, relative, info));
-  };
-  for (const relative of roots) await visit(relative, 0);
-  return found;
-}
-
-async function readEntry(workspace: string, relative: string, info: Stats): Promise<Found> {
-  try {
-    const bytes = await readWorkspaceFile(workspace, `.git/${relative}`, { maxBytes: MAX_RECORDED_FILE });
-    if (bytes === null) return { type: 'other', what: 'a file that vanished while read' };
-    return {
-      type: 'file',
-      mode: info.mode & 0o777,
-      content: bytes.toString('base64'),
-      size: info.size,
-      ino: info.ino,
-      ctimeMs: info.ctimeMs,
-    };
-  } catch (error) {
-    if (error instanceof UnsafeFileError) return { type: 'other', what: error.message };
-    throw error;
-  }
-}
-
-function sameEntry(a: Found | undefined, b: GitDirEntry | undefined): boolean {
-  if (!a || !b) return false;
-  if (a.type === 'dir' && b.type === 'dir') return a.mode === b.mode;
-  if (a.type === 'link' && b.type === 'link') return a.target === b.target;
-  if (a.type === 'file' && b.type === 'file') return a.mode === b.mode && a.content === b.content;
-  return false;
 }
 
 /** Records already parsed, by file, with the stat they were read at (a check runs before every git command). */
@@ -211,7 +84,7 @@ export async function recordGitDir(workspace: string, recordFile: string): Promi
     return record;
   }
   const previous = await loadRecord(recordFile);
-  const found = await scan(workspace, previous ?? undefined);
+  const found = await scanGitDir(workspace, previous ?? undefined);
   const entries: Record<string, GitDirEntry> = {};
   for (const [relative, entry] of found) if (entry.type !== 'other') entries[relative] = entry;
   const record: GitDirRecord = {
@@ -237,7 +110,7 @@ export async function updateGitDirRecord(
   if (!record || record.gitFile !== undefined) return;
   const parts = relative.split('/');
   const wanted = parts.map((_, index) => parts.slice(0, index + 1).join('/'));
-  const found = await scan(workspace, record, [wanted[0] as string]);
+  const found = await scanGitDir(workspace, record, [wanted[0] as string]);
   const entries = { ...record.entries };
   for (const key of wanted) {
     const entry = found.get(key);
@@ -260,7 +133,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
   if (record?.gitFile !== undefined || (!record && top.isFile()))
     return enforceGitFile(workspace, top, record, guard);
   if (!top.isDirectory()) return replaceGitDir(workspace, top, guard);
-  const found = await scan(workspace, record ?? undefined);
+  const found = await scanGitDir(workspace, record ?? undefined);
   const expected = record?.entries ?? {};
   const changes: string[] = [];
   const removed = new Set<string>();
@@ -295,7 +168,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
 async function restoreEntries(
   workspace: string,
   expected: Record<string, GitDirEntry>,
-  found: Map<string, Found>,
+  found: Map<string, ScannedEntry>,
   removed: Set<string>,
 ): Promise<void> {
   const wanted = Object.entries(expected).sort(([a], [b]) => a.length - b.length);
@@ -354,49 +227,4 @@ async function replaceGitDir(workspace: string, top: Stats, guard: GitGuard): Pr
   log.error({ workspace }, violation.detail);
   guard.onViolation?.(violation);
   return violation;
-}
-
-function describeChange(relative: string, now: Found | undefined, want: GitDirEntry | undefined): string {
-  const name = `.git/${relative}`;
-  if (!now) return `${name} removed`;
-  if (now.type === 'other') return `${name} is ${now.what}`;
-  if (!want) {
-    const what =
-      now.type === 'file' ? ` (${now.size} bytes)` : now.type === 'link' ? ' (a symbolic link)' : '';
-    return `${name} added${what}`;
-  }
-  if (now.type === 'file' && want.type === 'file') {
-    if (now.content === want.content) return `${name} mode changed`;
-    return relative === 'config' || relative === 'config.worktree'
-      ? `${name} changed (${configDiff(want.content, now.content)})`
-      : `${name} changed`;
-  }
-  return `${name} changed from a ${want.type} to a ${now.type}`;
-}
-
-/** The lines added and removed, bounded, with credentials in URLs masked. */
-function configDiff(beforeBase64: string, afterBase64: string): string {
-  const lines = (base64: string) =>
-    new Set(
-      Buffer.from(base64, 'base64')
-        .toString('utf8')
-        .split('\n')
-        .map((line) => line.trim())
-        .filter(Boolean),
-    );
-  const before = lines(beforeBase64);
-  const after = lines(afterBase64);
-  const show = (line: string) => {
-    const masked = line.replace(/:\/\/[^/@\s]+@/g, '://***@');
-    return masked.length > 100 ? `${masked.slice(0, 99)}…` : masked;
-  };
-  const added = [...after]
-    .filter((line) => !before.has(line))
-    .slice(0, 8)
-    .map((l) => `+ ${show(l)}`);
-  const gone = [...before]
-    .filter((line) => !after.has(line))
-    .slice(0, 8)
-    .map((l) => `- ${show(l)}`);
-  return [...added, ...gone].join(', ') || 'whitespace only';
 }

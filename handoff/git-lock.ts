@@ -1,8 +1,8 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { listProcesses, processCwd } from '../box/proc.js';
 import { moduleLogger } from '../core/log.js';
-import { listProcesses, processCwd } from './proc.js';
 import { removeWorkspaceFile } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-lock');
@@ -36,9 +36,9 @@ async function ageMs(file: string): Promise<number | null> {
 /** True when some git process (other than ours, which the repo mutex excludes) works in this repository. */
 export async function liveGitInRepo(repoDir: string): Promise<boolean> {
   const root = path.resolve(repoDir);
-  for (const proc of await listProcesses()) {
+  for (const proc of listProcesses()) {
     if (proc.state === 'Z' || !proc.comm.startsWith('git')) continue;
-    const cwd = await processCwd(proc.pid);
+    const cwd = processCwd(proc.pid);
     if (cwd !== null && (cwd === root || cwd.startsWith(`${root}${path.sep}`))) return true;
   }
   return false;

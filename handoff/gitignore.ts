@@ -27,6 +27,7 @@ export const DEFAULT_IGNORES: readonly string[] = [
   '*.sqlite3',
   '*.log',
   '.env',
+  '.env.*',
   '.DS_Store',
 ];
 

@@ -52,10 +52,39 @@ export function checkFeatureListIntegrity(
       `${FILE} no longer matches its schema: ${issueLines(parsed.error).slice(0, 10).join('; ')}`,
     );
   }
-  const violations: IntegrityViolation[] = [];
   const beforeById = new Map(before.map((f) => [f.id, f]));
+  const { afterById, violations } = indexAfterList(parsed.data, beforeById);
+  for (const feature of before) {
+    const changed = afterById.get(feature.id);
+    if (!changed) {
+      violations.push({
+        kind: 'feature_removed',
+        featureId: feature.id,
+        detail: `${feature.id} was removed`,
+      });
+      continue;
+    }
+    violations.push(...compareFeature(feature, changed, rules));
+  }
+  const order = reorderViolation(before, parsed.data, beforeById);
+  if (order) violations.push(order);
+  const restored = before.map((feature) => {
+    const changed = afterById.get(feature.id);
+    return rules.mayChangePasses && changed && changed.passes !== feature.passes
+      ? { ...feature, passes: changed.passes }
+      : feature;
+  });
+  return { violations, restored };
+}
+
+/** The session's features by id (known ids only, first occurrence), with a violation for each added feature. */
+function indexAfterList(
+  after: readonly FeatureOnDisk[],
+  beforeById: ReadonlyMap<string, Feature>,
+): { afterById: Map<string, FeatureOnDisk>; violations: IntegrityViolation[] } {
+  const violations: IntegrityViolation[] = [];
   const afterById = new Map<string, FeatureOnDisk>();
-  parsed.data.forEach((feature, index) => {
+  after.forEach((feature, index) => {
     if (feature.id === undefined) {
       violations.push({
         kind: 'feature_added',
@@ -78,27 +107,7 @@ export function checkFeatureListIntegrity(
       afterById.set(feature.id, feature);
     }
   });
-  for (const feature of before) {
-    const changed = afterById.get(feature.id);
-    if (!changed) {
-      violations.push({
-        kind: 'feature_removed',
-        featureId: feature.id,
-        detail: `${feature.id} was removed`,
-      });
-      continue;
-    }
-    violations.push(...compareFeature(feature, changed, rules));
-  }
-  const order = reorderViolation(before, parsed.data, beforeById);
-  if (order) violations.push(order);
-  const restored = before.map((feature) => {
-    const changed = afterById.get(feature.id);
-    return rules.mayChangePasses && changed && changed.passes !== feature.passes
-      ? { ...feature, passes: changed.passes }
-      : feature;
-  });
-  return { violations, restored };
+  return { afterById, violations };
 }
 
 function compareFeature(before: Feature, after: FeatureOnDisk, rules: IntegrityRules): IntegrityViolation[] {

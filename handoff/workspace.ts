@@ -3,25 +3,9 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { checkpoint, ensureRepo, head, isClean, type RepoOptions, type WorkspaceRepo } from './git.js';
-import { readWorkspaceFile, readWorkspaceText, writeWorkspaceFile } from './safe-fs.js';
+import { ensureDefaultIgnores } from './gitignore.js';
+import { readWorkspaceFile, writeWorkspaceFile } from './safe-fs.js';
 import { type SpecOrigin, specCommitSummary, writePlanRecord } from './spec-origin.js';
-
-/** Entries every workspace's `.gitignore` gets (added when missing, existing lines kept). */
-export const DEFAULT_GITIGNORE = [
-  'node_modules/',
-  '.venv/',
-  '__pycache__/',
-  '*.pyc',
-  'dist/',
-  'build/',
-  'coverage/',
-  '.next/',
-  '.cache/',
-  '*.log',
-  '.env',
-  '.env.*',
-  '.DS_Store',
-];
 
 /** Options of {@link createWorkspace}. */
 export interface CreateWorkspaceOptions extends RepoOptions {
@@ -47,9 +31,10 @@ export interface CreatedWorkspace {
 }
 
 /**
- * Makes `dir` a workspace: the spec copied in, a git repository on `main`, a `.gitignore` with the usual
- * entries, and a first commit. Accepts a missing or empty directory, or a clean git repository; refuses
- * (with {@link InputError}) a non-empty directory that is not a repository or one with uncommitted changes.
+ * Makes `dir` a workspace: the spec copied in, a git repository on `main`, a `.gitignore` with the
+ * default ignores (handoff/gitignore.ts), and a first commit. Accepts a missing or empty directory, or a clean
+ * git repository; refuses (with {@link InputError}) a non-empty directory that is not a repository or one with
+ * uncommitted changes.
  */
 export async function createWorkspace(options: CreateWorkspaceOptions): Promise<CreatedWorkspace> {
   const dir = path.resolve(options.dir);
@@ -64,7 +49,7 @@ export async function createWorkspace(options: CreateWorkspaceOptions): Promise<
   const repo = await ensureRepo(dir, options);
   await mkdir(dir, { recursive: true });
   await writeIfChanged(dir, specFile, spec);
-  await mergeGitignore(dir);
+  await ensureDefaultIgnores(dir);
   if (options.origin) await writePlanRecord(dir, options.origin, specFile);
   await checkpoint(repo, {
     role: 'harness',
@@ -100,13 +85,4 @@ async function writeIfChanged(dir: string, relative: string, content: Buffer): P
   const existing = await readWorkspaceFile(dir, relative, { maxBytes: content.length + 1 }).catch(() => null);
   if (existing?.equals(content)) return;
   await writeWorkspaceFile(dir, relative, content);
-}
-
-async function mergeGitignore(dir: string): Promise<void> {
-  const existing = (await readWorkspaceText(dir, '.gitignore')) ?? '';
-  const present = new Set(existing.split('\n').map((line) => line.trim()));
-  const missing = DEFAULT_GITIGNORE.filter((entry) => !present.has(entry));
-  if (missing.length === 0) return;
-  const separator = existing === '' || existing.endsWith('\n') ? '' : '\n';
-  await writeWorkspaceFile(dir, '.gitignore', `${existing}${separator}${missing.join('\n')}\n`);
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
-import type { NetworkMode } from '../agent/sandbox/network-policy.js';
+import type { NetworkMode } from '../box/network-policy.js';
 import { InputError } from '../core/errors.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { FailoverConfig } from './failover.js';

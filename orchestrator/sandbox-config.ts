@@ -1,10 +1,10 @@
 /** The run's box settings: network policy, memory and file-size limits, per-role overrides. */
 import { z } from 'zod';
-import { BOX_LIMIT_DEFAULTS } from '../agent/sandbox/limits.js';
-import { AllowHost, NetworkMode } from '../agent/sandbox/network-policy.js';
+import { BOX_LIMIT_DEFAULTS } from '../box/limits.js';
+import { AllowHost, NetworkMode } from '../box/network-policy.js';
 
 /**
- * A network policy: `none`, `registries` or `open` (agent/sandbox/network-policy.ts). The old boolean is
+ * A network policy: `none`, `registries` or `open` (box/network-policy.ts). The old boolean is
  * still accepted: `true` → `open` (public hosts, never this machine's services), `false` → `none`.
  */
 export const NetworkSetting = z

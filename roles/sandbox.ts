@@ -1,5 +1,5 @@
-import type { EgressRefusal } from '../agent/sandbox/egress-proxy.js';
 import type { BashToolOptions } from '../agent/tools/index.js';
+import type { EgressRefusal } from '../box/egress-proxy.js';
 import type { RoleSessionInput } from './types.js';
 
 /** What starting a box for a session needs from its input (also the CLI's replays, which have no session). */

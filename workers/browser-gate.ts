@@ -13,8 +13,8 @@
 import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
-import { closeForwardProxy, forwardProxyServer, type ProxyContext } from '../agent/sandbox/egress-proxy.js';
-import { normalizeHost } from '../agent/sandbox/network-policy.js';
+import { closeForwardProxy, forwardProxyServer, type ProxyContext } from '../box/egress-proxy.js';
+import { normalizeHost } from '../box/network-policy.js';
 import { moduleLogger } from '../core/log.js';
 
 const log = moduleLogger('workers/browser-gate');

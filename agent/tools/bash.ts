@@ -1,18 +1,18 @@
 import os from 'node:os';
 import { z } from 'zod';
+import type { BoxForward } from '../../box/box.js';
+import { ALWAYS_HIDDEN } from '../../box/bubblewrap.js';
+import type { EgressRefusal } from '../../box/egress-proxy.js';
+import { BOX_LIMIT_DEFAULTS } from '../../box/limits.js';
+import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../../box/mode.js';
+import { type NetworkMode, type NetworkPolicy, networkPolicy } from '../../box/network-policy.js';
+import { checkCommand, extendPolicy, type PolicyRule } from '../../box/policy.js';
+import { runSandboxed, type SandboxRunResult } from '../../box/run.js';
 import { moduleLogger } from '../../core/log.js';
-import { dataDir } from '../../core/paths.js';
-import type { BoxForward } from '../sandbox/box.js';
-import { ALWAYS_HIDDEN } from '../sandbox/bubblewrap.js';
-import type { EgressRefusal } from '../sandbox/egress-proxy.js';
-import { BOX_LIMIT_DEFAULTS } from '../sandbox/limits.js';
-import { resolveSandbox, type SandboxChoice, SandboxUnavailableError } from '../sandbox/mode.js';
-import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from '../sandbox/network-policy.js';
-import { checkCommand, extendPolicy, type PolicyRule } from '../sandbox/policy.js';
-import { runSandboxed, type SandboxRunResult } from '../sandbox/run.js';
+import { dataDir, isInside } from '../../core/paths.js';
+import { formatBytes, type TruncatedText } from '../../core/truncate.js';
 import { defineTool, type Tool, type ToolContext, ToolError, type ToolOutput } from '../tool.js';
-import { isInside, realPathOf } from './paths.js';
-import { formatBytes, type TruncatedText } from './truncate.js';
+import { realPathOf } from './paths.js';
 
 const log = moduleLogger('agent/tools/bash');
 
@@ -20,11 +20,11 @@ const log = moduleLogger('agent/tools/bash');
 export interface BashToolOptions {
   /**
    * `auto` (default) and `bubblewrap`: the box; where bubblewrap cannot run, commands are refused with the
-   * fix. `none`: no box (explicit opt-out; see agent/sandbox/mode.ts).
+   * fix. `none`: no box (explicit opt-out; see box/mode.ts).
    */
   sandbox?: SandboxChoice;
-  /** Network policy of the box (default `none`); `true` = `open`, `false` = `none`. */
-  network?: boolean | NetworkMode | NetworkPolicy;
+  /** Network mode of the box (default `none`: a bare bash tool is closed; roles pass the run's mode). */
+  network?: NetworkMode;
   /** Extra destinations for the policy (`host`, `host:port`, `*.domain`). */
   allowHosts?: string[];
   /**
@@ -59,7 +59,7 @@ export interface BashToolOptions {
 /** The defaults of `BashToolOptions`. */
 export const BASH_DEFAULTS = {
   sandbox: 'auto',
-  network: false,
+  network: 'none',
   defaultTimeoutMs: 120_000,
   maxTimeoutMs: 600_000,
   outputLimitBytes: 30 * 1024,
@@ -93,7 +93,7 @@ function withDefaults(options: BashToolOptions): ResolvedOptions {
     forwards: [],
     ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     env: options.env ?? {},
-    network: toNetworkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
+    network: networkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
   } as ResolvedOptions;
 }
 
@@ -255,7 +255,7 @@ async function runBash(options: ResolvedOptions, args: BashArgs, ctx: ToolContex
  * The `bash` tool. In the box (default; bubblewrap) the command sees a read-only host, a writable
  * workspace, a private /tmp and HOME, hidden home directories, /run and data dir, no harness processes,
  * and the network only as the policy allows. Without it (`none`), only the scrubbed environment, the deny
- * list and the process cleanup apply. See agent/sandbox/run.ts and box.ts.
+ * list and the process cleanup apply. See box/run.ts and box.ts.
  */
 export function createBashTool(options: BashToolOptions = {}): Tool<typeof BashArgs> {
   const resolved = withDefaults(options);

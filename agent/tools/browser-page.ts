@@ -1,6 +1,6 @@
 import type { Locator, Page, Request } from 'playwright-core';
+import { truncateMiddle } from '../../core/truncate.js';
 import { ToolError } from '../tool.js';
-import { truncateMiddle } from './truncate.js';
 
 /** Timeout of one page action (click, fill, key press, select) in ms: a broken page fails fast. */
 export const ACTION_TIMEOUT_MS = 5_000;

@@ -6,6 +6,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { z } from 'zod';
+import { truncateMiddle } from '../../core/truncate.js';
 import { defineTool, type Tool, ToolError } from '../tool.js';
 import {
   action,
@@ -31,7 +32,6 @@ import {
 } from './browser-state.js';
 import { fileUploadTool } from './browser-upload.js';
 import { handleDialogTool, navigateBackTool, resizeTool, tabsTool } from './browser-window.js';
-import { truncateMiddle } from './truncate.js';
 
 export * from './browser-log.js';
 export type { BrowserToolSession } from './browser-state.js';

@@ -4,12 +4,12 @@ import { editTool } from './edit.js';
 import { readTool } from './read.js';
 import { writeTool } from './write.js';
 
+export { OutputCollector, type TruncatedText, truncateMiddle } from '../../core/truncate.js';
 export { type BashToolOptions, createBashTool } from './bash.js';
 export { CommitArgs, type CommitReceipt, type Committer, createCommitTool } from './commit.js';
 export { EditArgs, editTool } from './edit.js';
 export { type ResolvedPath, resolveInWorkspace } from './paths.js';
 export { READ_LIMITS, ReadArgs, readTool } from './read.js';
-export { OutputCollector, type TruncatedText, truncateMiddle } from './truncate.js';
 export { WriteArgs, writeTool } from './write.js';
 
 /** Options of `createFileTools`. */

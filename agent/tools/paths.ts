@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isInside } from '../../core/paths.js';
 import { type ToolContext, ToolError } from '../tool.js';
 
 /** A path the file tools may use. */
@@ -60,12 +61,6 @@ export function realPathOf(absolute: string): { real: string; exists: boolean } 
     }
   }
   return { real: current, exists: true };
-}
-
-/** True when `child` is `parent` or inside it. */
-export function isInside(parent: string, child: string): boolean {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }
 
 /** Case- and normalization-insensitive comparison key: refusing a little more is safer than less. */

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import readline from 'node:readline';
 import { z } from 'zod';
+import { formatBytes, formatCount } from '../../core/truncate.js';
 import { defineTool, ToolError } from '../tool.js';
 import { resolveInWorkspace } from './paths.js';
-import { formatBytes, formatCount } from './truncate.js';
 
 /** Limits of the `read` tool. */
 export const READ_LIMITS = {

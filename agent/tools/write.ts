@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { isInside } from '../../core/paths.js';
+import { formatCount } from '../../core/truncate.js';
 import { defineTool, type ToolContext, ToolError } from '../tool.js';
-import { isInside, type ResolvedPath, realPathOf, resolveInWorkspace } from './paths.js';
-import { formatCount } from './truncate.js';
+import { type ResolvedPath, realPathOf, resolveInWorkspace } from './paths.js';
 
 /** Arguments of `write`. */
 export const WriteArgs = z.object({

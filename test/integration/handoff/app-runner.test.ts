@@ -1,9 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
+import { isRunning } from '../../../box/proc.js';
 import { answersHttp, freePort, type StartAppOptions, startApp } from '../../../handoff/app-runner.js';
-import { isRunning } from '../../../handoff/proc.js';
 import { requirement } from '../../requirements.js';
 import { pidsWithToken, sleepToken } from '../tools/helpers.js';
 import { tempDir } from './helpers.js';
@@ -50,11 +50,11 @@ describe.skipIf(bubblewrap.skip)('startApp in the box', () => {
     expect(await answersHttp(result.app.url)).toBe(true);
     expect(pidsWithToken(serverToken)).toHaveLength(1);
     expect(pidsWithToken(sleeper)).toHaveLength(1);
-    expect(await isRunning(result.app.pid as number)).toBe(true);
+    expect(isRunning(result.app.pid as number)).toBe(true);
     await result.app.stop();
     expect(pidsWithToken(serverToken)).toEqual([]);
     expect(pidsWithToken(sleeper)).toEqual([]);
-    expect(await isRunning(result.app.pid as number)).toBe(false);
+    expect(isRunning(result.app.pid as number)).toBe(false);
     expect(await answersHttp(result.app.url)).toBe(false);
     expect(await readFile(logFile, 'utf8')).toContain('installing');
   });
@@ -117,7 +117,7 @@ describe.skipIf(bubblewrap.skip)('startApp in the box', () => {
     expect(pidsWithToken(token)).toHaveLength(1);
     await result.app.stop();
     expect(pidsWithToken(token)).toEqual([]);
-    expect(await isRunning(result.app.pid as number)).toBe(false);
+    expect(isRunning(result.app.pid as number)).toBe(false);
   });
 });
 
@@ -140,9 +140,9 @@ describe('startApp without the box (sandbox: none, the explicit opt-out)', () =>
     expect(result.app.socketPath).toBeUndefined();
     const pid = async (name: string) => Number((await readFile(path.join(dir, 'pids', name), 'utf8')).trim());
     const pids = [await pid('server.pid'), await pid('sleeper.pid')];
-    for (const p of pids) expect(await isRunning(p)).toBe(true);
+    for (const p of pids) expect(isRunning(p)).toBe(true);
     await result.app.stop();
-    for (const p of pids) expect(await isRunning(p)).toBe(false);
+    for (const p of pids) expect(isRunning(p)).toBe(false);
     const log = await readFile(logFile, 'utf8');
     expect(log).toContain('key=unset');
     expect(log).not.toContain('LEAK');

@@ -4,6 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { isRunning } from '../../../box/proc.js';
 import {
   checkpoint,
   commitsSince,
@@ -15,7 +16,6 @@ import {
   rollback,
   runGit,
 } from '../../../handoff/git.js';
-import { isRunning } from '../../../handoff/proc.js';
 import { agentGit, isolateGitConfig, tempDir } from './helpers.js';
 
 let restoreConfig: () => void;
@@ -141,7 +141,7 @@ describe('git checkpoints', () => {
     for (let i = 0; i < 200 && !existsSync(lock); i++) await sleep(50);
     expect(existsSync(lock)).toBe(true);
     process.kill(-git.pid!, 'SIGKILL');
-    for (let i = 0; i < 100 && (await isRunning(git.pid!)); i++) await sleep(50);
+    for (let i = 0; i < 100 && isRunning(git.pid!); i++) await sleep(50);
     expect(existsSync(lock)).toBe(true);
     const sha = await checkpoint(repo, { role: 'generator', runId: 'r', session: 3, summary: 'after crash' });
     expect(sha).not.toBeNull();

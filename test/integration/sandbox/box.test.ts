@@ -8,11 +8,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { BoxForward } from '../../../agent/sandbox/box.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
-import type { EgressRefusal } from '../../../agent/sandbox/egress-proxy.js';
-import { runSandboxed } from '../../../agent/sandbox/run.js';
 import { createBashTool } from '../../../agent/tools/bash.js';
+import type { BoxForward } from '../../../box/box.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
+import type { EgressRefusal } from '../../../box/egress-proxy.js';
+import { NO_NETWORK } from '../../../box/network-policy.js';
+import { runSandboxed } from '../../../box/run.js';
 import { startApp } from '../../../handoff/app-runner.js';
 import { requirement } from '../../requirements.js';
 import {
@@ -130,7 +131,7 @@ describe.skipIf(bubblewrap.skip)('the box', () => {
     cleanups.push(() => started.app.stop());
     const socketPath = started.app.socketPath as string;
     const run = (command: string, forwards = [{ port: 4555, socketPath }]) =>
-      runSandboxed(boxRequest(info, ws.workspace, command, { network: 'none', forwards }));
+      runSandboxed(boxRequest(info, ws.workspace, command, { network: NO_NETWORK, forwards }));
     const across = await run(
       'curl -s -m 5 http://127.0.0.1:4555/first; echo; curl -s -m 5 http://localhost:4555/second',
     );

@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type EgressRefusal, startEgressProxy } from '../../../agent/sandbox/egress-proxy.js';
-import { interfaceAddresses, type NetworkPolicy } from '../../../agent/sandbox/network-policy.js';
-import { readTunnelOpening } from '../../../agent/sandbox/tunnel-check.js';
+import { type EgressRefusal, startEgressProxy } from '../../../box/egress-proxy.js';
+import { interfaceAddresses, type NetworkPolicy } from '../../../box/network-policy.js';
+import { readTunnelOpening } from '../../../box/tunnel-check.js';
 
 const cleanups: Array<() => unknown> = [];
 afterEach(async () => {

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import type { RoleSessionInput } from '../../../roles/types.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import { startApp } from '../../../handoff/app-runner.js';
 import { lastToolResults } from '../../../testkit/policies.js';
 import { startModelServer } from '../../../testkit/server.js';

@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
 import { head, isAncestor, openRepo, runGit } from '../../../handoff/git.js';
 import type { SessionResult } from '../../../roles/session-result.js';
@@ -148,7 +148,7 @@ async function playSession(
     featureIds: ['F-001'],
     session,
     limits: { maxSteps: script.length + 8, maxMinutes: 5 },
-    sandbox: { sandbox, network: false },
+    sandbox: { sandbox, network: 'none' },
     sink: (event) => events.push(event),
     onNotice: (notice) => notices.push(notice),
   });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { AgentEvent } from '../../../agent/events.js';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
 import type { SessionResult } from '../../../roles/session-result.js';
 import type { HarnessNotice, RoleSessionInput } from '../../../roles/types.js';
 import { lastToolResults, lastUserText, turnIndex } from '../../../testkit/policies.js';
@@ -87,7 +87,7 @@ export class HostileServer {
     const result = await runSession(this.server, {
       featureIds: input.role === 'generator' ? ['F-001'] : [],
       limits: { maxSteps: script.length + 8, maxMinutes: 5 },
-      sandbox: { sandbox: 'bubblewrap', network: false },
+      sandbox: { sandbox: 'bubblewrap', network: 'none' },
       sink: (event) => events.push(event),
       onNotice: (notice) => notices.push(notice),
       ...input,

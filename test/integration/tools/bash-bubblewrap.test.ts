@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
-import { createCommandCgroup, destroyCommandCgroup } from '../../../agent/sandbox/cgroup.js';
-import { runSandboxed, type SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import { type BashToolOptions, createBashTool } from '../../../agent/tools/bash.js';
+import { sandboxInfo } from '../../../box/bubblewrap.js';
+import { createCommandCgroup, destroyCommandCgroup } from '../../../box/cgroup.js';
+import { runSandboxed, type SandboxRunRequest } from '../../../box/run.js';
 import { requirement } from '../../requirements.js';
 import {
   boxRequest,
@@ -219,7 +219,7 @@ describe.skipIf(bubblewrap.skip)('bash under bubblewrap', () => {
       expect(off).toContain('fetch failed ECONNREFUSED');
       // 127.0.0.1 inside the box is the box's own; this host's loopback has a name, judged as 127.0.0.1.
       const viaProxy = `curl -s -m 5 http://host.nightshift.internal:${port}/; echo " curl=$?"`;
-      const open = textOf(await bash(`${direct}; ${viaProxy}`, { network: true }));
+      const open = textOf(await bash(`${direct}; ${viaProxy}`, { network: 'open' }));
       expect(open).not.toContain('reached');
       expect(open).toContain('resolves only to non-public addresses: 127.0.0.1 (loopback)');
       expect(open).toContain(`listed explicitly in sandbox.allowHosts (e.g. "127.0.0.1:${port}")`);

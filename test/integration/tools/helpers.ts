@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { SandboxInfo } from '../../../agent/sandbox/bubblewrap.js';
-import type { SandboxRunRequest } from '../../../agent/sandbox/run.js';
 import type { ToolContext, ToolOutput } from '../../../agent/tool.js';
+import type { SandboxInfo } from '../../../box/bubblewrap.js';
+import { NO_NETWORK } from '../../../box/network-policy.js';
+import type { SandboxRunRequest } from '../../../box/run.js';
 
 /** A real temp workspace (real path) inside a temp parent that also holds an "outside" directory. */
 export function makeWorkspace(): { root: string; workspace: string; outside: string; cleanup: () => void } {
@@ -69,7 +70,7 @@ export function boxRequest(
     mode: 'bubblewrap',
     bwrapPath: info.path,
     userNamespace: info.userNamespace,
-    network: false,
+    network: NO_NETWORK,
     timeoutMs: 30_000,
     outputLimitBytes: 1024 * 1024,
     hiddenPaths: ['/root', '/home', '/run'],

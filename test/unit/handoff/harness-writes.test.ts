@@ -15,6 +15,7 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 /** The harness's code (the browser bundle has no fs; tests and benchmarks are not the harness). */
 const FOLDERS = [
   'agent',
+  'box',
   'checks',
   'cli',
   'core',
@@ -49,40 +50,40 @@ const TEMP =
 const ALLOWED: Allowed[] = [
   // The box's own scratch space and kernel files.
   {
-    file: 'agent/sandbox/box.ts',
+    file: 'box/box.ts',
     fn: 'bridges',
     apis: ['mkdirSync'],
     why: `the bridges' socket directories in ${TEMP}`,
   },
-  { file: 'agent/sandbox/box.ts', fn: 'prepareBox', apis: ['mkdtempSync', 'mkdirSync'], why: TEMP },
-  { file: 'agent/sandbox/box.ts', fn: 'dispose', apis: ['rmdirSync', 'rmSync'], why: `removes ${TEMP}` },
+  { file: 'box/box.ts', fn: 'prepareBox', apis: ['mkdtempSync', 'mkdirSync'], why: TEMP },
+  { file: 'box/box.ts', fn: 'dispose', apis: ['rmdirSync', 'rmSync'], why: `removes ${TEMP}` },
   {
-    file: 'agent/sandbox/run.ts',
+    file: 'box/run.ts',
     fn: 'prepareLaunch',
     apis: ['mkdtempSync', 'mkdirSync'],
     why: `a command's private HOME/TMPDIR: ${TEMP}`,
   },
-  { file: 'agent/sandbox/run.ts', fn: 'dispose', apis: ['rmSync'], why: `removes ${TEMP}` },
+  { file: 'box/run.ts', fn: 'dispose', apis: ['rmSync'], why: `removes ${TEMP}` },
   {
-    file: 'agent/sandbox/cgroup.ts',
+    file: 'box/cgroup.ts',
     fn: 'tryCreate',
     apis: ['mkdirSync', 'writeFileSync', 'rmdirSync'],
     why: 'a pids or memory cgroup under /sys/fs/cgroup (kernel files)',
   },
   {
-    file: 'agent/sandbox/cgroup.ts',
+    file: 'box/cgroup.ts',
     fn: 'baseFor',
     apis: ['rmdirSync'],
     why: 'the probe cgroup made by tryCreate under /sys/fs/cgroup',
   },
   {
-    file: 'agent/sandbox/cgroup.ts',
+    file: 'box/cgroup.ts',
     fn: 'destroyCommandCgroup',
     apis: ['rmdirSync'],
     why: 'the cgroup made above',
   },
   {
-    file: 'agent/sandbox/relay.mjs',
+    file: 'box/relay.mjs',
     fn: 'listenUnix',
     apis: ['rmSync'],
     why: "runs inside the box: its socket in the box's own directory (the box's writes are the box's)",

@@ -4,9 +4,10 @@ import {
   checkDestination,
   chooseAddress,
   type NetworkPolicy,
+  NO_NETWORK,
+  networkPolicy,
   parseHostRule,
-  toNetworkPolicy,
-} from '../../../agent/sandbox/network-policy.js';
+} from '../../../box/network-policy.js';
 
 const registries = (allowHosts: string[] = []): NetworkPolicy => ({ mode: 'registries', allowHosts });
 const classifier = new AddressClassifier(['10.1.2.3', 'fd12::7']);
@@ -83,12 +84,9 @@ describe('the policy decides on the destination', () => {
     expect(checkDestination(open, '127.0.0.1', 6379)).toEqual({ allowed: true, explicit: false });
   });
 
-  it('maps the old boolean and merges extra hosts', () => {
-    expect(toNetworkPolicy(true)).toEqual({ mode: 'open', allowHosts: [] });
-    expect(toNetworkPolicy(false)).toEqual({ mode: 'none', allowHosts: [] });
-    expect(toNetworkPolicy(undefined)).toEqual({ mode: 'none', allowHosts: [] });
-    expect(toNetworkPolicy('registries', ['a.test'])).toEqual({ mode: 'registries', allowHosts: ['a.test'] });
-    expect(toNetworkPolicy(registries(['a.test']), ['b.test']).allowHosts).toEqual(['a.test', 'b.test']);
+  it('builds a box policy from a mode and extra hosts (the old boolean is mapped by the run config only)', () => {
+    expect(networkPolicy('registries', ['a.test'])).toEqual({ mode: 'registries', allowHosts: ['a.test'] });
+    expect(networkPolicy('none')).toEqual(NO_NETWORK);
   });
 });
 

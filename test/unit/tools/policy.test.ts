@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCommand, extendPolicy } from '../../../agent/sandbox/policy.js';
+import { checkCommand, extendPolicy } from '../../../box/policy.js';
 
 const denied = [
   ':(){ :|:& };:',

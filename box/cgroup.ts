@@ -8,9 +8,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { moduleLogger } from '../../core/log.js';
+import { moduleLogger } from '../core/log.js';
 
-const log = moduleLogger('agent/sandbox');
+const log = moduleLogger('box');
 
 /** The controllers a command cgroup may use. */
 type Controller = 'pids' | 'memory';

@@ -4,7 +4,7 @@
  * the host. `none` is the explicit opt-out for machines or containers that are themselves the boundary:
  * a scrubbed environment and a private HOME/TMPDIR, nothing more.
  */
-import { NightshiftError } from '../../core/errors.js';
+import { NightshiftError } from '../core/errors.js';
 import { sandboxInfo } from './bubblewrap.js';
 
 /** The wanted sandbox: `auto` (= bubblewrap, required), `bubblewrap`, or `none` (no box, explicit opt-out). */

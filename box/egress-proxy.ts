@@ -10,7 +10,7 @@ import { lookup } from 'node:dns/promises';
 import http from 'node:http';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import { moduleLogger } from '../../core/log.js';
+import { moduleLogger } from '../core/log.js';
 import {
   type AddressChoice,
   AddressClassifier,
@@ -22,7 +22,7 @@ import {
 } from './network-policy.js';
 import { checkedOpening } from './tunnel-check.js';
 
-const log = moduleLogger('agent/sandbox/egress');
+const log = moduleLogger('box/egress');
 
 /** One refused destination. */
 export interface EgressRefusal {

@@ -2,7 +2,7 @@
  * Runs one shell command in the sandbox and always cleans up after it: whether it ends, times out
  * or is aborted, every process it started is killed before this returns.
  *
- * Under bubblewrap the command runs in a box (agent/sandbox/box.ts): private pid/ipc/uts/network
+ * Under bubblewrap the command runs in a box (box/box.ts): private pid/ipc/uts/network
  * namespaces with a fresh /proc, so it cannot see the harness or its environment, and network only
  * through the harness's egress proxy under the policy; when the command's shell exits, the
  * namespace's init exits and the kernel kills everything left in it.
@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OutputCollector, type TruncatedText } from '../tools/truncate.js';
+import { OutputCollector, type TruncatedText } from '../core/truncate.js';
 import { type BoxForward, prepareBox } from './box.js';
 import {
   type CommandCgroup,
@@ -29,8 +29,8 @@ import {
 } from './cgroup.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv } from './env.js';
-import { type NetworkMode, type NetworkPolicy, toNetworkPolicy } from './network-policy.js';
-import { killCommandProcesses } from './process-tree.js';
+import type { NetworkPolicy } from './network-policy.js';
+import { killCommandProcesses } from './proc.js';
 
 /** Everything needed to run one command. */
 export interface SandboxRunRequest {
@@ -43,10 +43,10 @@ export interface SandboxRunRequest {
   /** From the bubblewrap probe. */
   userNamespace?: boolean;
   /**
-   * The box's network policy (`true` = `open`, `false` = `none`). Under `none` mode (no bubblewrap) the
-   * command has the host's network whatever the policy.
+   * The box's network policy. Under `none` mode (no bubblewrap) the command has the host's network whatever the
+   * policy.
    */
-  network: boolean | NetworkMode | NetworkPolicy;
+  network: NetworkPolicy;
   /** Ports inside the box forwarded to Unix sockets outside (bubblewrap only). */
   forwards?: readonly BoxForward[];
   /** Called for each destination the egress proxy refuses. */
@@ -166,7 +166,7 @@ export async function prepareLaunch(request: LaunchRequest, payload: readonly st
         workspace: request.workspace,
         bwrapPath: request.bwrapPath,
         userNamespace: request.userNamespace ?? false,
-        network: toNetworkPolicy(request.network),
+        network: request.network,
         hiddenPaths: request.hiddenPaths,
         readOnlyPaths: request.readOnlyPaths,
         ...(request.forwards ? { forwards: request.forwards } : {}),
@@ -281,6 +281,24 @@ function waitForClose(child: ChildProcess, ms: number): Promise<void> {
   });
 }
 
+/** Spawns the prepared command detached (its own group and session), each stream into its collector. */
+function spawnCollected(
+  workspace: string,
+  launch: Launch,
+  cgroup: CgroupHandle,
+  output: { stdout: OutputCollector; stderr: OutputCollector },
+): ChildProcess {
+  const child = spawn(cgroup.file, cgroup.args, {
+    cwd: workspace,
+    env: launch.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => output.stdout.push(chunk));
+  child.stderr?.on('data', (chunk: Buffer) => output.stderr.push(chunk));
+  return child;
+}
+
 /** Runs `request.command` and returns once it and every process it started are gone. */
 export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxRunResult> {
   const started = Date.now();
@@ -310,14 +328,7 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let timer: NodeJS.Timeout | undefined;
   let cleanedUp = false;
   try {
-    child = spawn(cgroup.file, cgroup.args, {
-      cwd: request.workspace,
-      env: launch.env,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
+    child = spawnCollected(request.workspace, launch, cgroup, { stdout, stderr });
     const exited = waitForExit(child);
     timer = setTimeout(onTimeout, request.timeoutMs);
     if (request.signal?.aborted) onAbort();

@@ -15,15 +15,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { moduleLogger } from '../../core/log.js';
+import { moduleLogger } from '../core/log.js';
 import type { BoxForward } from './box.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import type { ResolvedSandbox } from './mode.js';
 import type { NetworkPolicy } from './network-policy.js';
-import { findCommandProcesses, isZombie, killCommandProcesses } from './process-tree.js';
+import { findCommandProcesses, isRunning, killCommandProcesses } from './proc.js';
 import { enterCgroup, type Launch, type MemoryOutcome, prepareLaunch, shellArgv } from './run.js';
 
-const log = moduleLogger('agent/sandbox/app-box');
+const log = moduleLogger('box/app-box');
 
 /** How long the relay may take to take over the browser's port. */
 const HANDOVER_TIMEOUT_MS = 30_000;
@@ -134,14 +134,14 @@ function watchStatus(child: ChildProcess, onExit: (code: number) => void): void 
   status.on('error', () => undefined);
 }
 
-/** Starts the command in an app box; resolves once it is spawned (readiness is the caller's to poll). */
-export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
-  const boxed = request.sandbox.mode === 'bubblewrap';
-  const server = boxed ? await listenOnHost(request.port ?? 0) : undefined;
-  const port = server ? (server.address() as net.AddressInfo).port : (request.port ?? (await freeHostPort()));
-  let launch: Launch;
+/** Prepares the app's box on `port` (bridged in through `server` when boxed); closes `server` when that fails. */
+async function prepareAppLaunch(
+  request: AppBoxRequest,
+  port: number,
+  server: net.Server | undefined,
+): Promise<Launch> {
   try {
-    launch = await prepareLaunch(
+    return await prepareLaunch(
       {
         workspace: request.workspace,
         ...request.sandbox,
@@ -151,7 +151,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
         env: { ...request.env, PORT: String(port) },
         ...(request.forwards ? { forwards: request.forwards } : {}),
         ...(request.onEgressRefused ? { onEgressRefused: request.onEgressRefused } : {}),
-        ...(boxed ? { ingress: { port } } : {}),
+        ...(server ? { ingress: { port } } : {}),
       },
       shellArgv(request),
     );
@@ -159,6 +159,14 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     server?.close();
     throw error;
   }
+}
+
+/** Starts the command in an app box; resolves once it is spawned (readiness is the caller's to poll). */
+export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
+  const boxed = request.sandbox.mode === 'bubblewrap';
+  const server = boxed ? await listenOnHost(request.port ?? 0) : undefined;
+  const port = server ? (server.address() as net.AddressInfo).port : (request.port ?? (await freeHostPort()));
+  const launch = await prepareAppLaunch(request, port, server);
   const cgroup = enterCgroup(launch, request);
   const child = spawn(cgroup.file, cgroup.args, {
     cwd: request.workspace,
@@ -206,7 +214,7 @@ async function stopBox(child: ChildProcess, launch: Launch, graceMs: number): Pr
   const rootPid = child.pid;
   if (rootPid === undefined) return;
   const roots = { rootPid, ...(launch.marker ? { marker: launch.marker } : {}) };
-  const alive = () => findCommandProcesses(roots).filter((pid) => !isZombie(pid));
+  const alive = () => findCommandProcesses(roots).filter((pid) => isRunning(pid));
   for (const pid of alive()) {
     try {
       process.kill(pid, 'SIGTERM');

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { moduleLogger } from '../../core/log.js';
-import { isHarnessOrSecretVariable } from '../../core/secrets.js';
+import { moduleLogger } from '../core/log.js';
+import { isHarnessOrSecretVariable } from '../core/secrets.js';
 
-const log = moduleLogger('agent/sandbox');
+const log = moduleLogger('box');
 
 /** System directories on PATH inside the sandbox (the harness's own PATH is not inherited). */
 export const SYSTEM_PATH = ['/usr/local/sbin', '/usr/local/bin', '/usr/sbin', '/usr/bin', '/sbin', '/bin'];

@@ -2,12 +2,12 @@
  * The box: how a workspace-controlled process is launched under bubblewrap — a private network namespace,
  * bridged to the outside only by what the harness provides:
  *
- * - egress: a host-side proxy enforcing the network policy (agent/sandbox/egress-proxy.ts) on a Unix socket,
- *   exposed inside the box on 127.0.0.1:{@link EGRESS_PORT} by the relay (agent/sandbox/relay.mjs), with
+ * - egress: a host-side proxy enforcing the network policy (box/egress-proxy.ts) on a Unix socket,
+ *   exposed inside the box on 127.0.0.1:{@link EGRESS_PORT} by the relay (box/relay.mjs), with
  *   HTTP_PROXY & co. pointing there;
  * - forwards: 127.0.0.1:<port> inside the box → a Unix socket outside (another box's app);
  * - ingress (app boxes): the app's port, reachable from other boxes through a Unix socket and from the host
- *   through a listening TCP socket the harness hands to the relay (agent/sandbox/app-box.ts).
+ *   through a listening TCP socket the harness hands to the relay (box/app-box.ts).
  *
  * Each box has a directory of its own on the host (under the OS temp dir, hidden from every box by the
  * private /tmp) holding the proxy socket, the ingress directory and an empty directory for read-only
@@ -17,14 +17,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { moduleLogger } from '../../core/log.js';
-import { isInside } from '../tools/paths.js';
+import { moduleLogger } from '../core/log.js';
+import { isInside } from '../core/paths.js';
 import { bubblewrapArgs } from './bubblewrap.js';
 import { type EgressProxy, type EgressRefusal, startEgressProxy } from './egress-proxy.js';
 import { buildSandboxEnv, proxyEnv } from './env.js';
 import type { NetworkPolicy } from './network-policy.js';
 
-const log = moduleLogger('agent/sandbox/box');
+const log = moduleLogger('box/box');
 
 /** Where the bridges appear inside every box (on its private /tmp). */
 export const BOX_BRIDGE_DIR = '/tmp/.nightshift-box';
@@ -59,7 +59,7 @@ export interface BoxRequest {
   env?: Record<string, string>;
   /** Called for each destination the egress proxy refuses. */
   onEgressRefused?: (refusal: EgressRefusal) => void;
-  /** App boxes: the app's port inside the box, bridged in (see agent/sandbox/app-box.ts). */
+  /** App boxes: the app's port inside the box, bridged in (see box/app-box.ts). */
   ingress?: { port: number };
 }
 

@@ -1,17 +1,25 @@
 /**
- * Finding and killing every process a command started, via /proc (Linux). A process can leave its
- * process group (setsid, nohup + disown) and be re-parented to init when its parent exits, so the
- * tree is found by several links at once: parent pid, process group, session, and (optionally) a
- * marker variable in its initial environment.
+ * The one /proc reader (Linux): the process table, one process's state and working directory, and finding and
+ * killing every process a command started. A process can leave its process group (setsid, nohup + disown) and be
+ * re-parented to init when its parent exits, so a command's tree is found by several links at once: parent pid,
+ * process group, session, and (optionally) a marker variable in its initial environment.
  */
 import fs from 'node:fs';
 
-/** One row of the process table. */
+/** One row of the process table (`/proc/<pid>/stat`). */
 export interface ProcessEntry {
   pid: number;
   ppid: number;
+  /** Process group id. */
   pgid: number;
+  /** Session id. */
   sid: number;
+  /** One-letter state; `Z` is a zombie (dead, not yet reaped). */
+  state: string;
+  /** Start time in clock ticks since boot: with the pid, identifies a process across pid reuse. */
+  startTime: number;
+  /** Executable name as the kernel reports it (at most 15 characters). */
+  comm: string;
 }
 
 /** Parses `/proc/<pid>/stat`; the command name may contain spaces and parentheses, so split after the last `)`. */
@@ -19,12 +27,32 @@ export function parseStat(stat: string): ProcessEntry | undefined {
   const close = stat.lastIndexOf(')');
   if (close === -1) return undefined;
   const pid = Number.parseInt(stat, 10);
+  if (!Number.isFinite(pid)) return undefined;
+  // Fields after the name: state, ppid, pgrp, session, tty, …, starttime (the 20th).
   const fields = stat.slice(close + 2).split(' ');
-  // Fields after the name: state, ppid, pgrp, session, ...
-  const [ppid, pgid, sid] = [fields[1], fields[2], fields[3]].map((f) => Number.parseInt(f ?? '', 10));
-  if (!Number.isFinite(pid) || ppid === undefined || pgid === undefined || sid === undefined)
+  const [ppid, pgid, sid] = [fields[1], fields[2], fields[3]].map((f) => Number.parseInt(f ?? '', 10)) as [
+    number,
+    number,
+    number,
+  ];
+  return {
+    pid,
+    ppid,
+    pgid,
+    sid,
+    state: fields[0] ?? '?',
+    startTime: Number(fields[19]),
+    comm: stat.slice(stat.indexOf('(') + 1, close),
+  };
+}
+
+/** Reads one process from /proc, or undefined when it does not exist (any more). */
+export function readProcess(pid: number): ProcessEntry | undefined {
+  try {
+    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
     return undefined;
-  return { pid, ppid, pgid, sid };
+  }
 }
 
 /** The current process table (processes that vanish while reading are skipped). */
@@ -32,14 +60,29 @@ export function listProcesses(): ProcessEntry[] {
   const entries: ProcessEntry[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
-    try {
-      const entry = parseStat(fs.readFileSync(`/proc/${name}/stat`, 'utf8'));
-      if (entry) entries.push(entry);
-    } catch {
-      // Exited between readdir and read.
-    }
+    const entry = readProcess(Number(name));
+    if (entry) entries.push(entry);
   }
   return entries;
+}
+
+/** The working directory of a process, or null when it cannot be read. */
+export function processCwd(pid: number): string | null {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/cwd`);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True while the process exists and is not a zombie (a zombie is dead already; it only waits for its parent to
+ * reap it) and, given a start time, is still the same process.
+ */
+export function isRunning(pid: number, startTime?: number): boolean {
+  const entry = readProcess(pid);
+  if (entry === undefined || entry.state === 'Z') return false;
+  return startTime === undefined || entry.startTime === startTime;
 }
 
 function hasMarker(pid: number, marker: string): boolean {
@@ -50,6 +93,9 @@ function hasMarker(pid: number, marker: string): boolean {
   }
 }
 
+/** The links between processes that `findCommandProcesses` follows. */
+export type ProcessLinks = Pick<ProcessEntry, 'pid' | 'ppid' | 'pgid' | 'sid'>;
+
 /** What ties a process to one command. */
 export interface TreeRoots {
   /** The spawned process (also a group and session leader, since it was spawned detached). */
@@ -59,7 +105,7 @@ export interface TreeRoots {
 }
 
 /** Pids of every process of the command: descendants of the root, its group, its session, marked ones. */
-export function findCommandProcesses(roots: TreeRoots, table: ProcessEntry[] = listProcesses()): number[] {
+export function findCommandProcesses(roots: TreeRoots, table: ProcessLinks[] = listProcesses()): number[] {
   const self = process.pid;
   const found = new Set<number>();
   for (const entry of table) {
@@ -107,25 +153,10 @@ export async function killCommandProcesses(roots: TreeRoots, rounds = 20): Promi
   const killed = new Set<number>();
   killPid(-roots.rootPid, 'SIGKILL');
   for (let round = 0; round < rounds; round++) {
-    const pids = findCommandProcesses(roots).filter((pid) => !isZombie(pid));
+    const pids = findCommandProcesses(roots).filter((pid) => isRunning(pid));
     if (pids.length === 0) break;
     for (const pid of pids) if (killPid(pid, 'SIGKILL')) killed.add(pid);
     await new Promise((resolve) => setTimeout(resolve, 10 * (round + 1)));
   }
   return [...killed];
-}
-
-/** A zombie is dead already; it only waits for its parent to reap it. */
-export function isZombie(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-  } catch {
-    return true;
-  }
-}
-
-/** True when a process with this pid exists and is not a zombie. */
-export function isAlive(pid: number): boolean {
-  return !isZombie(pid);
 }

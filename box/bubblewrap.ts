@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { isInside } from '../tools/paths.js';
+import { isInside } from '../core/paths.js';
 import { SYSTEM_PATH } from './env.js';
 
 /** What `nightshift doctor` shows about the sandbox. */
@@ -30,7 +30,7 @@ export const ALWAYS_HIDDEN = ['/root', '/home', '/run', '/var/run'];
 
 /**
  * Flags common to every sandbox and to the probe. The network namespace is always private: a box reaches
- * the outside only through the bridges the harness binds into it (agent/sandbox/box.ts).
+ * the outside only through the bridges the harness binds into it (box/box.ts).
  */
 function isolationFlags(userNamespace: boolean): string[] {
   return [

@@ -94,17 +94,11 @@ export interface NetworkPolicy {
 export const NO_NETWORK: NetworkPolicy = { mode: 'none', allowHosts: [] };
 
 /**
- * The policy from configuration: a mode, or the old boolean (`true` → `open`, `false` → `none`), or a
- * whole policy; undefined → `none` (callers that want the `registries` default pass it).
+ * The policy of one box from a mode and extra hosts. The mode is normalized once, where the run config is parsed
+ * (orchestrator/sandbox-config.ts: the old boolean is accepted there and nowhere else).
  */
-export function toNetworkPolicy(
-  value: boolean | NetworkMode | NetworkPolicy | undefined,
-  allowHosts: readonly string[] = [],
-): NetworkPolicy {
-  if (value === undefined || value === false) return { mode: 'none', allowHosts };
-  if (value === true) return { mode: 'open', allowHosts };
-  if (typeof value === 'string') return { mode: value, allowHosts };
-  return { mode: value.mode, allowHosts: [...value.allowHosts, ...allowHosts] };
+export function networkPolicy(mode: NetworkMode, allowHosts: readonly string[] = []): NetworkPolicy {
+  return { mode, allowHosts };
 }
 
 /** A host name as compared: lower case, no trailing dot, no brackets. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, OutputCollector, truncateMiddle } from '../../../agent/tools/truncate.js';
+import { formatBytes, OutputCollector, truncateMiddle } from '../../../core/truncate.js';
 
 describe('truncateMiddle', () => {
   it('leaves text within the limit alone', () => {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { findCommandProcesses, isRunning, parseStat, readProcess } from '../../../box/proc.js';
+
+describe('parseStat', () => {
+  it('reads ppid, group, session, state and start time after a command name with spaces and parentheses', () => {
+    const stat = '4242 (my (odd) name) Z 100 4242 4243 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 987654 1000 200';
+    expect(parseStat(stat)).toEqual({
+      pid: 4242,
+      ppid: 100,
+      pgid: 4242,
+      sid: 4243,
+      state: 'Z',
+      startTime: 987654,
+      comm: 'my (odd) name',
+    });
+  });
+
+  it('refuses a line without a command name', () => {
+    expect(parseStat('garbage')).toBeUndefined();
+  });
+});
+
+describe('readProcess and isRunning', () => {
+  it('read this very process, and tell it from a reused pid by its start time', () => {
+    const self = readProcess(process.pid);
+    expect(self).toMatchObject({ pid: process.pid, ppid: process.ppid });
+    expect(isRunning(process.pid)).toBe(true);
+    expect(isRunning(process.pid, self?.startTime)).toBe(true);
+    expect(isRunning(process.pid, (self?.startTime ?? 0) + 1)).toBe(false);
+  });
+});
+
+describe('findCommandProcesses', () => {
+  it('finds descendants by parent, group and session, and nothing else', () => {
+    const table = [
+      { pid: 10, ppid: 1, pgid: 10, sid: 10 }, // the command's shell
+      { pid: 11, ppid: 10, pgid: 10, sid: 10 }, // a child
+      { pid: 12, ppid: 1, pgid: 10, sid: 10 }, // orphaned, still in the group
+      { pid: 13, ppid: 11, pgid: 13, sid: 13 }, // setsid child: found through its parent
+      { pid: 14, ppid: 13, pgid: 13, sid: 13 }, // its child
+      { pid: 20, ppid: 1, pgid: 20, sid: 20 }, // unrelated
+    ];
+    expect(findCommandProcesses({ rootPid: 10 }, table).sort()).toEqual([10, 11, 12, 13, 14]);
+  });
+});
