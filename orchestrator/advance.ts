@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { moduleLogger } from '../core/log.js';
 import { advanceLanes } from './advance-lanes.js';
+import { changeStatus } from './change-status.js';
 import { runKeys, sessionJobId } from './keys.js';
 import { usesLanes } from './lanes.js';
 import type { Orchestrator } from './orchestrator.js';
@@ -13,13 +13,9 @@ import {
   type RunRecord,
   type RunState,
   type RunStatus,
-  type SessionKind,
 } from './run-state.js';
+import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
-const log = moduleLogger('orchestrator/advance');
-
-/** BullMQ job states in which a session job still counts as in flight. */
-export const IN_FLIGHT_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 /** How long one advance may hold the run's advance mutex. */
 const ADVANCE_MUTEX_MS = 15_000;
 
@@ -136,22 +132,6 @@ async function pauseForStopCondition(
   await changeStatus(orchestrator, run, 'paused', { reason, detail });
 }
 
-/** Sets a status and tells the listener (webhooks, summaries); the listener never blocks the run. */
-export async function changeStatus(
-  orchestrator: Orchestrator,
-  before: RunRecord,
-  status: RunStatus,
-  options: { reason?: PausedReason; detail?: string } = {},
-): Promise<RunRecord> {
-  const after = await orchestrator.store.setStatus(before.id, status, options);
-  if (after.status !== before.status || after.pausedReason !== before.pausedReason) {
-    await orchestrator.onStatusChange?.(before, after).catch((error) => {
-      log.warn({ err: error, runId: before.id }, 'status listener failed');
-    });
-  }
-  return after;
-}
-
 async function enqueueSession(
   orchestrator: Orchestrator,
   run: RunRecord,
@@ -161,57 +141,4 @@ async function enqueueSession(
   if (run.status !== working) await changeStatus(orchestrator, run, working);
   const seq = await orchestrator.store.nextSeq(run.id);
   return addSessionJob(orchestrator, run, { runId: run.id, seq, action });
-}
-
-/** Adds a session job (job id `<runId>-<seq>`) and appends `session.queued` (merges ask no model: no event). */
-export async function addSessionJob(
-  orchestrator: Orchestrator,
-  run: RunRecord,
-  data: SessionJobData,
-): Promise<Extract<AdvanceResult, { kind: 'queued' }>> {
-  const { seq, action } = data;
-  const jobId = sessionJobId(run.id, seq);
-  await orchestrator.queues.sessions.add('session', data, {
-    jobId,
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 5_000 },
-    removeOnComplete: { age: 7 * 24 * 3600, count: 5_000 },
-    removeOnFail: { age: 30 * 24 * 3600 },
-  });
-  log.info({ runId: run.id, seq, action: action.kind, slot: data.slot }, 'session queued');
-  if (action.kind === 'merge') return { kind: 'queued', seq, jobId, action };
-  const { role, kind, featureIds } = describeAction(action);
-  await orchestrator.store.appendEvent(run.id, {
-    type: 'session.queued',
-    runId: run.id,
-    at: orchestrator.now().toISOString(),
-    seq,
-    jobId,
-    role,
-    kind,
-    featureIds,
-  });
-  return { kind: 'queued', seq, jobId, action };
-}
-
-/** A job's action that runs a role session (everything but a merge). */
-export type SessionAction = Exclude<SessionJobData['action'], { kind: 'merge' }>;
-
-/** The role, session kind and features of a session action. */
-export function describeAction(action: SessionAction): {
-  role: 'initializer' | 'generator' | 'evaluator';
-  kind: SessionKind;
-  featureIds: string[];
-  mode?: 'evaluate' | 'regression';
-} {
-  switch (action.kind) {
-    case 'initialize':
-      return { role: 'initializer', kind: 'initialize', featureIds: [] };
-    case 'generate':
-      return { role: 'generator', kind: 'generate', featureIds: [action.featureId] };
-    case 'evaluate':
-      return { role: 'evaluator', kind: 'evaluate', featureIds: [action.featureId], mode: 'evaluate' };
-    case 'regress':
-      return { role: 'evaluator', kind: 'regress', featureIds: action.featureIds, mode: 'regression' };
-  }
 }

@@ -1,6 +1,7 @@
 import { NightshiftError } from '../core/errors.js';
-import { advanceRun, changeStatus } from './advance.js';
+import { advanceRun } from './advance.js';
 import { checkStopConditions } from './budgets.js';
+import { changeStatus } from './change-status.js';
 import { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
 import { noWorkerNote } from './no-worker.js';

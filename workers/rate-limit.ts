@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { backoffDelayMs } from '../core/retry.js';
-import { changeStatus } from '../orchestrator/advance.js';
+import { changeStatus } from '../orchestrator/change-status.js';
 import { runKeys } from '../orchestrator/keys.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import type { RunRecord } from '../orchestrator/run-state.js';
