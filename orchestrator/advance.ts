@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { advanceLanes } from './advance-lanes.js';
 import { changeStatus } from './change-status.js';
-import { runKeys, sessionJobId } from './keys.js';
+import { sessionJobId } from './keys.js';
 import { usesLanes } from './lanes.js';
 import type { Orchestrator } from './orchestrator.js';
 import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
+import { withShortRunLock } from './run-lock.js';
 import {
   ACTIVE_STATUSES,
   blockedSummary,
@@ -44,25 +44,21 @@ export async function advanceRun(
   runId: string,
   options: AdvanceOptions = {},
 ): Promise<AdvanceResult> {
-  const mutexKey = `${runKeys(orchestrator.prefix, runId).lock}:advance`;
-  const token = randomUUID();
   // A finishing job waits its turn: in lanes mode another lane's advance may hold the mutex, and one that saw
   // this job still active planned nothing for its slot.
-  const waitUntil = Date.now() + (options.finishedJobId ? ADVANCE_MUTEX_MS : 0);
-  while ((await orchestrator.redis.set(mutexKey, token, 'PX', ADVANCE_MUTEX_MS, 'NX')) !== 'OK') {
-    if (Date.now() >= waitUntil) return { kind: 'busy' };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  try {
-    return await advanceLocked(orchestrator, runId, options);
-  } finally {
-    await orchestrator.redis.eval(
-      `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
-      1,
-      mutexKey,
-      token,
-    );
-  }
+  const result = await withShortRunLock(
+    orchestrator.redis,
+    orchestrator.prefix,
+    runId,
+    {
+      name: 'advance',
+      ttlMs: ADVANCE_MUTEX_MS,
+      waitMs: options.finishedJobId ? ADVANCE_MUTEX_MS : 0,
+      pollMs: 50,
+    },
+    () => advanceLocked(orchestrator, runId, options),
+  );
+  return result ?? { kind: 'busy' };
 }
 
 async function advanceLocked(
