@@ -8,6 +8,21 @@ import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js'
 
 const base = { runId: z.string(), at: z.string() };
 
+/** What changed during a scheduled window: the `nightly.summary` event's fields and the webhook's `summary`. */
+export const WindowSummary = z.object({
+  /** Start of the summarized window. */
+  since: z.string(),
+  newlyPassing: z.array(z.string()),
+  newlyFailing: z.array(z.string()),
+  blocked: z.array(z.string()),
+  /** Why each blocked feature is blocked (older events have none). */
+  blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
+  costUsd: z.number(),
+  passing: z.number().int(),
+  total: z.number().int(),
+});
+export type WindowSummary = z.infer<typeof WindowSummary>;
+
 /**
  * Everything a run reports, one discriminated union on `type`, validated on append and on read.
  * Agent-loop events are wrapped as `{ type: 'agent', seq, event }` (their `session.started` would clash with ours).
@@ -130,16 +145,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('nightly.summary'),
     ...base,
-    /** Start of the summarized window. */
-    since: z.string(),
-    newlyPassing: z.array(z.string()),
-    newlyFailing: z.array(z.string()),
-    blocked: z.array(z.string()),
-    /** Why each blocked feature is blocked (older events have none). */
-    blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
-    costUsd: z.number(),
-    passing: z.number().int(),
-    total: z.number().int(),
+    ...WindowSummary.shape,
   }),
   z.object({
     type: z.literal('notification.failed'),
