@@ -6,7 +6,7 @@ import type { Notifier } from '../orchestrator/notifications.js';
 import type { Orchestrator, StatusListener } from '../orchestrator/orchestrator.js';
 import { openQueues, type Queues } from '../orchestrator/queues.js';
 import { type RedisOutageWatch, watchRedisOutages } from '../orchestrator/redis-outage.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import { RunStore } from '../orchestrator/run/index.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
 import { maskUrl } from './redis-probe.js';

@@ -8,7 +8,7 @@ import { createDashboardServer, type DashboardServer } from '../dashboard/server
 import type { NextScheduledStart } from '../dashboard/views.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
 import { loadConfig } from '../orchestrator/config-load.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import { RunStore } from '../orchestrator/run/index.js';
 import { terminalSink } from './terminal-text.js';
 
 /** What the dashboard command serves, opened from the validated config. */

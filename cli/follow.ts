@@ -5,7 +5,7 @@ import {
   knownCostUsd,
   type RunRecord,
   type SessionRecord,
-} from '../orchestrator/run-state.js';
+} from '../orchestrator/run/index.js';
 import { progressNote } from './event-lines.js';
 import type { ProgressLane } from './lanes-format.js';
 import type { TextSink } from './output.js';

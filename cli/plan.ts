@@ -7,7 +7,7 @@ import { InputError } from '../core/errors.js';
 import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
 import { loadConfig } from '../orchestrator/config-load.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
-import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
+import { newRunId, type RunRecord } from '../orchestrator/run/index.js';
 import { checkPlannerPrompt, type PlannerResult } from '../roles/planner.js';
 import {
   type CliDeps,

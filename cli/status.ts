@@ -6,7 +6,6 @@ import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
-import { runLockHolder } from '../orchestrator/run-lock.js';
 import {
   ACTIVE_STATUSES,
   FeatureSummary,
@@ -15,11 +14,12 @@ import {
   PausedReason,
   type RunRecord,
   RunStatus,
+  runLockHolder,
   runName,
   type SessionRecord,
   SessionVerdict,
   type Workspace,
-} from '../orchestrator/run-state.js';
+} from '../orchestrator/run/index.js';
 import { RoleName, SessionOutcome } from '../roles/session-result.js';
 import { formatLaneRows } from './lanes-format.js';
 import {

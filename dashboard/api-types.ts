@@ -1,6 +1,6 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
 import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lane-view.js';
-import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run-state.js';
+import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run/index.js';
 import type { RoleName } from '../roles/session-result.js';
 import type { FeatureCheckView } from './checks-view.js';
 

@@ -5,7 +5,7 @@ import { MAIN_SLOT, nextLaneActions } from './lane-planner.js';
 import { claimSlot } from './lane-store.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { NextAction } from './planner.js';
-import type { RunRecord, RunState } from './run-state.js';
+import type { RunRecord, RunState } from './run/run-state.js';
 import { addSessionJob, IN_FLIGHT_STATES } from './session-jobs.js';
 
 /** How advance applies a run-level action (finish, pause, fail, wait); passed in to keep the imports one way. */

@@ -5,7 +5,7 @@ import { usesLanes } from './lanes.js';
 import type { Orchestrator } from './orchestrator.js';
 import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
-import { withShortRunLock } from './run-lock.js';
+import { withShortRunLock } from './run/run-lock.js';
 import {
   ACTIVE_STATUSES,
   blockedSummary,
@@ -13,7 +13,7 @@ import {
   type RunRecord,
   type RunState,
   type RunStatus,
-} from './run-state.js';
+} from './run/run-state.js';
 import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
 /** How long one advance may hold the run's advance mutex. */

@@ -1,6 +1,6 @@
 import { moduleLogger } from '../core/log.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { PausedReason, RunRecord, RunStatus } from './run-state.js';
+import type { PausedReason, RunRecord, RunStatus } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/change-status');
 

@@ -7,8 +7,8 @@ import { sessionJobId } from './keys.js';
 import { noWorkerNote } from './no-worker.js';
 import type { Orchestrator } from './orchestrator.js';
 import { connectedWorkers } from './queues.js';
-import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run-state.js';
-import { resumeStatus } from './transitions.js';
+import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run/run-state.js';
+import { resumeStatus } from './run/transitions.js';
 
 /**
  * Pauses a run at the next safe point: no new session is queued, and a session in flight ends at its

@@ -4,7 +4,7 @@ import { VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { MergeOutcome } from './lanes.js';
 import { LanesEstimate } from './lanes-payoff.js';
-import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js';
+import { PausedReason, RunStatus, SessionKind, Workspace } from './run/run-state.js';
 
 const base = { runId: z.string(), at: z.string() };
 

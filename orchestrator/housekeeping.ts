@@ -22,7 +22,7 @@ import {
 } from '../handoff/run-branches.js';
 import { sessionJobId } from './keys.js';
 import type { Orchestrator, StatusListener } from './orchestrator.js';
-import { FINISHED_STATUSES, type RunRecord } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/housekeeping');
 

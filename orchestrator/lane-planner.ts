@@ -9,7 +9,7 @@ import {
   type RunState,
   sweepCandidates,
   windowSweepCandidates,
-} from './run-state.js';
+} from './run/run-state.js';
 
 /** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…N. */
 export const MAIN_SLOT = 0;

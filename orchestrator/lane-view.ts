@@ -9,8 +9,8 @@ import type { LaneStepView } from './lane-labels.js';
 import { laneFollowUp } from './lane-planner.js';
 import { MergeResult } from './lane-store.js';
 import { LaneLastStep, type LaneRecord, usesLanes } from './lanes.js';
-import { FeatureState, type RunRecord, SessionKind, SessionRecord } from './run-state.js';
-import type { RunStore } from './run-store.js';
+import { FeatureState, type RunRecord, SessionKind, SessionRecord } from './run/run-state.js';
+import type { RunStore } from './run/run-store.js';
 
 const Seq = z.number().int().nonnegative();
 

@@ -3,7 +3,7 @@ import { moduleLogger } from '../core/log.js';
 import type { RunEvent, WindowSummary } from './events.js';
 import { runKeys } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
-import { FINISHED_STATUSES, type RunRecord, type RunState } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord, type RunState } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/nightly');
 

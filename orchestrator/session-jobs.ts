@@ -3,7 +3,7 @@ import type { AdvanceResult } from './advance.js';
 import { sessionJobId } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
 import type { SessionJobData } from './queues.js';
-import type { RunRecord, SessionKind } from './run-state.js';
+import type { RunRecord, SessionKind } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/session-jobs');
 

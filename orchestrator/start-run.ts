@@ -19,7 +19,7 @@ import type { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
 import { lanesEstimateEvent } from './lanes-payoff.js';
 import type { Orchestrator } from './orchestrator.js';
-import { newRunId, type RunRecord } from './run-state.js';
+import { newRunId, type RunRecord } from './run/run-state.js';
 import { withWorkspaceClaim } from './workspace-claim.js';
 
 const log = moduleLogger('orchestrator/start-run');

@@ -8,7 +8,7 @@ import {
   type RunRecord,
   RunStatus,
   runName,
-} from './run-state.js';
+} from './run/run-state.js';
 
 /** One regression as notified: the feature and what the evaluator found. */
 export const NotifiedRegression = z.object({ featureId: z.string(), issues: z.array(z.string()) });

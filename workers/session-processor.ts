@@ -18,8 +18,12 @@ import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
 import { SessionJobData } from '../orchestrator/queues.js';
-import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-lock.js';
-import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
+import {
+  ACTIVE_STATUSES,
+  type AcquireRunLockOptions,
+  acquireRunLock,
+  type RunRecord,
+} from '../orchestrator/run/index.js';
 import { describeAction, type SessionAction } from '../orchestrator/session-jobs.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';

@@ -10,7 +10,7 @@ import type { RunResponse } from '../../../dashboard/api-types.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import { recordMergeResults } from '../../../orchestrator/lane-store.js';
 import { LanesView } from '../../../orchestrator/lane-view.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { launchChromium, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seedRun } from './seed.js';
 import { type SeededLanes, seedLanes } from './seed-lanes.js';

@@ -4,9 +4,9 @@
 import type { LaneAction } from '../../../orchestrator/lane-planner.js';
 import { MAIN_SLOT } from '../../../orchestrator/lane-planner.js';
 import { claimSlot, recordMergeResults } from '../../../orchestrator/lane-store.js';
-import { casUpdateRun } from '../../../orchestrator/run-cas.js';
-import { summarizeFeatures } from '../../../orchestrator/run-state.js';
-import type { RunStore } from '../../../orchestrator/run-store.js';
+import type { RunStore } from '../../../orchestrator/run/index.js';
+import { casUpdateRun } from '../../../orchestrator/run/run-cas.js';
+import { summarizeFeatures } from '../../../orchestrator/run/run-state.js';
 import type { SteppingClock } from './seed.js';
 import { seededResult } from './seed.js';
 

@@ -5,7 +5,7 @@ import { readCheckFile } from '../../../checks/store.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lane-planner.js';
 import { claimSlot, recordMergeResults } from '../../../orchestrator/lane-store.js';
-import { casUpdateRun } from '../../../orchestrator/run-cas.js';
+import { casUpdateRun } from '../../../orchestrator/run/run-cas.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';
 import { featureListJson } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';

@@ -1,18 +1,18 @@
 import type { Redis } from 'ioredis';
-import { InputError } from '../core/errors.js';
-import { type Feature, FeatureList } from '../handoff/formats.js';
-import { SessionResult } from '../roles/session-result.js';
-import { applySessionResult } from './apply-result.js';
-import { RunConfig, type RunConfigInput } from './config.js';
-import { isWaitingOn } from './dependencies.js';
+import { InputError } from '../../core/errors.js';
+import { type Feature, FeatureList } from '../../handoff/formats.js';
+import { SessionResult } from '../../roles/session-result.js';
+import { RunConfig, type RunConfigInput } from '../config.js';
+import { isWaitingOn } from '../dependencies.js';
 import {
   DEFAULT_EVENT_LOG_MAX_LENGTH,
   type EventListener,
   EventLog,
   type ReadEventsOptions,
-} from './event-log.js';
-import type { RunEvent, StoredRunEvent } from './events.js';
-import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from './keys.js';
+} from '../event-log.js';
+import type { RunEvent, StoredRunEvent } from '../events.js';
+import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from '../keys.js';
+import { applySessionResult } from './apply-result.js';
 import { casUpdateRun, decodeFeatures, decodeRun } from './run-cas.js';
 import { FeatureNotFoundError, RunNotFoundError } from './run-errors.js';
 import { FeaturePatch, NewRun, newRunRecord, statusChange } from './run-records.js';

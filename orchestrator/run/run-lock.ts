@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { moduleLogger } from '../core/log.js';
-import { runKeys } from './keys.js';
+import { moduleLogger } from '../../core/log.js';
+import { runKeys } from '../keys.js';
 
 const log = moduleLogger('orchestrator/run-lock');
 

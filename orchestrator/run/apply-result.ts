@@ -1,13 +1,13 @@
-import { RUN_FATAL_FAILURES } from '../agent/messages.js';
-import type { AppStartFailure, Feature, VerdictRecord } from '../handoff/formats.js';
-import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
+import { RUN_FATAL_FAILURES } from '../../agent/messages.js';
+import type { AppStartFailure, Feature, VerdictRecord } from '../../handoff/formats.js';
+import type { SessionOutcome, SessionResult } from '../../roles/session-result.js';
+import type { Budgets } from '../config.js';
+import { blockDependents } from '../dependencies.js';
+import type { RunEvent } from '../events.js';
+import type { LaneLastStep, LaneRecord } from '../lanes.js';
+import { lanesEstimateEvent } from '../lanes-payoff.js';
+import { withProgress } from '../progress-watch.js';
 import { applyVerdict, firstLine } from './apply-verdict.js';
-import type { Budgets } from './config.js';
-import { blockDependents } from './dependencies.js';
-import type { RunEvent } from './events.js';
-import type { LaneLastStep, LaneRecord } from './lanes.js';
-import { lanesEstimateEvent } from './lanes-payoff.js';
-import { withProgress } from './progress-watch.js';
 import {
   type FeatureState,
   type RunCounters,

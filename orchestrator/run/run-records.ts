@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { RunName } from '../handoff/spec-title.js';
-import { RunConfig } from './config.js';
-import type { RunEvent } from './events.js';
-import { countersOnResume } from './progress-watch.js';
+import { RunName } from '../../handoff/spec-title.js';
+import { RunConfig } from '../config.js';
+import type { RunEvent } from '../events.js';
+import { countersOnResume } from '../progress-watch.js';
 import {
   emptyCounters,
   FeatureState,

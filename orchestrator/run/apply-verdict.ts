@@ -1,6 +1,6 @@
-import type { VerdictRecord } from '../handoff/formats.js';
-import type { Budgets } from './config.js';
-import type { RunEvent } from './events.js';
+import type { VerdictRecord } from '../../handoff/formats.js';
+import type { Budgets } from '../config.js';
+import type { RunEvent } from '../events.js';
 import type { FeatureState, RunCounters } from './run-state.js';
 
 /** Where a verdict is applied: the session, the run's budgets, and the counters and events it updates. */
