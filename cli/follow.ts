@@ -1,4 +1,4 @@
-import { loadLanesView } from '../orchestrator/lane-view.js';
+import { loadLanesView } from '../orchestrator/lanes/lane-view.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import {
   FINISHED_STATUSES,

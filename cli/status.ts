@@ -1,7 +1,12 @@
 /** What `status` shows of a run, as text and as the `--json` document (one zod schema); pure but for loading. */
 import { z } from 'zod';
-import { type LaneMergeView, LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lane-view.js';
-import { usesLanes } from '../orchestrator/lanes.js';
+import {
+  type LaneMergeView,
+  LanesView,
+  loadLanesView,
+  toLaneMergeView,
+} from '../orchestrator/lanes/lane-view.js';
+import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';

@@ -1,4 +1,4 @@
-import { usesLanes } from '../orchestrator/lanes.js';
+import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import type { ActivityView, QueuedSessionView } from './api-types.js';
 

@@ -6,7 +6,7 @@ import { formatZodIssues } from '../core/zod-issues.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
-import { loadLanesView, withMerges } from '../orchestrator/lane-view.js';
+import { loadLanesView, withMerges } from '../orchestrator/lanes/lane-view.js';
 import {
   FeatureNotFoundError,
   RunNotFoundError,

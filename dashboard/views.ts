@@ -1,4 +1,4 @@
-import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lane-view.js';
+import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lanes/lane-view.js';
 import { noWorkerNote } from '../orchestrator/no-worker.js';
 import type { RunStore } from '../orchestrator/run/index.js';
 import {

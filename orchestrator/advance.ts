@@ -1,7 +1,7 @@
-import { advanceLanes } from './advance-lanes.js';
 import { changeStatus } from './change-status.js';
 import { sessionJobId } from './keys.js';
-import { usesLanes } from './lanes.js';
+import { advanceLanes } from './lanes/advance-lanes.js';
+import { usesLanes } from './lanes/lanes.js';
 import type { Orchestrator } from './orchestrator.js';
 import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
-import { MergeOutcome } from './lanes.js';
-import { LanesEstimate } from './lanes-payoff.js';
+import { MergeOutcome } from './lanes/lanes.js';
+import { LanesEstimate } from './lanes/lanes-payoff.js';
 import { PausedReason, RunStatus, SessionKind, Workspace } from './run/run-state.js';
 
 const base = { runId: z.string(), at: z.string() };
@@ -173,7 +173,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   }),
   /**
    * Lanes mode: the feature list is known and the lanes model says the lanes will not pay for themselves (a small or
-   * chained list); `run` prints it once (orchestrator/lanes-payoff.ts).
+   * chained list); `run` prints it once (orchestrator/lanes/lanes-payoff.ts).
    */
   z.object({ type: z.literal('lanes.estimate'), ...base, estimate: LanesEstimate }),
   z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),

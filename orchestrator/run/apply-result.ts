@@ -4,8 +4,8 @@ import type { SessionOutcome, SessionResult } from '../../roles/session-result.j
 import type { Budgets } from '../config.js';
 import { blockDependents } from '../dependencies.js';
 import type { RunEvent } from '../events.js';
-import type { LaneLastStep, LaneRecord } from '../lanes.js';
-import { lanesEstimateEvent } from '../lanes-payoff.js';
+import type { LaneLastStep, LaneRecord } from '../lanes/lanes.js';
+import { lanesEstimateEvent } from '../lanes/lanes-payoff.js';
 import { withProgress } from '../progress-watch.js';
 import { applyVerdict, firstLine } from './apply-verdict.js';
 import {

@@ -4,7 +4,7 @@ import {
   estimateLanes,
   formatLanesNotice,
   longestChain,
-} from '../../../orchestrator/lanes-payoff.js';
+} from '../../../orchestrator/lanes/lanes-payoff.js';
 import type { FeatureState } from '../../../orchestrator/run/index.js';
 import { featureState } from '../orchestrator/fixtures.js';
 
