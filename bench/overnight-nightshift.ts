@@ -11,7 +11,7 @@ import { openRepo } from '../handoff/git.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { RunEvent } from '../orchestrator/events.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
+import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
 import { withScriptedFeatureCount } from '../testkit/policies/todo-features.js';

@@ -7,7 +7,7 @@
  * its merge; idle is wall time with no session and no merge in flight.
  */
 import type { RunEvent } from '../orchestrator/events.js';
-import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run-state.js';
+import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run/index.js';
 import {
   addUsage,
   atHead,

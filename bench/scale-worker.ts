@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { createProvider } from '../agent/providers/index.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { openQueues } from '../orchestrator/queues.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import { RunStore } from '../orchestrator/run/index.js';
 import { startWorker } from '../workers/worker.js';
 import { WorkerProcessConfig, type WorkerProcessReport } from './scale-protocol.js';
 

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import type { RunEvent } from '../orchestrator/events.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import type { SessionRecord } from '../orchestrator/run-state.js';
+import type { SessionRecord } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { startModelServer } from '../testkit/server.js';
 import { type WorkerProcessConfig, WorkerProcessReport } from './scale-protocol.js';

@@ -8,8 +8,7 @@ import { createProvider } from '../agent/providers/index.js';
 import { RunConfig, type RunConfigInput } from '../orchestrator/config.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { openQueues } from '../orchestrator/queues.js';
-import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import { ACTIVE_STATUSES, type RunRecord, RunStore } from '../orchestrator/run/index.js';
 import type { BrowserPool } from '../workers/browser-pool.js';
 import { type RunningWorker, startWorker } from '../workers/worker.js';
 

@@ -5,7 +5,7 @@ import { cancelRun, pauseRun, resumeRun } from '../orchestrator/controls.js';
 import { noWorkerNote } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
-import { knownCostUsd, type RunRecord, type RunStatus, runName } from '../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord, type RunStatus, runName } from '../orchestrator/run/index.js';
 import {
   type CliDeps,
   orchestratorOptions,

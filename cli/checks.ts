@@ -10,7 +10,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
 import { assertWritableTarget, UnsafeFileError, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 import { replayOnOneApp } from '../roles/check-sweep.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
 import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';

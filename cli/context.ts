@@ -1,11 +1,12 @@
 /** What a CLI command works with: the validated config and an Orchestrator on an open Redis, closed afterwards. */
 import type { Redis } from 'ioredis';
-import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
+import type { NightshiftConfig } from '../orchestrator/config.js';
+import { loadConfig } from '../orchestrator/config-load.js';
 import type { Notifier } from '../orchestrator/notifications.js';
 import type { Orchestrator, StatusListener } from '../orchestrator/orchestrator.js';
 import { openQueues, type Queues } from '../orchestrator/queues.js';
 import { type RedisOutageWatch, watchRedisOutages } from '../orchestrator/redis-outage.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import { RunStore } from '../orchestrator/run/index.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
 import { maskUrl } from './redis-probe.js';

@@ -3,7 +3,7 @@ import { PlanDesk, type PlanDeskOptions } from '../dashboard/plan-desk.js';
 import { plannerModelId } from '../orchestrator/config.js';
 import { harnessSecrets } from '../orchestrator/harness-secrets.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
-import { newRunId } from '../orchestrator/run-state.js';
+import { newRunId } from '../orchestrator/run/index.js';
 import { assertWorkspaceDir } from '../orchestrator/start-run.js';
 import { PLANNER_ROLE, runPlanner } from '../roles/planner.js';
 import { providerFactory } from '../workers/provider-factory.js';

@@ -6,8 +6,9 @@ import type { RunControls } from '../dashboard/controls.js';
 import type { PlanDesk } from '../dashboard/plan-desk.js';
 import { createDashboardServer, type DashboardServer } from '../dashboard/server.js';
 import type { NextScheduledStart } from '../dashboard/views.js';
-import { loadConfig, type NightshiftConfig } from '../orchestrator/config.js';
-import { RunStore } from '../orchestrator/run-store.js';
+import type { NightshiftConfig } from '../orchestrator/config.js';
+import { loadConfig } from '../orchestrator/config-load.js';
+import { RunStore } from '../orchestrator/run/index.js';
 import { terminalSink } from './terminal-text.js';
 
 /** What the dashboard command serves, opened from the validated config. */

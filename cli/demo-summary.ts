@@ -2,7 +2,7 @@ import { readFeatureList } from '../handoff/feature-list.js';
 import type { VerdictRecord } from '../handoff/formats.js';
 import { openRepo, runGit } from '../handoff/git.js';
 import { readVerdicts } from '../handoff/verdicts.js';
-import { knownCostUsd, type RunRecord, type SessionRecord } from '../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord, type SessionRecord } from '../orchestrator/run/index.js';
 import { formatDuration, formatMoney } from './output.js';
 import { oneLine } from './terminal-text.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { RunConfig } from '../orchestrator/config.js';
-import { newRunId } from '../orchestrator/run-state.js';
+import { newRunId } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { TODO_FEATURES, withScriptedFeatureCount } from '../testkit/policies/todo-features.js';
 import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';

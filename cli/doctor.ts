@@ -9,7 +9,8 @@ import { capsMemory, createCommandCgroup, destroyCommandCgroup } from '../box/cg
 import { BOX_LIMIT_DEFAULTS } from '../box/limits.js';
 import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
-import { loadConfig, type NightshiftConfig, type SandboxConfig } from '../orchestrator/config.js';
+import type { NightshiftConfig, SandboxConfig } from '../orchestrator/config.js';
+import { loadConfig } from '../orchestrator/config-load.js';
 import { type CliDeps, resolveDeps } from './context.js';
 import { checkModels, DoctorCheck, fail, ok, warn } from './doctor-models.js';
 import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';

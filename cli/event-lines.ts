@@ -3,7 +3,7 @@
  * (and app start failures, merges) above the progress line. Model-written text is escaped for the terminal.
  */
 import type { RunEvent } from '../orchestrator/events.js';
-import { formatLanesNotice } from '../orchestrator/lanes-payoff.js';
+import { formatLanesNotice } from '../orchestrator/lanes/lanes-payoff.js';
 import { formatMergeNote } from './lanes-format.js';
 import { formatDuration, formatMoney } from './output.js';
 import { formatAppStartFailure } from './progress.js';

@@ -1,11 +1,11 @@
-import { loadLanesView } from '../orchestrator/lane-view.js';
+import { loadLanesView } from '../orchestrator/lanes/lane-view.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import {
   FINISHED_STATUSES,
   knownCostUsd,
   type RunRecord,
   type SessionRecord,
-} from '../orchestrator/run-state.js';
+} from '../orchestrator/run/index.js';
 import { progressNote } from './event-lines.js';
 import type { ProgressLane } from './lanes-format.js';
 import type { TextSink } from './output.js';

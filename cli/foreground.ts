@@ -4,7 +4,7 @@
  */
 import { logFile } from '../core/log.js';
 import { pauseRun } from '../orchestrator/controls.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 import type { OpenCliContext, ResolvedDeps } from './context.js';
 import { followRun } from './follow.js';
 import { oneLine } from './terminal-text.js';

@@ -1,6 +1,6 @@
 /** The lanes of a run in the terminal: the progress line's `lanes:` part and the `status` rows (pure). */
-import { type LaneStepView, laneMergeText, laneStepLabel } from '../orchestrator/lane-labels.js';
-import type { LanesView } from '../orchestrator/lane-view.js';
+import { type LaneStepView, laneMergeText, laneStepLabel } from '../orchestrator/lanes/lane-labels.js';
+import type { LanesView } from '../orchestrator/lanes/lane-view.js';
 import { elapsedMs, formatDuration } from './output.js';
 
 /** One busy lane as the progress line shows it. */

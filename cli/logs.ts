@@ -11,7 +11,7 @@ import { TranscriptLine } from '../agent/transcript.js';
 import { InputError } from '../core/errors.js';
 import { sessionTranscriptPath } from '../core/paths.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { FINISHED_STATUSES, type SessionRecord } from '../orchestrator/run-state.js';
+import { FINISHED_STATUSES, type SessionRecord } from '../orchestrator/run/index.js';
 import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
 import { eventLine, verdictLine } from './event-lines.js';
 import { runOrNewest } from './follow-command.js';

@@ -4,9 +4,10 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { InputError } from '../core/errors.js';
-import { buildRunConfig, loadConfig, plannerModelId } from '../orchestrator/config.js';
+import { buildRunConfig, plannerModelId } from '../orchestrator/config.js';
+import { loadConfig } from '../orchestrator/config-load.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
-import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
+import { newRunId, type RunRecord } from '../orchestrator/run/index.js';
 import { checkPlannerPrompt, type PlannerResult } from '../roles/planner.js';
 import {
   type CliDeps,

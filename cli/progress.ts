@@ -3,7 +3,7 @@
  * (not per tick) when the output is a log file or CI.
  */
 
-import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run-state.js';
+import type { FeatureSummary, PausedReason, RunStatus, SessionKind } from '../orchestrator/run/index.js';
 import type { RoleName } from '../roles/session-result.js';
 import { formatProgressLanes, type ProgressLane } from './lanes-format.js';
 import { formatBar, formatDuration, formatMoney, type TextSink, truncate } from './output.js';

@@ -12,7 +12,7 @@ import type { ChoiceCheckResponse, ChoiceNote, RunChoice } from '../dashboard/ap
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { buildRunConfig, plannerModelId, type RunConfig } from '../orchestrator/config.js';
 import { checkRunModels } from '../orchestrator/preflight.js';
-import { runName } from '../orchestrator/run-state.js';
+import { runName } from '../orchestrator/run/index.js';
 import { assertWorkspaceDir } from '../orchestrator/start-run.js';
 import { openRunOn } from '../orchestrator/workspace-claim.js';
 import { providerFactory } from '../workers/provider-factory.js';

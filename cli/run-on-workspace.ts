@@ -6,7 +6,7 @@
 import { parseDuration } from '../orchestrator/config.js';
 import { resumeRun } from '../orchestrator/controls.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
-import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
+import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run/index.js';
 import type { RunWorkspaceInput } from '../orchestrator/start-run.js';
 import {
   ENDED_STATUSES,

@@ -6,9 +6,9 @@ import { saveRemoteCredential } from '../handoff/remote-credentials.js';
 import { splitRemoteUrl } from '../handoff/remote-url.js';
 import { checkRunName } from '../handoff/spec-title.js';
 import { buildRunConfig, DEFAULT_MODEL, plannerModelId, RunConfig } from '../orchestrator/config.js';
-import { MAX_LANES } from '../orchestrator/lanes.js';
+import { MAX_LANES } from '../orchestrator/lanes/lanes.js';
 import { startPlannedRun } from '../orchestrator/planning.js';
-import { newRunId, type RunRecord } from '../orchestrator/run-state.js';
+import { newRunId, type RunRecord } from '../orchestrator/run/index.js';
 import {
   assertSpec,
   assertWorkspaceDir,

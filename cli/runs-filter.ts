@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { didYouMean } from '../core/suggest.js';
-import { ACTIVE_STATUSES, FINISHED_STATUSES, type RunRecord, RunStatus } from '../orchestrator/run-state.js';
+import { ACTIVE_STATUSES, FINISHED_STATUSES, type RunRecord, RunStatus } from '../orchestrator/run/index.js';
 
 /** Words `--status` takes besides the statuses themselves. */
 const STATUS_GROUPS: Readonly<Record<string, readonly RunStatus[]>> = {

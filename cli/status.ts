@@ -1,12 +1,16 @@
 /** What `status` shows of a run, as text and as the `--json` document (one zod schema); pure but for loading. */
 import { z } from 'zod';
-import { type LaneMergeView, LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lane-view.js';
-import { usesLanes } from '../orchestrator/lanes.js';
+import {
+  type LaneMergeView,
+  LanesView,
+  loadLanesView,
+  toLaneMergeView,
+} from '../orchestrator/lanes/lane-view.js';
+import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
-import { runLockHolder } from '../orchestrator/run-lock.js';
 import {
   ACTIVE_STATUSES,
   FeatureSummary,
@@ -15,11 +19,12 @@ import {
   PausedReason,
   type RunRecord,
   RunStatus,
+  runLockHolder,
   runName,
   type SessionRecord,
   SessionVerdict,
   type Workspace,
-} from '../orchestrator/run-state.js';
+} from '../orchestrator/run/index.js';
 import { RoleName, SessionOutcome } from '../roles/session-result.js';
 import { formatLaneRows } from './lanes-format.js';
 import {

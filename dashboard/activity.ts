@@ -1,6 +1,5 @@
-import { usesLanes } from '../orchestrator/lanes.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
-import type { RunStore } from '../orchestrator/run-store.js';
+import { usesLanes } from '../orchestrator/lanes/lanes.js';
+import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import type { ActivityView, QueuedSessionView } from './api-types.js';
 
 /** Recent events searched for the queued session's description (agent events are interleaved, so not just 1). */

@@ -1,6 +1,6 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
-import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lane-view.js';
-import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run-state.js';
+import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lanes/lane-view.js';
+import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run/index.js';
 import type { RoleName } from '../roles/session-result.js';
 import type { FeatureCheckView } from './checks-view.js';
 
@@ -98,7 +98,7 @@ export interface RunResponse {
   activity: ActivityView;
   /**
    * Parallel lanes (config `lanes` > 1; null for a serial run): each busy lane and its step, the merge queue and the
-   * newest merge results. Validated by the zod schema LanesView (orchestrator/lane-view.ts).
+   * newest merge results. Validated by the zod schema LanesView (orchestrator/lanes/lane-view.ts).
    */
   lanes: LanesView | null;
 }

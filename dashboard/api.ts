@@ -6,9 +6,13 @@ import { formatZodIssues } from '../core/zod-issues.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
-import { loadLanesView, withMerges } from '../orchestrator/lane-view.js';
-import { FeatureNotFoundError, RunNotFoundError, type RunStore } from '../orchestrator/run-store.js';
-import { RunTransitionError } from '../orchestrator/transitions.js';
+import { loadLanesView, withMerges } from '../orchestrator/lanes/lane-view.js';
+import {
+  FeatureNotFoundError,
+  RunNotFoundError,
+  type RunStore,
+  RunTransitionError,
+} from '../orchestrator/run/index.js';
 import { runActivity } from './activity.js';
 import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
 import { checksView } from './checks-view.js';

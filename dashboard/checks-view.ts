@@ -3,7 +3,7 @@ import { specPath } from '../checks/codegen.js';
 import { describeExpectation } from '../checks/format.js';
 import { checkFilePath, type ReplayRecord, readCheckFile, readReplays } from '../checks/store.js';
 import { readFeatureList } from '../handoff/feature-list.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 
 /** One feature's recorded check and its last replay, as `GET /api/runs/:id/checks` returns it. */
 export interface FeatureCheckView {

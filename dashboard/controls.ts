@@ -1,6 +1,5 @@
-import type { RunRecord } from '../orchestrator/run-state.js';
-import type { RunStore } from '../orchestrator/run-store.js';
-import { resumeStatus } from '../orchestrator/transitions.js';
+import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
+import { resumeStatus } from '../orchestrator/run/index.js';
 
 /**
  * How the dashboard changes runs. The server only calls these; the orchestrator's versions (which also enqueue the

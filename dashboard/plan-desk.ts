@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 import type { PlannerResult } from '../roles/planner.js';
 import type { AskUser } from '../roles/planner-tools.js';
 import type { ChoiceCheckResponse, PlanState, PlanView, RunChoice } from './api-types.js';

@@ -3,7 +3,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { InputError } from '../core/errors.js';
 import { describeIssue } from '../core/zod-issues.js';
-import { MAX_LANES } from '../orchestrator/lanes.js';
+import { MAX_LANES } from '../orchestrator/lanes/lanes.js';
 import { MAX_SPEC_BYTES } from '../orchestrator/start-run.js';
 import { checkPlannerPrompt } from '../roles/planner.js';
 import { errorResponse, parseParam } from './api.js';

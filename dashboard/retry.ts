@@ -1,6 +1,6 @@
 import { NightshiftError } from '../core/errors.js';
-import type { FeatureState, RunRecord } from '../orchestrator/run-state.js';
-import { STATUS_TRANSITIONS } from '../orchestrator/transitions.js';
+import type { FeatureState, RunRecord } from '../orchestrator/run/index.js';
+import { STATUS_TRANSITIONS } from '../orchestrator/run/index.js';
 import type { RetryView } from './api-types.js';
 import { featureState } from './feature-state.js';
 

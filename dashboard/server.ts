@@ -4,7 +4,7 @@ import type { Queue } from 'bullmq';
 import { Hono } from 'hono';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
-import type { RunStore } from '../orchestrator/run-store.js';
+import type { RunStore } from '../orchestrator/run/index.js';
 import { apiRoutes, errorResponse } from './api.js';
 import { type RunControls, storeRunControls } from './controls.js';
 import { serveCheckScreenshot, serveEvidence } from './evidence.js';

@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { z } from 'zod';
 import type { StoredRunEvent } from '../orchestrator/events.js';
-import type { RunStore } from '../orchestrator/run-store.js';
+import type { RunStore } from '../orchestrator/run/index.js';
 import { parseParam, RunIdParam } from './api.js';
 
 /** Events replayed to a new subscriber before live ones. */

@@ -1,5 +1,6 @@
-import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lane-view.js';
+import { type LaneMergeView, toLaneMergeView } from '../orchestrator/lanes/lane-view.js';
 import { noWorkerNote } from '../orchestrator/no-worker.js';
+import type { RunStore } from '../orchestrator/run/index.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -7,8 +8,7 @@ import {
   type RunRecord,
   runName,
   type SessionRecord,
-} from '../orchestrator/run-state.js';
-import type { RunStore } from '../orchestrator/run-store.js';
+} from '../orchestrator/run/index.js';
 import type {
   FeatureView,
   GridResponse,

@@ -1,11 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { moduleLogger } from '../core/log.js';
-import { advanceLanes } from './advance-lanes.js';
-import { runKeys, sessionJobId } from './keys.js';
-import { usesLanes } from './lanes.js';
+import { changeStatus } from './change-status.js';
+import { sessionJobId } from './keys.js';
+import { advanceLanes } from './lanes/advance-lanes.js';
+import { usesLanes } from './lanes/lanes.js';
 import type { Orchestrator } from './orchestrator.js';
 import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
+import { withShortRunLock } from './run/run-lock.js';
 import {
   ACTIVE_STATUSES,
   blockedSummary,
@@ -13,13 +13,9 @@ import {
   type RunRecord,
   type RunState,
   type RunStatus,
-  type SessionKind,
-} from './run-state.js';
+} from './run/run-state.js';
+import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
-const log = moduleLogger('orchestrator/advance');
-
-/** BullMQ job states in which a session job still counts as in flight. */
-export const IN_FLIGHT_STATES = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 /** How long one advance may hold the run's advance mutex. */
 const ADVANCE_MUTEX_MS = 15_000;
 
@@ -48,25 +44,21 @@ export async function advanceRun(
   runId: string,
   options: AdvanceOptions = {},
 ): Promise<AdvanceResult> {
-  const mutexKey = `${runKeys(orchestrator.prefix, runId).lock}:advance`;
-  const token = randomUUID();
   // A finishing job waits its turn: in lanes mode another lane's advance may hold the mutex, and one that saw
   // this job still active planned nothing for its slot.
-  const waitUntil = Date.now() + (options.finishedJobId ? ADVANCE_MUTEX_MS : 0);
-  while ((await orchestrator.redis.set(mutexKey, token, 'PX', ADVANCE_MUTEX_MS, 'NX')) !== 'OK') {
-    if (Date.now() >= waitUntil) return { kind: 'busy' };
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  try {
-    return await advanceLocked(orchestrator, runId, options);
-  } finally {
-    await orchestrator.redis.eval(
-      `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`,
-      1,
-      mutexKey,
-      token,
-    );
-  }
+  const result = await withShortRunLock(
+    orchestrator.redis,
+    orchestrator.prefix,
+    runId,
+    {
+      name: 'advance',
+      ttlMs: ADVANCE_MUTEX_MS,
+      waitMs: options.finishedJobId ? ADVANCE_MUTEX_MS : 0,
+      pollMs: 50,
+    },
+    () => advanceLocked(orchestrator, runId, options),
+  );
+  return result ?? { kind: 'busy' };
 }
 
 async function advanceLocked(
@@ -136,22 +128,6 @@ async function pauseForStopCondition(
   await changeStatus(orchestrator, run, 'paused', { reason, detail });
 }
 
-/** Sets a status and tells the listener (webhooks, summaries); the listener never blocks the run. */
-export async function changeStatus(
-  orchestrator: Orchestrator,
-  before: RunRecord,
-  status: RunStatus,
-  options: { reason?: PausedReason; detail?: string } = {},
-): Promise<RunRecord> {
-  const after = await orchestrator.store.setStatus(before.id, status, options);
-  if (after.status !== before.status || after.pausedReason !== before.pausedReason) {
-    await orchestrator.onStatusChange?.(before, after).catch((error) => {
-      log.warn({ err: error, runId: before.id }, 'status listener failed');
-    });
-  }
-  return after;
-}
-
 async function enqueueSession(
   orchestrator: Orchestrator,
   run: RunRecord,
@@ -161,57 +137,4 @@ async function enqueueSession(
   if (run.status !== working) await changeStatus(orchestrator, run, working);
   const seq = await orchestrator.store.nextSeq(run.id);
   return addSessionJob(orchestrator, run, { runId: run.id, seq, action });
-}
-
-/** Adds a session job (job id `<runId>-<seq>`) and appends `session.queued` (merges ask no model: no event). */
-export async function addSessionJob(
-  orchestrator: Orchestrator,
-  run: RunRecord,
-  data: SessionJobData,
-): Promise<Extract<AdvanceResult, { kind: 'queued' }>> {
-  const { seq, action } = data;
-  const jobId = sessionJobId(run.id, seq);
-  await orchestrator.queues.sessions.add('session', data, {
-    jobId,
-    attempts: 3,
-    backoff: { type: 'exponential', delay: 5_000 },
-    removeOnComplete: { age: 7 * 24 * 3600, count: 5_000 },
-    removeOnFail: { age: 30 * 24 * 3600 },
-  });
-  log.info({ runId: run.id, seq, action: action.kind, slot: data.slot }, 'session queued');
-  if (action.kind === 'merge') return { kind: 'queued', seq, jobId, action };
-  const { role, kind, featureIds } = describeAction(action);
-  await orchestrator.store.appendEvent(run.id, {
-    type: 'session.queued',
-    runId: run.id,
-    at: orchestrator.now().toISOString(),
-    seq,
-    jobId,
-    role,
-    kind,
-    featureIds,
-  });
-  return { kind: 'queued', seq, jobId, action };
-}
-
-/** A job's action that runs a role session (everything but a merge). */
-export type SessionAction = Exclude<SessionJobData['action'], { kind: 'merge' }>;
-
-/** The role, session kind and features of a session action. */
-export function describeAction(action: SessionAction): {
-  role: 'initializer' | 'generator' | 'evaluator';
-  kind: SessionKind;
-  featureIds: string[];
-  mode?: 'evaluate' | 'regression';
-} {
-  switch (action.kind) {
-    case 'initialize':
-      return { role: 'initializer', kind: 'initialize', featureIds: [] };
-    case 'generate':
-      return { role: 'generator', kind: 'generate', featureIds: [action.featureId] };
-    case 'evaluate':
-      return { role: 'evaluator', kind: 'evaluate', featureIds: [action.featureId], mode: 'evaluate' };
-    case 'regress':
-      return { role: 'evaluator', kind: 'regress', featureIds: action.featureIds, mode: 'regression' };
-  }
 }

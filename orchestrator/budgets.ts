@@ -1,5 +1,5 @@
 import { harnessErrorStop, noProgressStop } from './progress-watch.js';
-import type { RunState } from './run-state.js';
+import type { RunState } from './run/run-state.js';
 
 /** A reason to pause the run before the next session. */
 export interface StopCondition {

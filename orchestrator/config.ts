@@ -342,8 +342,6 @@ export interface LoadedConfig {
   source: string | null;
 }
 
-export { loadConfig } from './config-load.js';
-
 const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** Milliseconds of a duration like `30s`, `90m`, `6h`, `1d` or `1h30m`; throws InputError otherwise. */

@@ -1,13 +1,14 @@
 import { NightshiftError } from '../core/errors.js';
-import { advanceRun, changeStatus } from './advance.js';
+import { advanceRun } from './advance.js';
 import { checkStopConditions } from './budgets.js';
+import { changeStatus } from './change-status.js';
 import { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
 import { noWorkerNote } from './no-worker.js';
 import type { Orchestrator } from './orchestrator.js';
 import { connectedWorkers } from './queues.js';
-import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run-state.js';
-import { resumeStatus } from './transitions.js';
+import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run/run-state.js';
+import { resumeStatus } from './run/transitions.js';
 
 /**
  * Pauses a run at the next safe point: no new session is queued, and a session in flight ends at its

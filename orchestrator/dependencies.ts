@@ -3,7 +3,7 @@
  * on passes; a feature that waits on a blocked one is blocked too, with the reason naming the dependency.
  */
 import type { RunEvent } from './events.js';
-import type { FeatureState } from './run-state.js';
+import type { FeatureState } from './run/run-state.js';
 
 type DependencyView = Pick<FeatureState, 'id' | 'passes' | 'blocked' | 'blockedReason' | 'depends_on'>;
 

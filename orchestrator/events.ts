@@ -2,11 +2,26 @@ import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
-import { MergeOutcome } from './lanes.js';
-import { LanesEstimate } from './lanes-payoff.js';
-import { PausedReason, RunStatus, SessionKind, Workspace } from './run-state.js';
+import { MergeOutcome } from './lanes/lanes.js';
+import { LanesEstimate } from './lanes/lanes-payoff.js';
+import { PausedReason, RunStatus, SessionKind, Workspace } from './run/run-state.js';
 
 const base = { runId: z.string(), at: z.string() };
+
+/** What changed during a scheduled window: the `nightly.summary` event's fields and the webhook's `summary`. */
+export const WindowSummary = z.object({
+  /** Start of the summarized window. */
+  since: z.string(),
+  newlyPassing: z.array(z.string()),
+  newlyFailing: z.array(z.string()),
+  blocked: z.array(z.string()),
+  /** Why each blocked feature is blocked (older events have none). */
+  blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
+  costUsd: z.number(),
+  passing: z.number().int(),
+  total: z.number().int(),
+});
+export type WindowSummary = z.infer<typeof WindowSummary>;
 
 /**
  * Everything a run reports, one discriminated union on `type`, validated on append and on read.
@@ -130,16 +145,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   z.object({
     type: z.literal('nightly.summary'),
     ...base,
-    /** Start of the summarized window. */
-    since: z.string(),
-    newlyPassing: z.array(z.string()),
-    newlyFailing: z.array(z.string()),
-    blocked: z.array(z.string()),
-    /** Why each blocked feature is blocked (older events have none). */
-    blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
-    costUsd: z.number(),
-    passing: z.number().int(),
-    total: z.number().int(),
+    ...WindowSummary.shape,
   }),
   z.object({
     type: z.literal('notification.failed'),
@@ -167,7 +173,7 @@ export const RunEvent = z.discriminatedUnion('type', [
   }),
   /**
    * Lanes mode: the feature list is known and the lanes model says the lanes will not pay for themselves (a small or
-   * chained list); `run` prints it once (orchestrator/lanes-payoff.ts).
+   * chained list); `run` prints it once (orchestrator/lanes/lanes-payoff.ts).
    */
   z.object({ type: z.literal('lanes.estimate'), ...base, estimate: LanesEstimate }),
   z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),

@@ -7,9 +7,9 @@
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { countHarnessError } from './progress-watch.js';
-import { casUpdateRun } from './run-cas.js';
-import type { RunRecord } from './run-state.js';
-import type { RunStore } from './run-store.js';
+import { casUpdateRun } from './run/run-cas.js';
+import type { RunRecord } from './run/run-state.js';
+import type { RunStore } from './run/run-store.js';
 
 const log = moduleLogger('orchestrator/harness-errors');
 

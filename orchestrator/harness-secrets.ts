@@ -8,7 +8,7 @@ import { secretValues } from '../core/secrets.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { credentialSecrets } from '../handoff/remote-url.js';
 import type { NightshiftConfig } from './config.js';
-import type { RunRecord } from './run-state.js';
+import type { RunRecord } from './run/run-state.js';
 
 /** Shortest secret worth redacting (shorter ones would hit ordinary text). */
 const MIN_SECRET = 8;

@@ -22,7 +22,7 @@ import {
 } from '../handoff/run-branches.js';
 import { sessionJobId } from './keys.js';
 import type { Orchestrator, StatusListener } from './orchestrator.js';
-import { FINISHED_STATUSES, type RunRecord } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/housekeeping');
 
@@ -102,7 +102,7 @@ export async function cloneDirs(dataDir: string, runId: string): Promise<string[
   return found;
 }
 
-/** The ref prefix of a run's lane branches (orchestrator/lanes.ts names them `nightshift/<run>/lane-<n>-<feature>`). */
+/** The ref prefix of a run's lane branches (orchestrator/lanes/lanes.ts names them `nightshift/<run>/lane-<n>-<feature>`). */
 export function laneRefPrefix(runId: string): string {
   return `refs/heads/nightshift/${runId}/lane-`;
 }

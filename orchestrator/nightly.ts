@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
-import type { RunEvent } from './events.js';
+import type { RunEvent, WindowSummary } from './events.js';
 import { runKeys } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
-import { FINISHED_STATUSES, type RunRecord, type RunState } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord, type RunState } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/nightly');
 
@@ -28,9 +28,6 @@ export type WindowSnapshot = z.infer<typeof WindowSnapshot>;
 
 /** The `nightly.summary` event. */
 export type NightlySummaryEvent = Extract<RunEvent, { type: 'nightly.summary' }>;
-
-/** What changed during a window (the fields of a `nightly.summary` event). */
-export type WindowSummary = Omit<NightlySummaryEvent, 'type' | 'runId' | 'at'>;
 
 /**
  * What changed between a window's start and now (pure): features newly passing, regressions (passing at the

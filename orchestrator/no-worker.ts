@@ -1,5 +1,5 @@
 /** What the CLI and the dashboard say about a run that wants sessions while no worker is connected to the queue. */
-import type { RunRecord } from './run-state.js';
+import type { RunRecord } from './run/run-state.js';
 
 /** A shell word: quoted only when it has to be. */
 function shellWord(text: string): string {

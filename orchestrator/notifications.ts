@@ -4,7 +4,7 @@ import type { Webhook } from './config.js';
 import type { RunEvent } from './events.js';
 import { closeWindowOnStatusChange } from './nightly.js';
 import type { Orchestrator, StatusListener } from './orchestrator.js';
-import type { RunRecord } from './run-state.js';
+import type { RunRecord } from './run/run-state.js';
 import { formatNotification, type Notification, statusNotificationType, wants } from './webhook-format.js';
 
 const log = moduleLogger('orchestrator/notifications');

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import type { RunEvent } from './events.js';
 import type { Queues } from './queues.js';
-import type { RunRecord } from './run-state.js';
-import type { RunStore } from './run-store.js';
+import type { RunRecord } from './run/run-state.js';
+import type { RunStore } from './run/run-store.js';
 
 /** Called after a run's status changed (webhooks, nightly summaries); must not throw. */
 export type StatusListener = (before: RunRecord, after: RunRecord) => Promise<void>;

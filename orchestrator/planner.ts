@@ -8,7 +8,7 @@ import {
   type RunState,
   sweepCandidates,
   windowSweepCandidates,
-} from './run-state.js';
+} from './run/run-state.js';
 
 /** What the run should do next, as decided by the harness. */
 export const NextAction = z.discriminatedUnion('kind', [

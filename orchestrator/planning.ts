@@ -11,7 +11,7 @@ import type { SpecOrigin } from '../handoff/spec-origin.js';
 import type { PlannerResult } from '../roles/planner.js';
 import type { RunConfig } from './config.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { RunRecord } from './run-state.js';
+import type { RunRecord } from './run/run-state.js';
 import { MAX_SPEC_BYTES, type RunWorkspaceInput, startRun } from './start-run.js';
 
 /** The spec file of a planned run, saved beside its plan in the data dir (the run's `spec.path`). */

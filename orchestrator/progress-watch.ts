@@ -5,7 +5,7 @@
  * decision out; the run store and the worker keep the counters they read.
  */
 import type { StopCondition } from './budgets.js';
-import type { RunCounters, RunRecord } from './run-state.js';
+import type { RunCounters, RunRecord } from './run/run-state.js';
 
 /** Sessions started since the last progress before the no-progress pause may apply: one long session is not a loop. */
 export const NO_PROGRESS_MIN_SESSIONS = 2;

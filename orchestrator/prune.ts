@@ -18,7 +18,7 @@ import {
 } from './housekeeping.js';
 import { runKeys, runsIndexKey, sessionJobId } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
-import { FINISHED_STATUSES, type RunRecord, RunStatus, runName } from './run-state.js';
+import { FINISHED_STATUSES, type RunRecord, RunStatus, runName } from './run/run-state.js';
 import { listSchedules } from './schedules.js';
 
 /** One run a prune touched. */

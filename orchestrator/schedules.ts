@@ -8,7 +8,7 @@ import { assertRunId } from './keys.js';
 import { closeWindow, openWindow, type WindowSnapshot } from './nightly.js';
 import type { Orchestrator } from './orchestrator.js';
 import { ControlJobData } from './queues.js';
-import type { RunRecord } from './run-state.js';
+import type { RunRecord } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/schedules');
 

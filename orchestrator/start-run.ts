@@ -17,9 +17,9 @@ import { createWorkspace } from '../handoff/workspace.js';
 import { advanceRun } from './advance.js';
 import type { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
-import { lanesEstimateEvent } from './lanes-payoff.js';
+import { lanesEstimateEvent } from './lanes/lanes-payoff.js';
 import type { Orchestrator } from './orchestrator.js';
-import { newRunId, type RunRecord } from './run-state.js';
+import { newRunId, type RunRecord } from './run/run-state.js';
 import { withWorkspaceClaim } from './workspace-claim.js';
 
 const log = moduleLogger('orchestrator/start-run');

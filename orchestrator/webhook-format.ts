@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { NotificationEvent, type Webhook } from './config.js';
-import type { WindowSummary } from './nightly.js';
+import { WindowSummary } from './events.js';
 import {
   FeatureSummary,
   knownCostUsd,
@@ -8,23 +8,11 @@ import {
   type RunRecord,
   RunStatus,
   runName,
-} from './run-state.js';
+} from './run/run-state.js';
 
 /** One regression as notified: the feature and what the evaluator found. */
 export const NotifiedRegression = z.object({ featureId: z.string(), issues: z.array(z.string()) });
 export type NotifiedRegression = z.infer<typeof NotifiedRegression>;
-
-/** The window summary inside a `nightly.summary` notification. */
-export const NotifiedSummary = z.object({
-  since: z.string(),
-  newlyPassing: z.array(z.string()),
-  newlyFailing: z.array(z.string()),
-  blocked: z.array(z.string()),
-  blockedReasons: z.array(z.object({ featureId: z.string(), reason: z.string() })).default([]),
-  costUsd: z.number(),
-  passing: z.number().int(),
-  total: z.number().int(),
-});
 
 /** The body of a generic JSON webhook. */
 export const WebhookPayload = z.object({
@@ -42,7 +30,7 @@ export const WebhookPayload = z.object({
   costUsd: z.number().nullable(),
   /** Sessions whose model had no known price (not in costUsd). */
   costUnknownSessions: z.number().int().optional(),
-  summary: NotifiedSummary.optional(),
+  summary: WindowSummary.optional(),
   regressions: z.array(NotifiedRegression).optional(),
   at: z.string(),
 });

@@ -8,7 +8,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import type { Orchestrator } from './orchestrator.js';
-import type { RunRecord, RunStatus, Workspace } from './run-state.js';
+import type { RunRecord, RunStatus, Workspace } from './run/run-state.js';
 
 /** Statuses in which a run still owns its workspace (it can go on). */
 export const OPEN_STATUSES: readonly RunStatus[] = [

@@ -4,7 +4,7 @@ import { advanceRun } from '../orchestrator/advance.js';
 import { resumeRun } from '../orchestrator/controls.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { ControlJobData } from '../orchestrator/queues.js';
-import { ACTIVE_STATUSES } from '../orchestrator/run-state.js';
+import { ACTIVE_STATUSES } from '../orchestrator/run/index.js';
 import { readRateLimit } from './rate-limit.js';
 
 const log = moduleLogger('workers/control-processor');

@@ -2,7 +2,7 @@ import type { AgentEvent } from '../agent/events.js';
 import { moduleLogger } from '../core/log.js';
 import { redactSecrets } from '../core/secrets.js';
 import { wrapAgentEvent } from '../orchestrator/events.js';
-import type { RunStore } from '../orchestrator/run-store.js';
+import type { RunStore } from '../orchestrator/run/index.js';
 
 const log = moduleLogger('workers/event-forwarder');
 

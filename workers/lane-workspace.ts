@@ -11,8 +11,8 @@ import { askGit, head, openRepo, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { mergeInto } from '../handoff/lane-merge.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
-import type { LaneRecord } from '../orchestrator/lanes.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 
 /** What lane work needs of a worker. */
 export interface LaneWorkerContext {

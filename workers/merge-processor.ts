@@ -17,9 +17,9 @@ import { mergeInto, undoMerge } from '../handoff/lane-merge.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
-import type { MergeResult } from '../orchestrator/lane-store.js';
-import type { LaneRecord } from '../orchestrator/lanes.js';
-import type { RunRecord, RunState } from '../orchestrator/run-state.js';
+import type { MergeResult } from '../orchestrator/lanes/lane-store.js';
+import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
+import type { RunRecord, RunState } from '../orchestrator/run/index.js';
 import { failureText, replayOnOneApp } from '../roles/check-sweep.js';
 import type { BrowserSource } from '../roles/types.js';
 import {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { backoffDelayMs } from '../core/retry.js';
-import { changeStatus } from '../orchestrator/advance.js';
+import { changeStatus } from '../orchestrator/change-status.js';
 import { runKeys } from '../orchestrator/keys.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import type { RunRecord } from '../orchestrator/run-state.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 import type { SessionResult } from '../roles/session-result.js';
 import type { SessionWorkerDeps } from './session-processor.js';
 

@@ -7,19 +7,24 @@ import { gitRecordPath } from '../core/paths.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
-import { advanceRun, describeAction, type SessionAction } from '../orchestrator/advance.js';
+import { advanceRun } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
 import { sandboxForRole } from '../orchestrator/config.js';
 import { isMachineCondition, recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
-import { MAIN_SLOT } from '../orchestrator/lane-planner.js';
-import { recordMergeResults } from '../orchestrator/lane-store.js';
-import type { LaneRecord } from '../orchestrator/lanes.js';
+import { MAIN_SLOT } from '../orchestrator/lanes/lane-planner.js';
+import { recordMergeResults } from '../orchestrator/lanes/lane-store.js';
+import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
 import { SessionJobData } from '../orchestrator/queues.js';
-import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-lock.js';
-import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
+import {
+  ACTIVE_STATUSES,
+  type AcquireRunLockOptions,
+  acquireRunLock,
+  type RunRecord,
+} from '../orchestrator/run/index.js';
+import { describeAction, type SessionAction } from '../orchestrator/session-jobs.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { BrowserSource } from '../roles/types.js';

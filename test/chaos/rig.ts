@@ -8,7 +8,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import type { FailoverConfig } from '../../orchestrator/failover.js';
 import { bullPrefix, SESSION_QUEUE } from '../../orchestrator/queues.js';
-import { RunStore } from '../../orchestrator/run-store.js';
+import { RunStore } from '../../orchestrator/run/index.js';
 import demoPolicy from '../../testkit/policies/demo.js';
 import { startModelServer } from '../../testkit/server.js';
 import type { ModelServer } from '../../testkit/types.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stalledIntervalFromEnv } from '../../cli/worker.js';
 import type { StoredRunEvent } from '../../orchestrator/events.js';
-import { emptySession } from '../../orchestrator/run-state.js';
+import { emptySession } from '../../orchestrator/run/run-state.js';
 import { overlappingIntervals, overlappingSessions } from './helpers.js';
 
 // The e2e tests' overlap checks must be able to fail: here they are fed histories that overlap.

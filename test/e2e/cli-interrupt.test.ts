@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { knownCostUsd, type RunRecord } from '../../orchestrator/run-state.js';
+import { knownCostUsd, type RunRecord } from '../../orchestrator/run/index.js';
 import { SCRIPTED_MODEL, shortTodoSpec } from '../integration/runs/harness.js';
 import {
   allSessions,

@@ -7,8 +7,8 @@ import { Redis } from 'ioredis';
 import { spawnChild } from '../../cli/processes.js';
 import type { StoredRunEvent } from '../../orchestrator/events.js';
 import { openQueues } from '../../orchestrator/queues.js';
-import type { RunRecord, SessionRecord } from '../../orchestrator/run-state.js';
-import { RunStore } from '../../orchestrator/run-store.js';
+import type { RunRecord, SessionRecord } from '../../orchestrator/run/index.js';
+import { RunStore } from '../../orchestrator/run/index.js';
 import { deleteKeys, REDIS_URL, SCRIPTED_MODEL, SCRIPTED_PRICE } from '../integration/runs/harness.js';
 
 /** The repository root (bin/, testkit/, examples/). */

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SessionRecord } from '../../orchestrator/run-state.js';
+import type { SessionRecord } from '../../orchestrator/run/index.js';
 import { shortTodoSpec, waitFor } from '../integration/runs/harness.js';
 import {
   allEvents,

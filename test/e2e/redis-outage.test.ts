@@ -4,7 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunStore } from '../../orchestrator/run-store.js';
+import { RunStore } from '../../orchestrator/run/index.js';
 import { shortTodoSpec } from '../integration/runs/harness.js';
 import {
   cliEnv,

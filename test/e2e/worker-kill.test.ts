@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFeatureList } from '../../handoff/feature-list.js';
 import { FeatureList } from '../../handoff/formats.js';
-import { runLockHolder } from '../../orchestrator/run-lock.js';
-import type { RunRecord, SessionRecord } from '../../orchestrator/run-state.js';
+import type { RunRecord, SessionRecord } from '../../orchestrator/run/index.js';
+import { runLockHolder } from '../../orchestrator/run/index.js';
 import { shortTodoSpec, waitFor } from '../integration/runs/harness.js';
 import {
   allEvents,

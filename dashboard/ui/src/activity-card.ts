@@ -3,7 +3,7 @@
 // newest merge-queue results. Loaded with the run, then
 // kept current by the event stream.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
-import { laneMergeText } from '../../../orchestrator/lane-labels.js';
+import { laneMergeText } from '../../../orchestrator/lanes/lane-labels.js';
 import type {
   ActivityView,
   LaneMergeView,

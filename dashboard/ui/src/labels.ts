@@ -1,7 +1,7 @@
 // One vocabulary for roles and results everywhere in the UI (the CLI's too): roles are initializer, generator and
 // evaluator; a regression check is an evaluator session with a `regression` badge; an evaluation's result is its
 // verdict, not the loop's `completed`.
-import type { SessionRecord } from '../../../orchestrator/run-state.js';
+import type { SessionRecord } from '../../../orchestrator/run/run-state.js';
 import { el } from './dom.js';
 
 /** A role name, with a `regression` badge for regression checks. */

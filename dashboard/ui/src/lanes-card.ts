@@ -2,7 +2,7 @@
 // flight, queued, waiting for the merge queue, merging) and its last merge — and the merge queue. Refreshed with
 // the run (every event schedules a refresh).
 
-import { laneMergeText, laneStepLabel } from '../../../orchestrator/lane-labels.js';
+import { laneMergeText, laneStepLabel } from '../../../orchestrator/lanes/lane-labels.js';
 import type { LaneActivity, LanesView } from '../../api-types.js';
 import { el, replaceChildren } from './dom.js';
 import { time } from './format.js';

@@ -1,6 +1,6 @@
 // The session timeline: one row per session (newest first), paged so big runs stay fast. With lanes, a Lane column
 // places each session on its lane's track, so sessions that overlap read as parallel.
-import type { SessionRecord } from '../../../orchestrator/run-state.js';
+import type { SessionRecord } from '../../../orchestrator/run/run-state.js';
 import type { SessionsResponse } from '../../api-types.js';
 import { api } from './api.js';
 import { el, replaceChildren } from './dom.js';

@@ -7,7 +7,7 @@ import { checksView } from '../../../dashboard/checks-view.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { readVerdicts } from '../../../handoff/verdicts.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerAdminCommands } from '../../../cli/admin.js';
 import { RunStatusJson } from '../../../cli/status.js';
 import { sessionJobId } from '../../../orchestrator/keys.js';
-import { RunNotFoundError, RunStore } from '../../../orchestrator/run-store.js';
+import { RunNotFoundError, RunStore } from '../../../orchestrator/run/index.js';
 import { connect } from '../orchestrator/redis-helpers.js';
 import { cliEnv, deleteKeys, runInProcess, seedRun, storedRun, tempDir, uniquePrefix } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { RecordedCheck } from '../../../checks/format.js';
 import { writeCheck } from '../../../checks/store.js';
 import { CheckRunReport } from '../../../cli/checks.js';
 import { checkpoint, ensureRepo, openRepo, runGit } from '../../../handoff/git.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { assembleDemoApp } from '../checks/demo-app.js';
 import { connect, newRun } from '../orchestrator/redis-helpers.js';
 import { cliEnv, deleteKeys, runCli, tempDir, uniquePrefix } from './helpers.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../../cli/doctor.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { connect } from '../orchestrator/redis-helpers.js';
 import { cliEnv, deleteKeys, runCli, seedRun, storedRun, tempDir, uniquePrefix } from './helpers.js';
 

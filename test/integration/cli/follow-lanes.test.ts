@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRun, InFlightCost } from '../../../cli/follow.js';
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { openStore, SteppingClock, seedRun } from '../dashboard/seed.js';
 import { type SeededLanes, seedLanes } from '../dashboard/seed-lanes.js';
 

@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import type { Redis } from 'ioredis';
 import type { CliDeps } from '../../../cli/context.js';
 import { NightshiftError } from '../../../core/errors.js';
-import type { RunStore } from '../../../orchestrator/run-store.js';
+import type { RunStore } from '../../../orchestrator/run/index.js';
 import { feature, result, verdict } from '../../unit/orchestrator/fixtures.js';
 import { newRun } from '../orchestrator/redis-helpers.js';
 

@@ -9,7 +9,7 @@ import { advanceRun } from '../../../orchestrator/advance.js';
 import { RunConfig } from '../../../orchestrator/config.js';
 import { loadConfig } from '../../../orchestrator/config-load.js';
 import { openQueues, type Queues } from '../../../orchestrator/queues.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { connect, REDIS_URL } from '../orchestrator/redis-helpers.js';
 import { cliEnv, deleteKeys, runCli, seedRun, tempDir, uniquePrefix } from './helpers.js';
 

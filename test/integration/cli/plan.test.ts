@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRepo, runGit } from '../../../handoff/git.js';
 import { PLAN_RECORD_FILE } from '../../../handoff/spec-origin.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { plannedSpecProblems } from '../../../roles/planner-spec.js';
 import { PLANNER_QUESTIONS, plannerPolicy } from '../../../testkit/policies/planner.js';
 import { startModelServer } from '../../../testkit/server.js';

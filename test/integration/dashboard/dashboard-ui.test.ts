@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import { connectedWorkers } from '../../../orchestrator/queues.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { launchChromium, watchedPages } from './browser.js';
 import { openStore, SteppingClock, seedRun, writeTranscript } from './seed.js';
 

@@ -11,7 +11,7 @@ import { checkReplaysDir } from '../../../core/paths.js';
 import { evidenceDir } from '../../../dashboard/paths.js';
 import { createDashboardServer, type DashboardServer } from '../../../dashboard/server.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { launchChromium, pngOf, watchedPages } from './browser.js';
 import { makeFeatures, openStore, SteppingClock, seededResult, seedRun, writeTranscript } from './seed.js';
 

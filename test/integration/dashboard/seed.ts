@@ -6,8 +6,8 @@ import { transcriptPath } from '../../../dashboard/paths.js';
 import { writeFeedback } from '../../../handoff/feedback.js';
 import type { Feature, VerdictRecord, VerdictValue } from '../../../handoff/formats.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import type { SessionResult } from '../../../roles/session-result.js';
 
 const CATEGORIES: Record<string, string[]> = {

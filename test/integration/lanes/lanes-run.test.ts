@@ -2,7 +2,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openRepo, runGit } from '../../../handoff/git.js';
 import type { RunEvent } from '../../../orchestrator/events.js';
-import type { RunRecord, SessionRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord, SessionRecord } from '../../../orchestrator/run/index.js';
 import { startRun } from '../../../orchestrator/start-run.js';
 import demoPolicy from '../../../testkit/policies/demo.js';
 import { createRunHarness, type RunHarness, shortTodoSpec, waitFor } from '../runs/harness.js';

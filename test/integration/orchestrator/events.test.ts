@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunEvent, type StoredRunEvent, wrapAgentEvent } from '../../../orchestrator/events.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { connect, deleteKeys, newRun, uniquePrefix } from './redis-helpers.js';
 
 const prefix = uniquePrefix();

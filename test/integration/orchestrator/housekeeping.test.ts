@@ -21,8 +21,7 @@ import {
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { PruneReport } from '../../../orchestrator/prune.js';
 import { bullPrefix, openQueues, type Queues, SESSION_QUEUE } from '../../../orchestrator/queues.js';
-import { FINISHED_STATUSES } from '../../../orchestrator/run-state.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { FINISHED_STATUSES, RunStore } from '../../../orchestrator/run/index.js';
 import { addSchedule } from '../../../orchestrator/schedules.js';
 import { cliEnv, runCli, tempDir } from '../cli/helpers.js';
 import { connect, deleteKeys, newRun, REDIS_URL, uniquePrefix } from './redis-helpers.js';

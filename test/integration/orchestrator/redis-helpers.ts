@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js';
-import type { NewRun } from '../../../orchestrator/run-store.js';
+import type { NewRun } from '../../../orchestrator/run/index.js';
 
 /** The Redis the integration tests use. */
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

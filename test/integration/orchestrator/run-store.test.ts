@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RUN_ID_PATTERN } from '../../../orchestrator/keys.js';
-import { FeatureNotFoundError, RunNotFoundError, RunStore } from '../../../orchestrator/run-store.js';
-import { RunTransitionError } from '../../../orchestrator/transitions.js';
+import {
+  FeatureNotFoundError,
+  RunNotFoundError,
+  RunStore,
+  RunTransitionError,
+} from '../../../orchestrator/run/index.js';
 import { feature, result, verdict } from '../../unit/orchestrator/fixtures.js';
 import { connect, deleteKeys, newRun, uniquePrefix } from './redis-helpers.js';
 

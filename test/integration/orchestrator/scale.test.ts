@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { feature, result, verdict } from '../../unit/orchestrator/fixtures.js';
 import { connect, deleteKeys, newRun, uniquePrefix } from './redis-helpers.js';
 

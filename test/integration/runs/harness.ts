@@ -7,7 +7,7 @@ import { createProvider } from '../../../agent/providers/index.js';
 import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js';
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { openQueues } from '../../../orchestrator/queues.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { withScriptedFeatureCount } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openRepo, runGit } from '../../../handoff/git.js';
 import { cancelRun, pauseRun, resumeRun } from '../../../orchestrator/controls.js';
 import type { RunEvent } from '../../../orchestrator/events.js';
-import type { RunRecord, SessionRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord, SessionRecord } from '../../../orchestrator/run/index.js';
 import { startRun } from '../../../orchestrator/start-run.js';
 import demoPolicy, { roleOf } from '../../../testkit/policies/demo.js';
 import type { Policy, ScriptedConversation } from '../../../testkit/types.js';

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readFeatureList } from '../../../handoff/feature-list.js';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
 import { resumeRun } from '../../../orchestrator/controls.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { startRun } from '../../../orchestrator/start-run.js';
 import demoPolicy, { roleOf } from '../../../testkit/policies/demo.js';
 import { sequence } from '../../../testkit/policies.js';

@@ -5,7 +5,7 @@ import type { Redis } from 'ioredis';
 import { advanceRun } from '../../../orchestrator/advance.js';
 import type { Orchestrator, StatusListener } from '../../../orchestrator/orchestrator.js';
 import { bullPrefix, CONTROL_QUEUE, ControlJobData, openQueues } from '../../../orchestrator/queues.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { handleScheduledStart } from '../../../orchestrator/schedules.js';
 import { connect, REDIS_URL } from '../orchestrator/redis-helpers.js';
 

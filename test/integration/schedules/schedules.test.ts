@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerScheduleCommand } from '../../../cli/schedule.js';
 import { pauseRun } from '../../../orchestrator/controls.js';
 import { readWindow } from '../../../orchestrator/nightly.js';
-import { RunNotFoundError } from '../../../orchestrator/run-store.js';
+import { RunNotFoundError } from '../../../orchestrator/run/index.js';
 import {
   addSchedule,
   handleScheduledStart,

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordedCheck } from '../../../checks/format.js';
 import { writeCheck } from '../../../checks/store.js';
 import { checkpoint, ensureRepo, openRepo, runGit } from '../../../handoff/git.js';
-import { RunStore } from '../../../orchestrator/run-store.js';
+import { RunStore } from '../../../orchestrator/run/index.js';
 import { cliEnv, deleteKeys, runCli, tempDir, uniquePrefix } from '../cli/helpers.js';
 import { connect, newRun } from '../orchestrator/redis-helpers.js';
 

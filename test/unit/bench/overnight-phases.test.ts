@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { nightshiftPhases } from '../../../bench/overnight-phases.js';
 import type { RunEvent } from '../../../orchestrator/events.js';
-import { SessionRecord } from '../../../orchestrator/run-state.js';
+import { SessionRecord } from '../../../orchestrator/run/index.js';
 
 const T0 = Date.parse('2026-12-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();

@@ -7,8 +7,8 @@ import {
   toRunStatusJson,
   workspaceLabel,
 } from '../../../cli/admin.js';
-import type { SessionRecord } from '../../../orchestrator/run-state.js';
-import { emptySession } from '../../../orchestrator/run-state.js';
+import type { SessionRecord } from '../../../orchestrator/run/index.js';
+import { emptySession } from '../../../orchestrator/run/run-state.js';
 import { makeRun, T0 } from '../orchestrator/fixtures.js';
 
 const run = {

@@ -5,7 +5,7 @@ import { toRunStatusJson } from '../../../cli/status.js';
 import { oneLine, printable, stampLines } from '../../../cli/terminal-text.js';
 import { shortArguments, TranscriptFormatter } from '../../../cli/transcript-lines.js';
 import { RunConfig } from '../../../orchestrator/config.js';
-import { emptyCounters, type RunRecord, summarizeFeatures } from '../../../orchestrator/run-state.js';
+import { emptyCounters, type RunRecord, summarizeFeatures } from '../../../orchestrator/run/run-state.js';
 
 const at = '2026-05-01T03:12:04.120Z';
 const applied = {

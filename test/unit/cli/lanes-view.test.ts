@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { formatMergeNote } from '../../../cli/lanes-format.js';
 import { createProgressRenderer, formatProgressLine, type ProgressUpdate } from '../../../cli/progress.js';
 import { formatRunStatus, RunStatusJson, toRunStatusJson } from '../../../cli/status.js';
-import { type LanesView, laneStep } from '../../../orchestrator/lane-view.js';
-import type { LaneRecord } from '../../../orchestrator/lanes.js';
-import { emptySession } from '../../../orchestrator/run-state.js';
+import { type LanesView, laneStep } from '../../../orchestrator/lanes/lane-view.js';
+import type { LaneRecord } from '../../../orchestrator/lanes/lanes.js';
+import { emptySession } from '../../../orchestrator/run/run-state.js';
 import { featureState, makeRun, T0 } from '../orchestrator/fixtures.js';
 
 const NOW = new Date('2026-01-01T01:00:00.000Z');

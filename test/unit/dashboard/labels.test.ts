@@ -4,7 +4,7 @@ import { valueLabelY } from '../../../dashboard/ui/src/chart.js';
 import { costText, shortRunId, workspaceName } from '../../../dashboard/ui/src/format.js';
 import { hashFor, readHash } from '../../../dashboard/ui/src/hash.js';
 import { sessionResult } from '../../../dashboard/ui/src/labels.js';
-import { emptySession } from '../../../orchestrator/run-state.js';
+import { emptySession } from '../../../orchestrator/run/run-state.js';
 import { featureState, makeRun } from '../orchestrator/fixtures.js';
 
 describe('dashboard labels', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type LanePlan, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lane-planner.js';
-import { type LaneRecord, laneBranch } from '../../../orchestrator/lanes.js';
+import { type LanePlan, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-planner.js';
+import { type LaneRecord, laneBranch } from '../../../orchestrator/lanes/lanes.js';
 import { featureState, makeState, T0 } from '../orchestrator/fixtures.js';
 
 const lane = (n: number, featureId: string, patch: Partial<LaneRecord> = {}): LaneRecord => ({

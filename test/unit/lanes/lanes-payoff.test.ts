@@ -4,8 +4,8 @@ import {
   estimateLanes,
   formatLanesNotice,
   longestChain,
-} from '../../../orchestrator/lanes-payoff.js';
-import type { FeatureState } from '../../../orchestrator/run-state.js';
+} from '../../../orchestrator/lanes/lanes-payoff.js';
+import type { FeatureState } from '../../../orchestrator/run/index.js';
 import { featureState } from '../orchestrator/fixtures.js';
 
 const id = (n: number) => `F-${String(n).padStart(3, '0')}`;

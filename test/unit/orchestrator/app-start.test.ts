@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppStartFailure } from '../../../handoff/formats.js';
-import { type ApplyInput, applySessionResult } from '../../../orchestrator/apply-result.js';
 import { nextAction } from '../../../orchestrator/planner.js';
-import { emptySession, type RunState } from '../../../orchestrator/run-state.js';
+import { type ApplyInput, applySessionResult } from '../../../orchestrator/run/apply-result.js';
+import { emptySession, type RunState } from '../../../orchestrator/run/run-state.js';
 import { featureState, makeState, result, T0, verdict } from './fixtures.js';
 
 const FAILURE: AppStartFailure = {

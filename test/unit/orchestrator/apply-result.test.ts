@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ApplyInput, applySessionResult } from '../../../orchestrator/apply-result.js';
-import { emptySession, type SessionRecord } from '../../../orchestrator/run-state.js';
+import { type ApplyInput, applySessionResult } from '../../../orchestrator/run/apply-result.js';
+import { emptySession, type SessionRecord } from '../../../orchestrator/run/run-state.js';
 import { feature, featureState, makeState, result, T0, verdict } from './fixtures.js';
 
 function session(seq: number, featureIds: string[] = []): SessionRecord {

@@ -4,13 +4,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PRICES } from '../../../agent/cost.js';
 import { InputError } from '../../../core/errors.js';
-import {
-  buildRunConfig,
-  loadConfig,
-  parseDuration,
-  plannerModelId,
-  RunConfig,
-} from '../../../orchestrator/config.js';
+import { buildRunConfig, parseDuration, plannerModelId, RunConfig } from '../../../orchestrator/config.js';
+import { loadConfig } from '../../../orchestrator/config-load.js';
 import { BULLMQ_FAILOVER_DEFAULTS, FAILOVER_DEFAULTS } from '../../../orchestrator/failover.js';
 import { T0 } from './fixtures.js';
 

@@ -8,7 +8,7 @@ import {
   type RunState,
   summarizeFeatures,
   toFeatureState,
-} from '../../../orchestrator/run-state.js';
+} from '../../../orchestrator/run/run-state.js';
 import type { SessionResult } from '../../../roles/session-result.js';
 
 export const T0 = new Date('2026-01-01T00:00:00.000Z');

@@ -6,7 +6,7 @@ import { outgoingNeedles, redactNeedles } from '../../../core/secrets.js';
 import { saveRemoteCredential } from '../../../handoff/remote-credentials.js';
 import { NightshiftConfig, RunConfig } from '../../../orchestrator/config.js';
 import { harnessSecrets, runSecrets } from '../../../orchestrator/harness-secrets.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type NextAction, nextAction } from '../../../orchestrator/planner.js';
-import type { RunState } from '../../../orchestrator/run-state.js';
+import type { RunState } from '../../../orchestrator/run/index.js';
 import { featureState, makeState, T0 } from './fixtures.js';
 
 const passing = (n: number, lastCheckedSeq = 1) =>

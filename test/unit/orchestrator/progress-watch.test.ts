@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { applySessionResult } from '../../../orchestrator/apply-result.js';
 import { checkStopConditions } from '../../../orchestrator/budgets.js';
 import { isMachineCondition } from '../../../orchestrator/harness-errors.js';
 import { nextAction } from '../../../orchestrator/planner.js';
@@ -10,7 +9,8 @@ import {
   NO_PROGRESS_MIN_SESSIONS,
   noProgressStop,
 } from '../../../orchestrator/progress-watch.js';
-import { emptyCounters, emptySession } from '../../../orchestrator/run-state.js';
+import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
+import { emptyCounters, emptySession } from '../../../orchestrator/run/run-state.js';
 import { featureState, makeRun, makeState, result, T0 } from './fixtures.js';
 
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { safeOrigin } from '../../../orchestrator/notifications.js';
-import type { RunRecord } from '../../../orchestrator/run-state.js';
+import type { RunRecord } from '../../../orchestrator/run/index.js';
 import {
   escapeSlack,
   formatNotification,

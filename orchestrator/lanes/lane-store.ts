@@ -4,13 +4,13 @@
  * recorded and two workers never hand one lane two jobs.
  */
 import { z } from 'zod';
-import type { RunEvent } from './events.js';
+import type { RunEvent } from '../events.js';
+import { casUpdateRun } from '../run/run-cas.js';
+import { type FeatureState, type RunRecord, summarizeFeatures } from '../run/run-state.js';
+import type { RunStore } from '../run/run-store.js';
 import type { LaneAction } from './lane-planner.js';
 import { MAIN_SLOT } from './lane-planner.js';
 import { type LaneRecord, laneBranch, MergeOutcome } from './lanes.js';
-import { casUpdateRun } from './run-cas.js';
-import { type FeatureState, type RunRecord, summarizeFeatures } from './run-state.js';
-import type { RunStore } from './run-store.js';
 
 /**
  * Notes that `slot` runs job `seq` for `action`: the run's slot sets `mainSeq` (a merge also marks its lane busy);

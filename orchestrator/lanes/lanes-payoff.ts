@@ -5,7 +5,7 @@
  * together conflict, each conflict costing another generator and evaluator round.
  */
 import { z } from 'zod';
-import type { FeatureState } from './run-state.js';
+import type { FeatureState } from '../run/run-state.js';
 
 /** The merge queue's time per merged feature, as a share of one feature's serial time (bench: 0.13–0.15). */
 export const MERGE_SHARE = 0.14;

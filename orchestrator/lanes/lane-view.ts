@@ -3,14 +3,14 @@
  * `status`): read from the run record, the lanes' features and their latest sessions. Read-only: it never writes.
  */
 import { z } from 'zod';
-import { RoleName } from '../roles/session-result.js';
-import type { RunEvent } from './events.js';
+import { RoleName } from '../../roles/session-result.js';
+import type { RunEvent } from '../events.js';
+import { FeatureState, type RunRecord, SessionKind, SessionRecord } from '../run/run-state.js';
+import type { RunStore } from '../run/run-store.js';
 import type { LaneStepView } from './lane-labels.js';
 import { laneFollowUp } from './lane-planner.js';
 import { MergeResult } from './lane-store.js';
 import { LaneLastStep, type LaneRecord, usesLanes } from './lanes.js';
-import { FeatureState, type RunRecord, SessionKind, SessionRecord } from './run-state.js';
-import type { RunStore } from './run-store.js';
 
 const Seq = z.number().int().nonnegative();
 

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { moduleLogger } from '../core/log.js';
-import type { RunKeys } from './keys.js';
+import { moduleLogger } from '../../core/log.js';
+import type { RunKeys } from '../keys.js';
 import { RunConflictError, RunNotFoundError } from './run-errors.js';
 import { FeatureState, RunRecord, SessionRecord } from './run-state.js';
 

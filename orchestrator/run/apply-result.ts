@@ -1,12 +1,13 @@
-import { RUN_FATAL_FAILURES } from '../agent/messages.js';
-import type { AppStartFailure, Feature, VerdictRecord } from '../handoff/formats.js';
-import type { SessionOutcome, SessionResult } from '../roles/session-result.js';
-import type { Budgets } from './config.js';
-import { blockDependents } from './dependencies.js';
-import type { RunEvent } from './events.js';
-import type { LaneLastStep, LaneRecord } from './lanes.js';
-import { lanesEstimateEvent } from './lanes-payoff.js';
-import { withProgress } from './progress-watch.js';
+import { RUN_FATAL_FAILURES } from '../../agent/messages.js';
+import type { AppStartFailure, Feature, VerdictRecord } from '../../handoff/formats.js';
+import type { SessionOutcome, SessionResult } from '../../roles/session-result.js';
+import type { Budgets } from '../config.js';
+import { blockDependents } from '../dependencies.js';
+import type { RunEvent } from '../events.js';
+import type { LaneLastStep, LaneRecord } from '../lanes/lanes.js';
+import { lanesEstimateEvent } from '../lanes/lanes-payoff.js';
+import { withProgress } from '../progress-watch.js';
+import { applyVerdict, firstLine } from './apply-verdict.js';
 import {
   type FeatureState,
   type RunCounters,
@@ -57,62 +58,22 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   const { result, now } = input;
   const seq = input.session.seq;
   const counted = !NOT_COUNTED_OUTCOMES.includes(result.outcome);
-  const counters: RunCounters = { ...input.run.counters };
+  const counters = countSession(input.run.counters, result, input.run.config.budgets);
   const events: RunEvent[] = [];
   const changed = new Set<string>();
-  let features = input.features.map((feature) => ({ ...feature }));
+  const features = featuresAfter(input);
   const replaced = input.newFeatures !== undefined;
-  if (input.newFeatures) {
-    const previous = new Map(features.map((feature) => [feature.id, feature]));
-    features = input.newFeatures.map((feature, index) =>
-      toFeatureState(feature, index, previous.get(feature.id)),
-    );
-  }
   const byId = new Map(features.map((feature) => [feature.id, feature]));
-
-  counters.sessions += 1;
-  if (result.costUsd === null) {
-    counters.costUnknownSessions += 1;
-    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
-    counters.unpricedTokens += inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens;
-  } else counters.costUsd += result.costUsd;
-  countProviderErrors(counters, result, input.run.config.budgets);
-
-  const verdicts: VerdictRecord[] = [];
-  if (counted && result.role === 'initializer') {
-    const worked = result.outcome === 'completed' && features.length > 0;
-    counters.initializerFailures += worked ? 0 : 1;
-    counters.lastInitializerFailure = worked ? null : (result.reason ?? `initializer ${result.outcome}`);
-  }
+  if (counted && result.role === 'initializer') countInitializer(counters, result, features.length);
   if (result.appStart) events.push(appStartFailedEvent(input, result.appStart));
   if (counted && result.role === 'generator') {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
   // An evaluation that did not count (interrupted, a provider failure) judged only what it submitted: those
   // verdicts are in the workspace already; the features it did not judge get no `blocked` record.
-  if (result.role === 'evaluator')
-    verdicts.push(...(counted ? withMissingVerdicts(input, byId) : result.verdicts));
-  let regressionChecked = false;
-  for (const verdict of verdicts) {
-    events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
-    if (verdict.unrecordable) {
-      const { featureId, unrecordable: reason } = verdict;
-      events.push({ type: 'check.unrecordable', runId: input.run.id, at: now, seq, featureId, reason });
-    }
-    const feature = byId.get(verdict.featureId);
-    if (!feature || feature.lastVerdictSeq > seq) continue;
-    if (feature.passes) regressionChecked = true;
-    applyVerdict(feature, verdict, {
-      seq,
-      now,
-      lane: input.session.lane !== null,
-      runId: input.run.id,
-      budgets: input.run.config.budgets,
-      counters,
-      events,
-    });
-    changed.add(feature.id);
-  }
+  const verdicts: VerdictRecord[] =
+    result.role !== 'evaluator' ? [] : counted ? withMissingVerdicts(input, byId) : result.verdicts;
+  const regressionChecked = applyVerdicts(input, verdicts, byId, { counters, events, changed });
   // A new feature list: when lanes will not pay for it, say so once (run prints the event).
   const estimate = replaced ? lanesEstimateEvent(input.run, features, now) : undefined;
   if (estimate) events.push(estimate);
@@ -136,6 +97,91 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   for (const violation of result.violations) {
     events.push({ type: 'integrity.violation', runId: run.id, at: now, seq, violation });
   }
+  noteSession(run, input, byId, counted);
+  run.features = summarizeFeatures(features);
+  const session = finishedSession(input.session, result, verdicts, now);
+  events.unshift(sessionFinishedEvent(run.id, seq, result, now));
+  const changedFeatures = replaced ? features : features.filter((feature) => changed.has(feature.id));
+  return { run, features, changed: changedFeatures, replaced, session, events };
+}
+
+/** Copies of the run's features, or the new list (keeping each known feature's state) when the session wrote one. */
+function featuresAfter(input: ApplyInput): FeatureState[] {
+  const features = input.features.map((feature) => ({ ...feature }));
+  if (!input.newFeatures) return features;
+  const previous = new Map(features.map((feature) => [feature.id, feature]));
+  return input.newFeatures.map((feature, index) => toFeatureState(feature, index, previous.get(feature.id)));
+}
+
+/** The counters after one more session: its cost (or unpriced tokens) and provider errors. */
+function countSession(before: RunCounters, result: SessionResult, budgets: Budgets): RunCounters {
+  const counters: RunCounters = { ...before };
+  counters.sessions += 1;
+  if (result.costUsd === null) {
+    counters.costUnknownSessions += 1;
+    const { inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens } = result.usage;
+    counters.unpricedTokens += inputTokens + outputTokens + cacheReadTokens + cacheWriteTokens;
+  } else counters.costUsd += result.costUsd;
+  countProviderErrors(counters, result, budgets);
+  return counters;
+}
+
+/** An initializer that ended without a feature list counts as failed, with the reason kept. */
+function countInitializer(counters: RunCounters, result: SessionResult, featureCount: number): void {
+  const worked = result.outcome === 'completed' && featureCount > 0;
+  counters.initializerFailures += worked ? 0 : 1;
+  counters.lastInitializerFailure = worked ? null : (result.reason ?? `initializer ${result.outcome}`);
+}
+
+/** What applying verdicts updates in place. */
+interface VerdictEffects {
+  counters: RunCounters;
+  events: RunEvent[];
+  changed: Set<string>;
+}
+
+/** Applies the session's verdicts (skipping ones older than a feature's last); true if one checked a passing feature. */
+function applyVerdicts(
+  input: ApplyInput,
+  verdicts: readonly VerdictRecord[],
+  byId: ReadonlyMap<string, FeatureState>,
+  { counters, events, changed }: VerdictEffects,
+): boolean {
+  const { now } = input;
+  const seq = input.session.seq;
+  let regressionChecked = false;
+  for (const verdict of verdicts) {
+    events.push(...ungroundedEvents(verdict, input.run.id, seq, now));
+    if (verdict.unrecordable) {
+      const { featureId, unrecordable: reason } = verdict;
+      events.push({ type: 'check.unrecordable', runId: input.run.id, at: now, seq, featureId, reason });
+    }
+    const feature = byId.get(verdict.featureId);
+    if (!feature || feature.lastVerdictSeq > seq) continue;
+    if (feature.passes) regressionChecked = true;
+    applyVerdict(feature, verdict, {
+      seq,
+      now,
+      lane: input.session.lane !== null,
+      runId: input.run.id,
+      budgets: input.run.config.budgets,
+      counters,
+      events,
+    });
+    changed.add(feature.id);
+  }
+  return regressionChecked;
+}
+
+/** Notes the session in the run: on its lane (if any) and as the run's last session when it counted. */
+function noteSession(
+  run: RunRecord,
+  input: ApplyInput,
+  byId: ReadonlyMap<string, FeatureState>,
+  counted: boolean,
+): void {
+  const { result } = input;
+  const seq = input.session.seq;
   if (input.session.lane !== null)
     run.lanes = updateLane(
       run.lanes,
@@ -146,11 +192,12 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && seq > (run.lastSession?.seq ?? 0)) {
     run.lastSession = { seq, role: result.role, featureIds: result.featureIds, outcome: result.outcome };
   }
-  run.features = summarizeFeatures(features);
-  const session = finishedSession(input.session, result, verdicts, now);
-  events.unshift({
+}
+
+function sessionFinishedEvent(runId: string, seq: number, result: SessionResult, now: string): RunEvent {
+  return {
     type: 'session.finished',
-    runId: run.id,
+    runId,
     at: now,
     seq,
     role: result.role,
@@ -159,9 +206,7 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
     reason: result.reason ?? null,
     costUsd: result.costUsd,
     durationMs: result.durationMs,
-  });
-  const changedFeatures = replaced ? features : features.filter((feature) => changed.has(feature.id));
-  return { run, features, changed: changedFeatures, replaced, session, events };
+  };
 }
 
 /** The lane after one of its sessions: its last step noted; released once its feature is blocked (or passes). */
@@ -226,118 +271,6 @@ function withMissingVerdicts(input: ApplyInput, byId: Map<string, FeatureState>)
   return [...result.verdicts, ...missing];
 }
 
-interface VerdictContext {
-  seq: number;
-  now: string;
-  /** The verdict comes from a lane: a pass waits for the merge queue before the feature passes. */
-  lane: boolean;
-  runId: string;
-  budgets: Budgets;
-  counters: RunCounters;
-  events: RunEvent[];
-}
-
-/** Applies one verdict to `feature` in place; what it means depends on whether the feature was passing. */
-function applyVerdict(feature: FeatureState, verdict: VerdictRecord, context: VerdictContext): void {
-  const { seq, now, runId, budgets, counters, events } = context;
-  const wasPassing = feature.passes;
-  const appDidNotStart = verdict.verdict === 'blocked' && verdict.appStart !== undefined;
-  Object.assign(feature, {
-    lastVerdict: verdict.verdict,
-    lastVerdictCause: appDidNotStart ? 'app_did_not_start' : null,
-    lastVerdictAt: now,
-    lastVerdictSeq: seq,
-    generatorSessions: 0,
-  });
-  const block = (reason: string) => {
-    if (feature.blocked) return;
-    Object.assign(feature, { blocked: true, blockedReason: reason });
-    events.push({ type: 'feature.blocked', runId, at: now, seq, featureId: feature.id, reason });
-  };
-  if (verdict.verdict === 'pass') {
-    Object.assign(feature, { blockedEvaluations: 0, lastCheckedSeq: seq });
-    if (!wasPassing && context.lane) {
-      feature.mergePending = true;
-      counters.evaluationsSinceLastPass = 0;
-    } else if (!wasPassing) {
-      Object.assign(feature, { passes: true, blocked: false, blockedReason: null });
-      counters.passesSinceLastRegression += 1;
-      counters.lastPassSeq = Math.max(counters.lastPassSeq, seq);
-      counters.evaluationsSinceLastPass = 0;
-    }
-  } else if (verdict.verdict === 'fail') {
-    Object.assign(feature, { blockedEvaluations: 0, lastCheckedSeq: seq });
-    if (wasPassing) {
-      Object.assign(feature, { passes: false, attempts: 0, regressions: feature.regressions + 1 });
-      counters.regressions += 1;
-      events.push({
-        type: 'feature.regressed',
-        runId,
-        at: now,
-        seq,
-        featureId: feature.id,
-        issues: verdict.issues,
-      });
-      // Pass, regress, fix, regress…: bounded like failed attempts, or a flaky feature would loop forever.
-      if (feature.regressions >= budgets.maxAttemptsPerFeature)
-        block(`regressed ${feature.regressions} times after passing`);
-    } else {
-      feature.attempts += 1;
-      counters.evaluationsSinceLastPass += 1;
-      if (feature.attempts >= budgets.maxAttemptsPerFeature) {
-        const issues = verdict.issues.length ? `; last issues: ${verdict.issues.slice(0, 3).join('; ')}` : '';
-        block(`failed ${feature.attempts} evaluations${issues}`);
-      }
-    }
-  } else if (appDidNotStart && !wasPassing) {
-    // A generator gets the log next (the planner reads lastVerdictCause); bounded like failed evaluations.
-    Object.assign(feature, { blockedEvaluations: 0, attempts: feature.attempts + 1 });
-    counters.evaluationsSinceLastPass += 1;
-    if (feature.attempts >= budgets.maxAttemptsPerFeature)
-      block(`the app did not start for ${feature.attempts} evaluations: ${firstLine(verdict.reason)}`);
-  } else {
-    feature.blockedEvaluations += 1;
-    const limitReached = feature.blockedEvaluations >= budgets.maxBlockedEvaluations;
-    if (wasPassing) {
-      // A regression check that cannot run is inconclusive: retried, then given up for this sweep.
-      if (limitReached) Object.assign(feature, { lastCheckedSeq: seq, blockedEvaluations: 0 });
-    } else {
-      counters.evaluationsSinceLastPass += 1;
-      if (limitReached) {
-        const why = verdict.reason ?? (verdict.issues.join('; ') || 'no reason given');
-        block(`evaluation could not run ${feature.blockedEvaluations} times in a row: ${why}`);
-      }
-    }
-  }
-  events.push({
-    type: 'verdict.applied',
-    runId,
-    at: now,
-    seq,
-    featureId: feature.id,
-    verdict: verdict.verdict,
-    mode: verdict.mode,
-    passes: feature.passes,
-    attempts: feature.attempts,
-    ...verdictReason(verdict),
-  });
-}
-
-/** Longest reason an event carries: the whole record is in the session history and `verdicts.jsonl`. */
-const EVENT_REASON_CHARS = 300;
-
-/** A `fail`'s first issue or a `blocked` verdict's reason, on one line (none for a pass). */
-function verdictReason(verdict: VerdictRecord): { reason?: string } {
-  if (verdict.verdict === 'pass') return {};
-  const why =
-    verdict.verdict === 'blocked'
-      ? (verdict.reason ?? verdict.issues[0])
-      : (verdict.issues[0] ?? verdict.reason);
-  if (!why) return {};
-  const line = why.replace(/\s+/g, ' ').trim();
-  return { reason: line.length > EVENT_REASON_CHARS ? `${line.slice(0, EVENT_REASON_CHARS - 1)}…` : line };
-}
-
 function finishedSession(
   session: SessionRecord,
   result: SessionResult,
@@ -383,11 +316,6 @@ function appStartFailedEvent(input: ApplyInput, failure: AppStartFailure): RunEv
     logTail: failure.logTail,
     reason: firstLine(result.reason),
   };
-}
-
-/** The first line of a reason (the app-start reasons go on with the log's last lines). */
-function firstLine(reason: string | undefined): string {
-  return (reason ?? 'no reason given').split('\n')[0] as string;
 }
 
 /** One `verdict.ungrounded` event per pass of this verdict's evaluation that the harness refused. */

@@ -4,7 +4,7 @@
  * merged into the run branch one at a time by the merge queue (the run's own slot). See docs/lanes.md.
  */
 import { z } from 'zod';
-import { RoleName } from '../roles/session-result.js';
+import { RoleName } from '../../roles/session-result.js';
 
 /** Lanes a run may have at most (each needs a worker slot, an app and a browser context while it evaluates). */
 export const MAX_LANES = 8;

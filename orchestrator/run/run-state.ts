@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { Feature, VerdictValue } from '../handoff/formats.js';
-import { maskRemoteUrl } from '../handoff/remote-url.js';
-import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
-import { RunConfig } from './config.js';
-import { LaneRecord } from './lanes.js';
+import { Feature, VerdictValue } from '../../handoff/formats.js';
+import { maskRemoteUrl } from '../../handoff/remote-url.js';
+import { IntegrityViolation, RoleName, SessionOutcome } from '../../roles/session-result.js';
+import { RunConfig } from '../config.js';
+import { LaneRecord } from '../lanes/lanes.js';
 
 /**
  * Lifecycle of a run: `created → initializing → building ⇄ paused → done | incomplete | failed | cancelled`.

@@ -1,7 +1,7 @@
 // Pure and dependency-free: the words for what a lane is doing and how a merge ended, shared by the CLI (progress
 // line, `status`) and the dashboard's web UI (Lanes card, Now card), so both say the same thing.
 
-/** What a lane is doing now (see orchestrator/lane-view.ts for how it is read from the run). */
+/** What a lane is doing now (see orchestrator/lanes/lane-view.ts for how it is read from the run). */
 export type LaneStepView =
   | {
       kind: 'session';

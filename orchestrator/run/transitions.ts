@@ -1,4 +1,4 @@
-import { NightshiftError } from '../core/errors.js';
+import { NightshiftError } from '../../core/errors.js';
 import type { RunStatus } from './run-state.js';
 
 /**

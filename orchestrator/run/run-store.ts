@@ -1,41 +1,33 @@
 import type { Redis } from 'ioredis';
-import { z } from 'zod';
-import { InputError } from '../core/errors.js';
-import { type Feature, FeatureList } from '../handoff/formats.js';
-import { RunName } from '../handoff/spec-title.js';
-import { SessionResult } from '../roles/session-result.js';
-import { applySessionResult } from './apply-result.js';
-import { RunConfig, type RunConfigInput } from './config.js';
-import { isWaitingOn } from './dependencies.js';
+import { InputError } from '../../core/errors.js';
+import { type Feature, FeatureList } from '../../handoff/formats.js';
+import { SessionResult } from '../../roles/session-result.js';
+import { RunConfig, type RunConfigInput } from '../config.js';
+import { isWaitingOn } from '../dependencies.js';
 import {
   DEFAULT_EVENT_LOG_MAX_LENGTH,
   type EventListener,
   EventLog,
   type ReadEventsOptions,
-} from './event-log.js';
-import type { RunEvent, StoredRunEvent } from './events.js';
-import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from './keys.js';
-import { countersOnResume } from './progress-watch.js';
+} from '../event-log.js';
+import type { RunEvent, StoredRunEvent } from '../events.js';
+import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from '../keys.js';
+import { applySessionResult } from './apply-result.js';
 import { casUpdateRun, decodeFeatures, decodeRun } from './run-cas.js';
 import { FeatureNotFoundError, RunNotFoundError } from './run-errors.js';
+import { FeaturePatch, NewRun, newRunRecord, statusChange } from './run-records.js';
 import {
-  emptyCounters,
   emptySession,
   FeatureState,
-  FINISHED_STATUSES,
-  newRunId,
   type PausedReason,
-  RunRecord,
+  type RunRecord,
   type RunState,
   RunStatus,
-  runName,
   SessionRecord,
   SessionStart,
   summarizeFeatures,
   toFeatureState,
-  Workspace,
 } from './run-state.js';
-import { canTransition, RunTransitionError } from './transitions.js';
 
 export { FeatureNotFoundError, RunConflictError, RunNotFoundError } from './run-errors.js';
 
@@ -48,30 +40,6 @@ export interface RunStoreOptions {
   /** Clock (injected for tests). */
   now?: () => Date;
 }
-
-/** What createRun needs. */
-export const NewRun = z.object({
-  /** Default: a fresh `newRunId()`. */
-  id: z.string().optional(),
-  /** What people call the run (`--name`, else the spec's title); default: the spec's file name. */
-  name: RunName.optional(),
-  spec: z.object({ path: z.string().min(1), name: z.string().min(1) }),
-  workspace: Workspace,
-  config: RunConfig,
-});
-export type NewRun = z.input<typeof NewRun>;
-
-/** Harness fields of a feature a user or the orchestrator may set directly (e.g. the dashboard's retry). */
-export const FeaturePatch = FeatureState.pick({
-  passes: true,
-  attempts: true,
-  blockedEvaluations: true,
-  regressions: true,
-  generatorSessions: true,
-  blocked: true,
-  blockedReason: true,
-}).partial();
-export type FeaturePatch = z.infer<typeof FeaturePatch>;
 
 /** A page of a run's session history. */
 export interface SessionPage {
@@ -117,27 +85,7 @@ export class RunStore {
     const parsed = NewRun.parse(input);
     const now = this.now();
     const at = now.toISOString();
-    const run = RunRecord.parse({
-      id: parsed.id ?? newRunId(now),
-      rev: 0,
-      name: parsed.name ?? runName({ name: null, spec: parsed.spec }),
-      spec: parsed.spec,
-      workspace: parsed.workspace,
-      config: parsed.config,
-      status: 'created',
-      pausedReason: null,
-      detail: null,
-      createdAt: at,
-      startedAt: null,
-      updatedAt: at,
-      finishedAt: null,
-      seq: 0,
-      counters: emptyCounters(),
-      features: summarizeFeatures([]),
-      lastSession: null,
-      lanes: [],
-      mainSeq: 0,
-    });
+    const run = newRunRecord(parsed, now);
     const keys = this.keys(run.id);
     const created = await this.redis.set(keys.run, JSON.stringify(run), 'NX');
     if (created !== 'OK')
@@ -197,44 +145,9 @@ export class RunStore {
     const target = RunStatus.parse(status);
     let event: RunEvent | undefined;
     const run = await casUpdateRun(this.redis, this.keys(runId), runId, {}, (current) => {
-      event = undefined; // compute may run again after a conflict
-      if (!canTransition(current.status, target)) throw new RunTransitionError(runId, current.status, target);
-      const reason = target === 'paused' ? (options.reason ?? 'user') : null;
-      const detail = options.detail ?? null;
-      if (
-        current.status === target &&
-        current.pausedReason === reason &&
-        (detail === null || detail === current.detail)
-      ) {
-        return undefined;
-      }
-      const at = this.now().toISOString();
-      const working = target === 'initializing' || target === 'building';
-      // Resumed, or started: the stop condition that paused it starts over, and so does the no-progress clock.
-      const wasWorking = current.status === 'initializing' || current.status === 'building';
-      const counters =
-        (current.status === 'paused' && target !== 'paused') || (working && !wasWorking)
-          ? countersOnResume(current.counters, current.pausedReason, at, current.seq)
-          : { ...current.counters };
-      if (current.status === 'failed')
-        Object.assign(counters, {
-          initializerFailures: 0,
-          lastInitializerFailure: null,
-          consecutiveProviderErrors: 0,
-        });
-      const finished = FINISHED_STATUSES.includes(target);
-      const next: RunRecord = {
-        ...current,
-        status: target,
-        pausedReason: reason,
-        detail,
-        counters,
-        updatedAt: at,
-        startedAt: current.startedAt ?? (working ? at : null),
-        finishedAt: finished ? at : null,
-      };
-      event = { type: 'run.status', runId, at, status: target, previous: current.status, reason, detail };
-      return { run: next };
+      const change = statusChange(runId, current, target, options, this.now);
+      event = change?.event;
+      return change && { run: change.run };
     });
     if (event) await this.appendEvent(runId, event);
     return run;

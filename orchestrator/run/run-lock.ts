@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { moduleLogger } from '../core/log.js';
-import { runKeys } from './keys.js';
+import { moduleLogger } from '../../core/log.js';
+import { runKeys } from '../keys.js';
 
 const log = moduleLogger('orchestrator/run-lock');
 
@@ -46,16 +47,66 @@ export async function acquireRunLock(
   token: string,
   options: AcquireRunLockOptions = {},
 ): Promise<HeldRunLock | undefined> {
-  const base = runKeys(prefix, runId).lock;
-  const key = options.name ? `${base}:${options.name}` : base;
+  const key = runLockKey(prefix, runId, options.name);
   const ttl = options.ttlMs ?? RUN_LOCK_TTL_MS;
-  const deadline = Date.now() + (options.waitMs ?? 0);
-  for (;;) {
-    if ((await redis.set(key, token, 'PX', ttl, 'NX')) === 'OK') break;
-    if (Date.now() >= deadline) return undefined;
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 1_000));
-  }
+  if (!(await takeLock(redis, key, token, ttl, options.waitMs ?? 0, options.pollMs ?? 1_000)))
+    return undefined;
   return holdLock(redis, key, token, ttl, options.renewMs ?? RUN_LOCK_RENEW_MS);
+}
+
+/** Options of {@link withShortRunLock}. */
+export interface ShortRunLockOptions {
+  /** The lock's name under the run's (`advance`). */
+  name: string;
+  /** Lifetime: never renewed, so a holder that dies or overruns blocks the run at most this long. */
+  ttlMs: number;
+  /** How long to keep trying while another holder has it (0: one try). */
+  waitMs: number;
+  /** Poll interval while waiting. */
+  pollMs: number;
+}
+
+/**
+ * Runs `work` holding a short, unrenewed per-run lock, then releases it (only if still ours); returns undefined
+ * without running `work` when another holder kept the lock for the whole wait.
+ */
+export async function withShortRunLock<T>(
+  redis: Redis,
+  prefix: string,
+  runId: string,
+  options: ShortRunLockOptions,
+  work: () => Promise<T>,
+): Promise<T | undefined> {
+  const key = runLockKey(prefix, runId, options.name);
+  const token = randomUUID();
+  if (!(await takeLock(redis, key, token, options.ttlMs, options.waitMs, options.pollMs))) return undefined;
+  try {
+    return await work();
+  } finally {
+    await redis.eval(RELEASE, 1, key, token);
+  }
+}
+
+function runLockKey(prefix: string, runId: string, name?: string): string {
+  const base = runKeys(prefix, runId).lock;
+  return name ? `${base}:${name}` : base;
+}
+
+/** Sets the lock to `token` if free, trying every `pollMs` until `waitMs` has passed; true once taken. */
+async function takeLock(
+  redis: Redis,
+  key: string,
+  token: string,
+  ttl: number,
+  waitMs: number,
+  pollMs: number,
+): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  while ((await redis.set(key, token, 'PX', ttl, 'NX')) !== 'OK') {
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
+  }
+  return true;
 }
 
 function holdLock(redis: Redis, key: string, token: string, ttl: number, renewMs: number): HeldRunLock {

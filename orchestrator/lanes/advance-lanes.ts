@@ -1,11 +1,12 @@
-import type { AdvanceOptions, AdvanceResult } from './advance.js';
-import { addSessionJob, changeStatus, IN_FLIGHT_STATES } from './advance.js';
-import { sessionJobId } from './keys.js';
+import type { AdvanceOptions, AdvanceResult } from '../advance.js';
+import { changeStatus } from '../change-status.js';
+import { sessionJobId } from '../keys.js';
+import type { Orchestrator } from '../orchestrator.js';
+import type { NextAction } from '../planner.js';
+import type { RunRecord, RunState } from '../run/run-state.js';
+import { addSessionJob, IN_FLIGHT_STATES } from '../session-jobs.js';
 import { MAIN_SLOT, nextLaneActions } from './lane-planner.js';
 import { claimSlot } from './lane-store.js';
-import type { Orchestrator } from './orchestrator.js';
-import type { NextAction } from './planner.js';
-import type { RunRecord, RunState } from './run-state.js';
 
 /** How advance applies a run-level action (finish, pause, fail, wait); passed in to keep the imports one way. */
 export type ApplyRunAction = (

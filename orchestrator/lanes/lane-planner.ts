@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { checkStopConditions } from './budgets.js';
-import { blockedDependency, dependenciesMet } from './dependencies.js';
-import type { LaneRecord } from './lanes.js';
-import type { NextAction } from './planner.js';
+import { checkStopConditions } from '../budgets.js';
+import { blockedDependency, dependenciesMet } from '../dependencies.js';
+import type { NextAction } from '../planner.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
   type RunState,
   sweepCandidates,
   windowSweepCandidates,
-} from './run-state.js';
+} from '../run/run-state.js';
+import type { LaneRecord } from './lanes.js';
 
 /** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…N. */
 export const MAIN_SLOT = 0;

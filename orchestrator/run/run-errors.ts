@@ -1,4 +1,4 @@
-import { InputError, NightshiftError } from '../core/errors.js';
+import { InputError, NightshiftError } from '../../core/errors.js';
 
 /** A run id that is not in the store. */
 export class RunNotFoundError extends InputError {
