@@ -4,6 +4,10 @@ import { createBrowserToolSet } from '../agent/tools/browser.js';
 import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { checkReplaysDir, sessionEvidenceDir } from '../core/paths.js';
+import { CheckGate, freshReplay } from '../evaluation/check-gate.js';
+import { replayFirst } from '../evaluation/check-sweep.js';
+import { appsAhead, startFreshApp } from '../evaluation/fresh-app.js';
+import { browserBlockedEvents } from '../evaluation/session-box.js';
 import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import {
@@ -13,13 +17,9 @@ import {
   WORKSPACE_FILES,
 } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
-import { CheckGate, freshReplay } from './check-gate.js';
-import { replayFirst } from './check-sweep.js';
-import { appsAhead, startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
-import { browserBlockedEvents } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';

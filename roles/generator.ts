@@ -1,5 +1,6 @@
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { readCheckFile } from '../checks/store.js';
+import { boxOptions } from '../evaluation/session-box.js';
 import { freePort } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
@@ -12,7 +13,6 @@ import { sprintContract } from './contract.js';
 import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions } from './sandbox.js';
 import { findSpec } from './spec-file.js';
 import { specSectionFor } from './spec-section.js';
 import type { RoleSessionInput } from './types.js';

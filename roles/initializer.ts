@@ -1,16 +1,16 @@
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
+import { checkAppAfterInit, readAppStartNote } from '../evaluation/app-check.js';
+import { boxOptions } from '../evaluation/session-box.js';
 import { validateInitialFeatureList, writeFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { checkInitScript } from '../handoff/init-script.js';
 import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
-import { checkAppAfterInit, readAppStartNote } from './app-check.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions } from './sandbox.js';
 import { findSpec, SPEC_CANDIDATES } from './spec-file.js';
 import type { RoleSessionInput } from './types.js';
 

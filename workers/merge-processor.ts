@@ -10,6 +10,8 @@ import type { RecordedCheck } from '../checks/format.js';
 import { readCheckFile } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
+import { failureText, replayOnOneApp } from '../evaluation/check-sweep.js';
 import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -20,8 +22,6 @@ import { sandboxForRole } from '../orchestrator/config.js';
 import type { MergeResult } from '../orchestrator/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes.js';
 import type { RunRecord, RunState } from '../orchestrator/run-state.js';
-import { failureText, replayOnOneApp } from '../roles/check-sweep.js';
-import type { BrowserSource } from '../roles/types.js';
 import {
   type LaneWorkerContext,
   laneOrigin,

@@ -4,6 +4,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
@@ -22,7 +23,6 @@ import { type AcquireRunLockOptions, acquireRunLock } from '../orchestrator/run-
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run-state.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
-import type { BrowserSource } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
 import { mergeLanes } from './merge-processor.js';
