@@ -1,3 +1,4 @@
+import type { Tool } from '../agent/tool.js';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { readCheckFile } from '../checks/store.js';
 import { boxOptions } from '../evaluation/session-box.js';
@@ -50,16 +51,6 @@ export async function prepareGenerator(
   ]);
   const specFile = spec && 'text' in spec ? spec : undefined;
   const section = specFile ? specSectionFor(specFile.text, feature) : undefined;
-  const tools = [
-    ...createFileTools(),
-    withReadOnlyGitHint(
-      createBashTool({
-        ...boxOptions(input, 'bash'),
-        readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'],
-      }),
-    ),
-    sessionCommitTool(input, repo, GENERATOR_PROTECTED_PATHS),
-  ];
   return {
     system: rolePrompt('generator'),
     firstMessage: generatorMessage({
@@ -71,7 +62,7 @@ export async function prepareGenerator(
       ...(specFile && section ? { specSection: { file: specFile.name, ...section } } : {}),
       contract: sprintContract(feature, checkFile),
     }),
-    tools,
+    tools: generatorTools(input, repo),
     protectedPaths: GENERATOR_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
@@ -82,6 +73,20 @@ export async function prepareGenerator(
     },
     finish: (result) => finishGenerator(input, repo, startCommit, result),
   };
+}
+
+/** The generator's tools: files, boxed bash that cannot write the harness's files, and `commit`. */
+function generatorTools(input: RoleSessionInput, repo: WorkspaceRepo): Tool[] {
+  return [
+    ...createFileTools(),
+    withReadOnlyGitHint(
+      createBashTool({
+        ...boxOptions(input, 'bash'),
+        readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'],
+      }),
+    ),
+    sessionCommitTool(input, repo, GENERATOR_PROTECTED_PATHS),
+  ];
 }
 
 /** Why the generator may not stop yet, or undefined when the tree is clean and it committed. */

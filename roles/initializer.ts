@@ -1,3 +1,4 @@
+import type { AgentResult } from '../agent/loop.js';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { checkAppAfterInit, readAppStartNote } from '../evaluation/app-check.js';
 import { boxOptions } from '../evaluation/session-box.js';
@@ -66,22 +67,34 @@ export async function prepareInitializer(
           : { stop: true };
       },
     },
-    finish: async (result) => {
-      const interrupted = outcomeOfInterruptedLoop(result);
-      const problem = await check();
-      if (interrupted && interrupted !== 'checkpointed')
-        return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
-      if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
-      const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
-      const violations = restored ? { violations: [restored] } : {};
-      await finalizeInitializer(input, repo, rules);
-      // The app it described must start: the next initializer session gets the log when it does not.
-      const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
-      if (!app.ok)
-        return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
-      return { outcome: 'completed', verdicts: [], ...violations };
-    },
+    finish: (result) => finishInitializer(input, repo, rules, result, check),
   };
+}
+
+/**
+ * Closes an initializer session: an interrupted loop ends as it ended; otherwise the output must be valid, the
+ * harness records are put back, the feature list is finalised and the app it described must start.
+ */
+async function finishInitializer(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  rules: { minFeatures: number; maxFeatures?: number },
+  result: AgentResult,
+  check: () => Promise<string | undefined>,
+): Promise<RoleFinish> {
+  const interrupted = outcomeOfInterruptedLoop(result);
+  const problem = await check();
+  if (interrupted && interrupted !== 'checkpointed')
+    return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+  if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
+  const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
+  const violations = restored ? { violations: [restored] } : {};
+  await finalizeInitializer(input, repo, rules);
+  // The app it described must start: the next initializer session gets the log when it does not.
+  const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
+  if (!app.ok)
+    return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
+  return { outcome: 'completed', verdicts: [], ...violations };
 }
 
 /** The feature list's text, null when missing; a file the harness refuses to read is a problem for the model. */

@@ -59,9 +59,37 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   const clock = input.clock ?? Date.now;
   const startedAt = clock();
   const workspace = await realpath(input.workspace);
-  // `.git` is compared with its known-good record before every harness git command (the first one here).
   const gitViolations: IntegrityViolation[] = [];
-  const repo = openRepo(workspace, {
+  const repo = openGuardedRepo(input, workspace, gitViolations);
+  const startCommit = await head(repo);
+  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
+  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
+  await rollback(repo, startCommit);
+  const prepared = await prepareBesideBackup(input, repo, startCommit);
+  const { finished, violations } = await runChecked(input, repo, startCommit, prepared);
+  if (input.role === 'evaluator' && finished.verdicts.length) {
+    await applyVerdicts(repo, finished.verdicts);
+  }
+  const endCommit = (await head(repo)) ?? startCommit;
+  const commits = await commitsSince(repo, startCommit);
+  for (const violation of finished.violations ?? [])
+    input.onNotice?.({ type: 'integrity.violation', violation });
+  return sessionResult(input, finished, {
+    startCommit,
+    endCommit,
+    commits,
+    startedAt,
+    violations: [...gitViolations, ...(finished.violations ?? []), ...violations],
+  });
+}
+
+/** The workspace's repository, its `.git` compared with the known-good record before every harness git command. */
+function openGuardedRepo(
+  input: RoleSessionInput,
+  workspace: string,
+  gitViolations: IntegrityViolation[],
+): WorkspaceRepo {
+  return openRepo(workspace, {
     guard: {
       recordFile: gitRecordPath(input.dataDir, input.runId, workspace),
       onViolation: (violation) => {
@@ -70,20 +98,26 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
       },
     },
   });
-  const startCommit = await head(repo);
-  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
-  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
-  await rollback(repo, startCommit);
-  const prepared = await prepareBesideBackup(input, repo, startCommit);
+}
+
+/** A role's closing with the loop that produced it (none when the session ended before the model). */
+type FinishedSession = RoleFinish & { agent?: AgentResult | undefined };
+
+/** Runs the prepared plan (or takes the preparation's early end), then checks the history and the feature list. */
+async function runChecked(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  startCommit: string,
+  prepared: RolePlan | RoleFinish,
+): Promise<{ finished: FinishedSession; violations: IntegrityViolation[] }> {
   const plan = 'system' in prepared ? prepared : undefined;
-  let finished: RoleFinish & { agent?: AgentResult | undefined };
-  let violations: IntegrityViolation[] | undefined;
+  let finished: FinishedSession;
   try {
     finished = plan ? await runPlan(input, repo, plan) : { ...(prepared as RoleFinish), agent: undefined };
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
-    violations = await checkIntegrity(input, repo, startCommit, plan);
+    const violations = await checkIntegrity(input, repo, startCommit, plan);
     if (violations.length === 0) throw error;
     log.warn({ err: error, violations }, 'the session broke the workspace; restored');
     finished = {
@@ -92,26 +126,33 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
       verdicts: [],
       agent: undefined,
     };
+    return { finished, violations };
   }
-  violations ??= await checkIntegrity(input, repo, startCommit, plan);
-  const verdicts = finished.verdicts;
-  if (input.role === 'evaluator' && verdicts.length) {
-    await applyVerdicts(repo, verdicts);
-  }
-  const endCommit = (await head(repo)) ?? startCommit;
-  const commits = await commitsSince(repo, startCommit);
-  for (const violation of finished.violations ?? [])
-    input.onNotice?.({ type: 'integrity.violation', violation });
-  violations = [...gitViolations, ...(finished.violations ?? []), ...violations];
+  return { finished, violations: await checkIntegrity(input, repo, startCommit, plan) };
+}
+
+/** The session's record: the role's closing, the loop's usage and cost, the commits and every violation found. */
+function sessionResult(
+  input: RoleSessionInput,
+  finished: FinishedSession,
+  history: {
+    startCommit: string;
+    endCommit: string;
+    commits: SessionResult['commits'];
+    startedAt: number;
+    violations: IntegrityViolation[];
+  },
+): SessionResult {
+  const { startedAt } = history;
   return {
     role: input.role,
     featureIds: input.featureIds,
     outcome: finished.outcome,
     ...(finished.reason === undefined ? {} : { reason: finished.reason }),
     model: input.provider.id,
-    startCommit,
-    endCommit,
-    commits,
+    startCommit: history.startCommit,
+    endCommit: history.endCommit,
+    commits: history.commits,
     usage: finished.agent?.usage ?? emptyUsage(),
     // A session that never reached the model costs nothing, but only a priced model's nothing is known.
     costUsd: finished.agent
@@ -121,9 +162,9 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
         : 0,
     steps: finished.agent?.steps ?? 0,
     startedAt: new Date(startedAt).toISOString(),
-    durationMs: clock() - startedAt,
-    violations,
-    verdicts,
+    durationMs: (input.clock ?? Date.now)() - startedAt,
+    violations: history.violations,
+    verdicts: finished.verdicts,
     ...(finished.agent?.failure?.retryAfterMs === undefined
       ? {}
       : { retryAfterMs: finished.agent.failure.retryAfterMs }),
