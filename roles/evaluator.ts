@@ -20,7 +20,12 @@ import {
 } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { evaluatorMessage } from './orientation.js';
-import { type LoopEnding, outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import {
+  type LoopEnding,
+  outcomeOfInterruptedLoop,
+  type PreparedSession,
+  type RoleFinish,
+} from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
@@ -88,7 +93,7 @@ interface OpenEvaluation {
 export async function prepareEvaluator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const mode = input.mode ?? 'evaluate';
   const features = await featuresUnderEvaluation(repo, input.featureIds);
   if (features.length !== input.featureIds.length)
@@ -193,7 +198,7 @@ async function startAppAndBrowser(
 }
 
 /** The model's session over the open features: its tools, the pass gate, the stop hook, release and closing. */
-function evaluationSession(evaluation: OpenEvaluation): RolePlan {
+function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
   const { input, app, context, first } = evaluation;
   const observations = new ObservationLog(input.clock ?? Date.now);
   const openIds = first.open.map((feature) => feature.id);

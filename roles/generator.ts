@@ -12,7 +12,7 @@ import { UnsafeFileError } from '../handoff/safe-fs.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { sprintContract } from './contract.js';
 import { generatorMessage } from './orientation.js';
-import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import { outcomeOfInterruptedLoop, type PreparedSession, type RoleFinish } from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
 import { findSpec } from './spec-file.js';
 import { specSectionFor } from './spec-section.js';
@@ -26,7 +26,7 @@ export const GENERATOR_PROTECTED_PATHS = [WORKSPACE_FILES.featureList, WORKSPACE
 export async function prepareGenerator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const featureId = input.featureIds[0];
   const features = await readFeatureList(repo.dir);
   const feature = features.find((candidate) => candidate.id === featureId);
@@ -104,7 +104,7 @@ async function finishGenerator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-  result: Parameters<RolePlan['finish']>[0],
+  result: Parameters<PreparedSession['finish']>[0],
 ): Promise<RoleFinish> {
   const interrupted = outcomeOfInterruptedLoop(result);
   // The feature list is the integrity guard's; the harness's records are put back here, before the WIP commit.

@@ -10,7 +10,7 @@ import { checkInitScript } from '../handoff/init-script.js';
 import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
-import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import { outcomeOfInterruptedLoop, type PreparedSession, type RoleFinish } from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
 import { findSpec, SPEC_CANDIDATES } from './spec-file.js';
 import type { RoleSessionInput } from './types.js';
@@ -22,7 +22,7 @@ export const INITIALIZER_PROTECTED_PATHS = [WORKSPACE_FILES.harnessDir, '.git'];
 export async function prepareInitializer(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const spec = await findSpec(repo);
   if (!spec || 'problem' in spec) {
     return {

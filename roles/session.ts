@@ -13,7 +13,13 @@ import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
 import { prepareGenerator } from './generator.js';
 import { prepareInitializer } from './initializer.js';
-import type { LoopEnding, RoleContextPolicy, RoleFinish, RolePlan, RolePreparer } from './plan.js';
+import type {
+  LoopEnding,
+  PreparedSession,
+  RoleContextPolicy,
+  RoleFinish,
+  SessionPreparer,
+} from './prepared-session.js';
 import type { SessionResult } from './session-result.js';
 import type { RoleSessionInput } from './types.js';
 import { applyVerdicts } from './verdicts.js';
@@ -22,7 +28,7 @@ const log = moduleLogger('roles/session');
 
 export { AGENT_IDENTITY } from './commit.js';
 
-const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
+const PREPARERS: Record<RoleSessionInput['role'], SessionPreparer> = {
   initializer: prepareInitializer,
   generator: prepareGenerator,
   evaluator: prepareEvaluator,
@@ -32,7 +38,7 @@ const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
 const CONTEXT_NOTE_AT = 0.8;
 const CONTEXT_END_AT = 0.95;
 
-/** What each role is told at 80 % of its window when its plan says nothing else. */
+/** What each role is told at 80 % of its window when its prepared session says nothing else. */
 const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
   initializer: {
     nearFullNote:
@@ -103,21 +109,23 @@ function openGuardedRepo(
 /** A role's closing with the loop that produced it (none when the session ended before the model). */
 type FinishedSession = RoleFinish & { agent?: AgentResult | undefined };
 
-/** Runs the prepared plan (or takes the preparation's early end), then checks the history and the feature list. */
+/** Runs the prepared session (or takes the preparation's early end), then checks the history and the feature list. */
 async function runChecked(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-  prepared: RolePlan | RoleFinish,
+  prepared: PreparedSession | RoleFinish,
 ): Promise<{ finished: FinishedSession; violations: IntegrityViolation[] }> {
-  const plan = 'system' in prepared ? prepared : undefined;
+  const preparedSession = 'system' in prepared ? prepared : undefined;
   let finished: FinishedSession;
   try {
-    finished = plan ? await runPlan(input, repo, plan) : { ...(prepared as RoleFinish), agent: undefined };
+    finished = preparedSession
+      ? await runPreparedSession(input, repo, preparedSession)
+      : { ...(prepared as RoleFinish), agent: undefined };
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
-    const violations = await checkIntegrity(input, repo, startCommit, plan);
+    const violations = await checkIntegrity(input, repo, startCommit, preparedSession);
     if (violations.length === 0) throw error;
     log.warn({ err: error, violations }, 'the session broke the workspace; restored');
     finished = {
@@ -128,7 +136,7 @@ async function runChecked(
     };
     return { finished, violations };
   }
-  return { finished, violations: await checkIntegrity(input, repo, startCommit, plan) };
+  return { finished, violations: await checkIntegrity(input, repo, startCommit, preparedSession) };
 }
 
 /** The session's record: the role's closing, the loop's usage and cost, the commits and every violation found. */
@@ -183,7 +191,7 @@ async function prepareBesideBackup(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), {
     head: startCommit,
   });
@@ -198,36 +206,36 @@ async function prepareBesideBackup(
   return prepared.value;
 }
 
-async function runPlan(
+async function runPreparedSession(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-  plan: RolePlan,
+  preparedSession: PreparedSession,
 ): Promise<RoleFinish & { agent: AgentResult }> {
   const sessionId = `${input.runId}-${input.session}`;
-  const context = plan.context ?? DEFAULT_CONTEXT[input.role];
+  const context = preparedSession.context ?? DEFAULT_CONTEXT[input.role];
   const ending: LoopEnding = {};
   try {
     const agent = await runAgent({
       sessionId,
       provider: input.provider,
-      system: plan.system,
-      firstMessage: plan.firstMessage,
-      tools: plan.tools,
+      system: preparedSession.system,
+      firstMessage: preparedSession.firstMessage,
+      tools: preparedSession.tools,
       toolContext: {
         workspace: repo.dir,
-        protectedPaths: plan.protectedPaths,
-        ...(plan.unreadablePaths ? { unreadablePaths: plan.unreadablePaths } : {}),
+        protectedPaths: preparedSession.protectedPaths,
+        ...(preparedSession.unreadablePaths ? { unreadablePaths: preparedSession.unreadablePaths } : {}),
       },
       limits: {
         maxSteps: input.limits.maxSteps,
         maxWallMs: input.limits.maxMinutes * 60_000,
         ...(context.wrapUp ? { wrapUp: context.wrapUp } : {}),
       },
-      hooks: withBudgetHook(input, plan, context, ending),
+      hooks: withBudgetHook(input, preparedSession, context, ending),
       contextBudget: {
         elidableTools:
           context.elidableTools ??
-          plan.tools.map((tool) => tool.name).filter((name) => name.startsWith('browser_')),
+          preparedSession.tools.map((tool) => tool.name).filter((name) => name.startsWith('browser_')),
       },
       ...(input.secrets ? { secrets: input.secrets } : {}),
       sink: (event: AgentEvent) => input.sink?.(event),
@@ -239,10 +247,12 @@ async function runPlan(
       ...(input.prices ? { prices: input.prices } : {}),
       ...(input.clock ? { clock: input.clock } : {}),
     });
-    const finished = await plan.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
+    const finished = await preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
     return { ...finished, agent };
   } finally {
-    await plan.release?.().catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
+    await preparedSession
+      .release?.()
+      .catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
   }
 }
 
@@ -253,13 +263,13 @@ async function runPlan(
  */
 function withBudgetHook(
   input: RoleSessionInput,
-  plan: RolePlan,
+  preparedSession: PreparedSession,
   context: RoleContextPolicy,
   ending: LoopEnding,
 ): LoopHooks {
   let told = false;
   return {
-    ...plan.hooks,
+    ...preparedSession.hooks,
     beforeTurn: async (state) => {
       const reason = await input.stopReason?.(state);
       if (reason) {
@@ -270,7 +280,7 @@ function withBudgetHook(
       if (share >= CONTEXT_END_AT) {
         return { end: `context window nearly full (about ${usedTokens} of ${windowTokens} tokens)` };
       }
-      const own = (await plan.hooks.beforeTurn?.(state)) ?? {};
+      const own = (await preparedSession.hooks.beforeTurn?.(state)) ?? {};
       if (share < CONTEXT_NOTE_AT || told || own.end) return own;
       told = true;
       return { ...own, note: own.note ? `${own.note}\n${context.nearFullNote}` : context.nearFullNote };
@@ -282,7 +292,7 @@ async function checkIntegrity(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-  plan: RolePlan | undefined,
+  preparedSession: PreparedSession | undefined,
 ): Promise<IntegrityViolation[]> {
   const violations: IntegrityViolation[] = [];
   const history = await verifyDescendsFrom(repo, startCommit, {
@@ -291,9 +301,9 @@ async function checkIntegrity(
     label: `${input.runId}-${input.session}`,
   });
   if (!history.ok) violations.push(history.violation);
-  if (plan && !plan.featureListRules.mayCreate) {
+  if (preparedSession && !preparedSession.featureListRules.mayCreate) {
     const guard = await guardFeatureList(repo, startCommit, {
-      mayChangePasses: plan.featureListRules.mayChangePasses,
+      mayChangePasses: preparedSession.featureListRules.mayChangePasses,
       runId: input.runId,
       session: input.session,
     });

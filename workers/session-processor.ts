@@ -26,7 +26,7 @@ import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
-import { mergeLanes } from './merge-processor.js';
+import { mergeLanes } from './merge-train.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
