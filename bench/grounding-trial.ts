@@ -8,9 +8,9 @@ import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { createAnthropicProvider, createOpenAIProvider } from '../agent/providers/index.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
 import { GroundingFailure, SubmittedVerdict, VerdictValue } from '../handoff/formats.js';
 import { runRoleSession } from '../roles/session.js';
-import type { BrowserSource } from '../roles/types.js';
 import {
   familyModel,
   groundingFamilyPolicy,

@@ -9,10 +9,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { RESTATED_SHARE, restatementShare } from '../evaluation/grounding-seen.js';
+import {
+  STEP_FLOOR,
+  STEP_MARGIN,
+  stepActions,
+  stepOverlap,
+  stepWords,
+} from '../evaluation/grounding-steps.js';
 import { comparableText, evidenceQuotes } from '../handoff/evidence.js';
 import type { SubmittedVerdict } from '../handoff/formats.js';
-import { RESTATED_SHARE, restatementShare } from '../roles/grounding-seen.js';
-import { STEP_FLOOR, STEP_MARGIN, stepActions, stepOverlap, stepWords } from '../roles/grounding-steps.js';
 import { WORDING_STYLES } from '../testkit/policies/grounding-styles.js';
 import { TODO_FEATURES } from '../testkit/policies/todo-features.js';
 import { startModelServer } from '../testkit/server.js';

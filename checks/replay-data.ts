@@ -7,7 +7,7 @@
  * suffix unique to the replay, in the typing and in every later mention alike. Texts it types and never looks for again (a search term) and whatever it types
  * into a secret field (a password: the same one at sign-up and log-in) stay as recorded. A check the suffix breaks (a field
  * that validates its text, a user that must already exist) is red on the shared app and replayed as recorded on
- * an app of its own (roles/check-sweep.ts), so the suffix can cost time, never a wrong green.
+ * an app of its own (evaluation/check-sweep.ts), so the suffix can cost time, never a wrong green.
  */
 import type { CheckAction, CheckExpectation, RecordedCheck } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';

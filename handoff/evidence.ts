@@ -2,7 +2,7 @@
  * Reading the quotes of a verdict's evidence the way models write them: "…", '…', “…”, ‘…’, `…`, «…», „…“ and
  * fenced blocks, with trailing punctuation or extra spaces inside the marks, and copies of aria snapshot lines
  * (`heading "Todos" [level=1]`, `- status [ref=e14]: 2 items left`). One reader for everything that takes
- * evidence at its word: grounding (roles/grounding.ts) and the recorded checks' expectations (checks/recorder.ts).
+ * evidence at its word: grounding (evaluation/grounding.ts) and the recorded checks' expectations (checks/recorder.ts).
  */
 import { z } from 'zod';
 

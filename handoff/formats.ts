@@ -44,7 +44,7 @@ export const SubmittedVerdict = z.object({
 });
 export type SubmittedVerdict = z.infer<typeof SubmittedVerdict>;
 
-/** Why the harness refused a submitted pass (roles/grounding.ts): attempt 1, 2… within one evaluation. */
+/** Why the harness refused a submitted pass (evaluation/grounding.ts): attempt 1, 2… within one evaluation. */
 export const GroundingFailure = z.object({
   attempt: z.number().int().positive(),
   problems: z.array(z.string()).min(1),

@@ -1,9 +1,15 @@
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import type { AgentResult } from '../agent/loop.js';
 import { createBrowserToolSet } from '../agent/tools/browser.js';
 import { ObservationLog } from '../agent/tools/browser-log.js';
 import { createFileTools } from '../agent/tools/index.js';
 import { checkReplaysDir, sessionEvidenceDir } from '../core/paths.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
+import { CheckGate, freshReplay } from '../evaluation/check-gate.js';
+import { replayFirst } from '../evaluation/check-sweep.js';
+import { appsAhead, type FreshAppResult, startFreshApp } from '../evaluation/fresh-app.js';
+import { browserBlockedEvents } from '../evaluation/session-box.js';
 import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import {
@@ -13,13 +19,14 @@ import {
   WORKSPACE_FILES,
 } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
-import { CheckGate, freshReplay } from './check-gate.js';
-import { replayFirst } from './check-sweep.js';
-import { appsAhead, startFreshApp } from './fresh-app.js';
 import { evaluatorMessage } from './orientation.js';
-import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import {
+  type LoopEnding,
+  outcomeOfInterruptedLoop,
+  type PreparedSession,
+  type RoleFinish,
+} from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
-import { browserBlockedEvents } from './sandbox.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
 import { toVerdictRecord, type VerdictContext } from './verdicts.js';
@@ -51,6 +58,33 @@ const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
   'context_overflow',
 ]);
 
+/** The evaluation's browser context, as the browser source hands it out. */
+type EvaluationContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
+
+/** What the replays before a regression check left to the model (an evaluation: every feature). */
+interface FirstReplays {
+  /** Passes recorded from green replays, without a model. */
+  replayed: VerdictRecord[];
+  /** The failed replay of each feature whose check was red (`recorded check vN failed at …`). */
+  failures: Map<string, string>;
+  /** The features the model evaluates. */
+  open: Feature[];
+}
+
+/** An evaluation with its app and browser context up: what the session's tools, gate and closing work on. */
+interface OpenEvaluation {
+  input: RoleSessionInput;
+  repo: WorkspaceRepo;
+  browser: BrowserSource;
+  mode: 'evaluate' | 'regression';
+  /** Every feature under evaluation (the gate's), also those a replay already passed. */
+  features: Feature[];
+  first: FirstReplays;
+  app: RunningApp;
+  context: EvaluationContext;
+  evidenceDir: string;
+}
+
 /**
  * Prepares an evaluator session: the harness starts the app and a fresh browser context; the model gets
  * read-only file tools, the browser tools and `submit_verdict`. An app that does not come up, or a browser
@@ -59,43 +93,88 @@ const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
 export async function prepareEvaluator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const mode = input.mode ?? 'evaluate';
-  const clock = input.clock ?? Date.now;
   const features = await featuresUnderEvaluation(repo, input.featureIds);
+  if (features.length !== input.featureIds.length)
+    return blockAll(input, mode, 'a feature under evaluation is not in feature_list.json');
+  if (!input.browser) return blockAll(input, mode, 'no browser is available to this worker');
+  const browser = input.browser;
+  const first = await replayChecksFirst(input, repo, features, mode);
+  if (first.open.length === 0) return { outcome: 'completed', verdicts: first.replayed };
   const evidenceDir = sessionEvidenceDir(input.dataDir, input.runId, input.session);
-  const context = (evidence: string[]): VerdictContext => ({
+  const started = await startAppAndBrowser(input, repo, browser, evidenceDir);
+  if (!started.ok) return blockAll(input, mode, started.reason, started.appStart);
+  const { app, context } = started;
+  return evaluationSession({ input, repo, browser, mode, features, first, app, context, evidenceDir });
+}
+
+/** Where and when the evaluation's verdicts were made, with their evidence files. */
+function verdictContext(
+  input: RoleSessionInput,
+  mode: OpenEvaluation['mode'],
+  evidence: string[],
+): VerdictContext {
+  return {
     runId: input.runId,
     session: input.session,
     mode,
-    at: new Date(clock()).toISOString(),
+    at: new Date((input.clock ?? Date.now)()).toISOString(),
     evidence,
-  });
-  const blockAll = (reason: string, appStart?: AppStartFailure): RoleFinish => ({
+  };
+}
+
+/** Ends the session before the model: every feature `blocked` for the reason (with the app's failure to start). */
+function blockAll(
+  input: RoleSessionInput,
+  mode: OpenEvaluation['mode'],
+  reason: string,
+  appStart?: AppStartFailure,
+): RoleFinish {
+  return {
     outcome: 'blocked',
     reason,
     verdicts: input.featureIds.map((id) => ({
-      ...toVerdictRecord(id, undefined, context([]), reason),
+      ...toVerdictRecord(id, undefined, verdictContext(input, mode, []), reason),
       ...(appStart ? { appStart } : {}),
     })),
     ...(appStart ? { appStart } : {}),
-  });
-  if (features.length !== input.featureIds.length)
-    return blockAll('a feature under evaluation is not in feature_list.json');
-  if (!input.browser) return blockAll('no browser is available to this worker');
-  const browser = input.browser;
-  // A regression check replays recorded checks first: only features whose check is red (or missing) reach the model.
-  const first = mode === 'regression' ? await replayFirst(input, repo, features) : undefined;
-  const replayed: VerdictRecord[] = first?.passed ?? [];
-  const failures = new Map(
-    first?.toEvaluate.flatMap(({ feature, failure }) => (failure ? [[feature.id, failure]] : [])),
-  );
-  const open = first ? first.toEvaluate.map((item) => item.feature) : features;
-  if (open.length === 0) return { outcome: 'completed', verdicts: replayed };
-  const openIds = open.map((feature) => feature.id);
-  // The app and the browser context start side by side: both take a second or two, and neither needs the other.
-  // No base URL is given to the context, so the pool's pre-opened spare context fits every evaluation (the app's
-  // port differs each time; the browser tools resolve relative URLs against the allowed origin themselves).
+  };
+}
+
+/** A regression check replays recorded checks first: only features whose check is red (or missing) reach the model. */
+async function replayChecksFirst(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  features: Feature[],
+  mode: OpenEvaluation['mode'],
+): Promise<FirstReplays> {
+  if (mode !== 'regression') return { replayed: [], failures: new Map(), open: features };
+  const first = await replayFirst(input, repo, features);
+  return {
+    replayed: first.passed,
+    failures: new Map(
+      first.toEvaluate.flatMap(({ feature, failure }) => (failure ? [[feature.id, failure]] : [])),
+    ),
+    open: first.toEvaluate.map((item) => item.feature),
+  };
+}
+
+/**
+ * Starts the app and the browser context side by side: both take a second or two, and neither needs the other.
+ * When one fails the other is let go. No base URL is given to the context, so the pool's pre-opened spare context
+ * fits every evaluation (the app's port differs each time; the browser tools resolve relative URLs against the
+ * allowed origin themselves).
+ */
+async function startAppAndBrowser(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  browser: BrowserSource,
+  evidenceDir: string,
+): Promise<
+  | { ok: true; app: RunningApp; context: EvaluationContext }
+  | { ok: false; reason: string; appStart?: AppStartFailure }
+> {
   const [started, acquired] = await Promise.all([
     startFreshApp(input, repo, 'evaluation'),
     browser.acquireContext({ evidenceDir, trace: true, onBlocked: browserBlockedEvents(input) }).then(
@@ -107,65 +186,46 @@ export async function prepareEvaluator(
     if (acquired.ok) await acquired.context.close();
     input.onNotice?.({ type: 'app.blocked', reason: started.reason });
     // Not the feature's fault alone, but only a generator can fix init.sh: the record carries the log tail.
-    return blockAll(started.reason, started.failure);
+    return { ok: false, reason: started.reason, ...(started.failure ? { appStart: started.failure } : {}) };
   }
-  const app: RunningApp = started.app;
   if (!acquired.ok) {
-    await app.stop();
-    return blockAll(`the browser could not be started: ${acquired.error.message}`);
+    await started.app.stop();
+    return { ok: false, reason: `the browser could not be started: ${acquired.error.message}` };
   }
-  const evaluation = acquired.context;
   // From here the context reaches the app and nothing else (every other request is refused and listed).
-  evaluation.allowOrigin(app.url);
-  const observations = new ObservationLog(clock);
+  acquired.context.allowOrigin(started.app.url);
+  return { ok: true, app: started.app, context: acquired.context };
+}
+
+/** The model's session over the open features: its tools, the pass gate, the stop hook, release and closing. */
+function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
+  const { input, app, context, first } = evaluation;
+  const observations = new ObservationLog(input.clock ?? Date.now);
+  const openIds = first.open.map((feature) => feature.id);
   const collector = new VerdictCollector(openIds, {
-    features: open,
+    features: first.open,
     observations: () => observations.entries(),
     onUngrounded: (featureId, failure, final) =>
       input.onNotice?.({ type: 'verdict.ungrounded', featureId, ...failure, final }),
   });
   const browserTools = createBrowserToolSet({
-    page: evaluation.page,
-    evidenceDir,
-    consoleMessages: () => evaluation.consoleMessages,
+    page: context.page,
+    evidenceDir: evaluation.evidenceDir,
+    consoleMessages: () => context.consoleMessages,
     allowedOrigins: [app.url],
     observations,
   });
-  const replayApps = appsAhead((index) => startFreshApp(input, repo, `replay-${index}`));
-  const gate = new CheckGate({
-    ...input,
-    clock,
-    workspace: repo.dir,
-    features,
-    reason: mode === 'regression' ? 'rerecord' : 'evaluate',
-    page: browserTools.currentPage,
-    appUrl: app.url,
-    observations,
-    replay: freshReplay({
-      startApp: () => replayApps.take(),
-      newContext: () =>
-        browser.acquireContext({
-          evidenceDir: checkReplaysDir(input.dataDir, input.runId),
-          trace: false,
-          onBlocked: browserBlockedEvents(input),
-        }),
-      screenshotDir: path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots'),
-    }),
-  });
-  let evidence: string[] = [];
-  let released = false;
-  const release = async () => {
-    if (released) return;
-    released = true;
-    const left = await evaluation.close();
-    evidence = [...left.screenshots, ...(left.tracePath ? [left.tracePath] : [])].map((file) =>
-      path.relative(input.dataDir, file),
-    );
-    await Promise.all([app.stop(), replayApps.dispose()]);
-  };
+  const replayApps = appsAhead((index) => startFreshApp(input, evaluation.repo, `replay-${index}`));
+  const gate = passGate(evaluation, browserTools.currentPage, observations, () => replayApps.take());
+  const closing = closeOnce(evaluation, () => replayApps.dispose());
   return {
     system: rolePrompt('evaluator'),
-    firstMessage: evaluatorMessage({ appUrl: app.url, features: open, mode, failures }),
+    firstMessage: evaluatorMessage({
+      appUrl: app.url,
+      features: first.open,
+      mode: evaluation.mode,
+      failures: first.failures,
+    }),
     tools: [
       ...createFileTools({ readOnly: true }),
       ...browserTools.tools,
@@ -185,46 +245,117 @@ export async function prepareEvaluator(
           : { stop: true };
       },
     },
-    release,
+    release: closing.release,
     finish: async (result, ending = {}) => {
-      await release();
-      // Stopped by the run (a pause, a cancel, a budget) or aborted: the evaluation was interrupted, not judged.
-      const interrupted = ending.stoppedByRun !== undefined || result.outcome === 'aborted';
-      const blockedReason =
-        !interrupted && BLOCKING_OUTCOMES.has(result.outcome)
-          ? `the evaluator ended (${result.outcome}) without submitting a verdict`
-          : undefined;
-      const verdicts = openIds
-        .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
-        .map((id) => {
-          const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
-          const record = namingFailedCheck(
-            toVerdictRecord(id, collector.get(id), context(evidence), why),
-            failures.get(id),
-          );
-          const ungrounded = collector.groundingFailures(id);
-          const unrecordable = record.verdict === 'pass' ? gate.unrecorded.get(id) : undefined;
-          return {
-            ...record,
-            ...(ungrounded.length ? { ungrounded } : {}),
-            ...(unrecordable ? { unrecordable } : {}),
-          };
-        });
-      await gate.write();
-      if (interrupted) {
-        return {
-          outcome: 'aborted',
-          reason: `interrupted, not judged: ${ending.stoppedByRun ?? result.reason ?? 'aborted'}`,
-          verdicts: [...replayed, ...verdicts],
-        };
-      }
-      const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
-      return {
-        outcome,
-        ...(result.reason ? { reason: result.reason } : {}),
-        verdicts: [...replayed, ...verdicts],
-      };
+      await closing.release();
+      return finishEvaluation(evaluation, { collector, gate, evidence: closing.evidence() }, result, ending);
     },
+  };
+}
+
+/** The gate a submitted pass goes through: its check recorded, then replayed on a fresh app in a fresh context. */
+function passGate(
+  evaluation: OpenEvaluation,
+  page: () => Page,
+  observations: ObservationLog,
+  startApp: () => Promise<FreshAppResult>,
+): CheckGate {
+  const { input, browser } = evaluation;
+  const replaysDir = checkReplaysDir(input.dataDir, input.runId);
+  return new CheckGate({
+    ...input,
+    clock: input.clock ?? Date.now,
+    workspace: evaluation.repo.dir,
+    features: evaluation.features,
+    reason: evaluation.mode === 'regression' ? 'rerecord' : 'evaluate',
+    page,
+    appUrl: evaluation.app.url,
+    observations,
+    replay: freshReplay({
+      startApp,
+      newContext: () =>
+        browser.acquireContext({
+          evidenceDir: replaysDir,
+          trace: false,
+          onBlocked: browserBlockedEvents(input),
+        }),
+      screenshotDir: path.join(replaysDir, 'screenshots'),
+    }),
+  });
+}
+
+/** Closes the context and stops the apps once, however often asked; the context's files become the evidence. */
+function closeOnce(
+  evaluation: OpenEvaluation,
+  disposeReplayApps: () => Promise<void>,
+): { release: () => Promise<void>; evidence: () => string[] } {
+  let evidence: string[] = [];
+  let released = false;
+  const release = async () => {
+    if (released) return;
+    released = true;
+    const left = await evaluation.context.close();
+    evidence = [...left.screenshots, ...(left.tracePath ? [left.tracePath] : [])].map((file) =>
+      path.relative(evaluation.input.dataDir, file),
+    );
+    await Promise.all([evaluation.app.stop(), disposeReplayApps()]);
+  };
+  return { release, evidence: () => evidence };
+}
+
+/**
+ * The session's verdicts after the loop: what was submitted (grounded and gated), `blocked` for a feature left
+ * without one when the loop ran to an end, nothing more when the run interrupted it; the replays' passes first.
+ */
+async function finishEvaluation(
+  evaluation: OpenEvaluation,
+  judged: { collector: VerdictCollector; gate: CheckGate; evidence: string[] },
+  result: AgentResult,
+  ending: LoopEnding,
+): Promise<RoleFinish> {
+  const { collector, gate } = judged;
+  const { replayed, failures, open } = evaluation.first;
+  // Stopped by the run (a pause, a cancel, a budget) or aborted: the evaluation was interrupted, not judged.
+  const interrupted = ending.stoppedByRun !== undefined || result.outcome === 'aborted';
+  const blockedReason =
+    !interrupted && BLOCKING_OUTCOMES.has(result.outcome)
+      ? `the evaluator ended (${result.outcome}) without submitting a verdict`
+      : undefined;
+  const verdicts = open
+    .map((feature) => feature.id)
+    .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
+    .map((id) => {
+      const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
+      const record = namingFailedCheck(
+        toVerdictRecord(
+          id,
+          collector.get(id),
+          verdictContext(evaluation.input, evaluation.mode, judged.evidence),
+          why,
+        ),
+        failures.get(id),
+      );
+      const ungrounded = collector.groundingFailures(id);
+      const unrecordable = record.verdict === 'pass' ? gate.unrecorded.get(id) : undefined;
+      return {
+        ...record,
+        ...(ungrounded.length ? { ungrounded } : {}),
+        ...(unrecordable ? { unrecordable } : {}),
+      };
+    });
+  await gate.write();
+  if (interrupted) {
+    return {
+      outcome: 'aborted',
+      reason: `interrupted, not judged: ${ending.stoppedByRun ?? result.reason ?? 'aborted'}`,
+      verdicts: [...replayed, ...verdicts],
+    };
+  }
+  const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
+  return {
+    outcome,
+    ...(result.reason ? { reason: result.reason } : {}),
+    verdicts: [...replayed, ...verdicts],
   };
 }
 

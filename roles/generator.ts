@@ -1,5 +1,7 @@
+import type { Tool } from '../agent/tool.js';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
 import { readCheckFile } from '../checks/store.js';
+import { boxOptions } from '../evaluation/session-box.js';
 import { freePort } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { readFeedback } from '../handoff/feedback.js';
@@ -10,9 +12,8 @@ import { UnsafeFileError } from '../handoff/safe-fs.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { sprintContract } from './contract.js';
 import { generatorMessage } from './orientation.js';
-import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import { outcomeOfInterruptedLoop, type PreparedSession, type RoleFinish } from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions } from './sandbox.js';
 import { findSpec } from './spec-file.js';
 import { specSectionFor } from './spec-section.js';
 import type { RoleSessionInput } from './types.js';
@@ -25,7 +26,7 @@ export const GENERATOR_PROTECTED_PATHS = [WORKSPACE_FILES.featureList, WORKSPACE
 export async function prepareGenerator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const featureId = input.featureIds[0];
   const features = await readFeatureList(repo.dir);
   const feature = features.find((candidate) => candidate.id === featureId);
@@ -50,16 +51,6 @@ export async function prepareGenerator(
   ]);
   const specFile = spec && 'text' in spec ? spec : undefined;
   const section = specFile ? specSectionFor(specFile.text, feature) : undefined;
-  const tools = [
-    ...createFileTools(),
-    withReadOnlyGitHint(
-      createBashTool({
-        ...boxOptions(input, 'bash'),
-        readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'],
-      }),
-    ),
-    sessionCommitTool(input, repo, GENERATOR_PROTECTED_PATHS),
-  ];
   return {
     system: rolePrompt('generator'),
     firstMessage: generatorMessage({
@@ -71,7 +62,7 @@ export async function prepareGenerator(
       ...(specFile && section ? { specSection: { file: specFile.name, ...section } } : {}),
       contract: sprintContract(feature, checkFile),
     }),
-    tools,
+    tools: generatorTools(input, repo),
     protectedPaths: GENERATOR_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
@@ -82,6 +73,20 @@ export async function prepareGenerator(
     },
     finish: (result) => finishGenerator(input, repo, startCommit, result),
   };
+}
+
+/** The generator's tools: files, boxed bash that cannot write the harness's files, and `commit`. */
+function generatorTools(input: RoleSessionInput, repo: WorkspaceRepo): Tool[] {
+  return [
+    ...createFileTools(),
+    withReadOnlyGitHint(
+      createBashTool({
+        ...boxOptions(input, 'bash'),
+        readOnlyPaths: [WORKSPACE_FILES.featureList, WORKSPACE_FILES.harnessDir, '.git'],
+      }),
+    ),
+    sessionCommitTool(input, repo, GENERATOR_PROTECTED_PATHS),
+  ];
 }
 
 /** Why the generator may not stop yet, or undefined when the tree is clean and it committed. */
@@ -99,7 +104,7 @@ async function finishGenerator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-  result: Parameters<RolePlan['finish']>[0],
+  result: Parameters<PreparedSession['finish']>[0],
 ): Promise<RoleFinish> {
   const interrupted = outcomeOfInterruptedLoop(result);
   // The feature list is the integrity guard's; the harness's records are put back here, before the WIP commit.

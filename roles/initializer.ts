@@ -1,16 +1,17 @@
+import type { AgentResult } from '../agent/loop.js';
 import { createBashTool, createFileTools } from '../agent/tools/index.js';
+import { checkAppAfterInit, readAppStartNote } from '../evaluation/app-check.js';
+import { boxOptions } from '../evaluation/session-box.js';
 import { validateInitialFeatureList, writeFeatureList } from '../handoff/feature-list.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { checkInitScript } from '../handoff/init-script.js';
 import { readWorkspaceText, UnsafeFileError } from '../handoff/safe-fs.js';
-import { checkAppAfterInit, readAppStartNote } from './app-check.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { initializerMessage } from './orientation.js';
-import { outcomeOfInterruptedLoop, type RoleFinish, type RolePlan } from './plan.js';
+import { outcomeOfInterruptedLoop, type PreparedSession, type RoleFinish } from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
-import { boxOptions } from './sandbox.js';
 import { findSpec, SPEC_CANDIDATES } from './spec-file.js';
 import type { RoleSessionInput } from './types.js';
 
@@ -21,7 +22,7 @@ export const INITIALIZER_PROTECTED_PATHS = [WORKSPACE_FILES.harnessDir, '.git'];
 export async function prepareInitializer(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const spec = await findSpec(repo);
   if (!spec || 'problem' in spec) {
     return {
@@ -66,22 +67,34 @@ export async function prepareInitializer(
           : { stop: true };
       },
     },
-    finish: async (result) => {
-      const interrupted = outcomeOfInterruptedLoop(result);
-      const problem = await check();
-      if (interrupted && interrupted !== 'checkpointed')
-        return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
-      if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
-      const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
-      const violations = restored ? { violations: [restored] } : {};
-      await finalizeInitializer(input, repo, rules);
-      // The app it described must start: the next initializer session gets the log when it does not.
-      const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
-      if (!app.ok)
-        return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
-      return { outcome: 'completed', verdicts: [], ...violations };
-    },
+    finish: (result) => finishInitializer(input, repo, rules, result, check),
   };
+}
+
+/**
+ * Closes an initializer session: an interrupted loop ends as it ended; otherwise the output must be valid, the
+ * harness records are put back, the feature list is finalised and the app it described must start.
+ */
+async function finishInitializer(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  rules: { minFeatures: number; maxFeatures?: number },
+  result: AgentResult,
+  check: () => Promise<string | undefined>,
+): Promise<RoleFinish> {
+  const interrupted = outcomeOfInterruptedLoop(result);
+  const problem = await check();
+  if (interrupted && interrupted !== 'checkpointed')
+    return { outcome: interrupted, ...(result.reason ? { reason: result.reason } : {}), verdicts: [] };
+  if (problem) return { outcome: 'failed', reason: problem, verdicts: [] };
+  const restored = await restoreProtectedPaths(repo, [WORKSPACE_FILES.harnessDir]);
+  const violations = restored ? { violations: [restored] } : {};
+  await finalizeInitializer(input, repo, rules);
+  // The app it described must start: the next initializer session gets the log when it does not.
+  const app = input.startAppAfterInit ? await checkAppAfterInit(input, repo) : { ok: true as const };
+  if (!app.ok)
+    return { outcome: 'failed', reason: app.reason, verdicts: [], appStart: app.failure, ...violations };
+  return { outcome: 'completed', verdicts: [], ...violations };
 }
 
 /** The feature list's text, null when missing; a file the harness refuses to read is a problem for the model. */

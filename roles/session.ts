@@ -13,7 +13,13 @@ import { guardFeatureList } from '../handoff/integrity.js';
 import { prepareEvaluator } from './evaluator.js';
 import { prepareGenerator } from './generator.js';
 import { prepareInitializer } from './initializer.js';
-import type { LoopEnding, RoleContextPolicy, RoleFinish, RolePlan, RolePreparer } from './plan.js';
+import type {
+  LoopEnding,
+  PreparedSession,
+  RoleContextPolicy,
+  RoleFinish,
+  SessionPreparer,
+} from './prepared-session.js';
 import type { SessionResult } from './session-result.js';
 import type { RoleSessionInput } from './types.js';
 import { applyVerdicts } from './verdicts.js';
@@ -22,7 +28,7 @@ const log = moduleLogger('roles/session');
 
 export { AGENT_IDENTITY } from './commit.js';
 
-const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
+const PREPARERS: Record<RoleSessionInput['role'], SessionPreparer> = {
   initializer: prepareInitializer,
   generator: prepareGenerator,
   evaluator: prepareEvaluator,
@@ -32,7 +38,7 @@ const PREPARERS: Record<RoleSessionInput['role'], RolePreparer> = {
 const CONTEXT_NOTE_AT = 0.8;
 const CONTEXT_END_AT = 0.95;
 
-/** What each role is told at 80 % of its window when its plan says nothing else. */
+/** What each role is told at 80 % of its window when its prepared session says nothing else. */
 const DEFAULT_CONTEXT: Record<RoleSessionInput['role'], RoleContextPolicy> = {
   initializer: {
     nearFullNote:
@@ -59,9 +65,37 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   const clock = input.clock ?? Date.now;
   const startedAt = clock();
   const workspace = await realpath(input.workspace);
-  // `.git` is compared with its known-good record before every harness git command (the first one here).
   const gitViolations: IntegrityViolation[] = [];
-  const repo = openRepo(workspace, {
+  const repo = openGuardedRepo(input, workspace, gitViolations);
+  const startCommit = await head(repo);
+  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
+  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
+  await rollback(repo, startCommit);
+  const prepared = await prepareBesideBackup(input, repo, startCommit);
+  const { finished, violations } = await runChecked(input, repo, startCommit, prepared);
+  if (input.role === 'evaluator' && finished.verdicts.length) {
+    await applyVerdicts(repo, finished.verdicts);
+  }
+  const endCommit = (await head(repo)) ?? startCommit;
+  const commits = await commitsSince(repo, startCommit);
+  for (const violation of finished.violations ?? [])
+    input.onNotice?.({ type: 'integrity.violation', violation });
+  return sessionResult(input, finished, {
+    startCommit,
+    endCommit,
+    commits,
+    startedAt,
+    violations: [...gitViolations, ...(finished.violations ?? []), ...violations],
+  });
+}
+
+/** The workspace's repository, its `.git` compared with the known-good record before every harness git command. */
+function openGuardedRepo(
+  input: RoleSessionInput,
+  workspace: string,
+  gitViolations: IntegrityViolation[],
+): WorkspaceRepo {
+  return openRepo(workspace, {
     guard: {
       recordFile: gitRecordPath(input.dataDir, input.runId, workspace),
       onViolation: (violation) => {
@@ -70,20 +104,28 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
       },
     },
   });
-  const startCommit = await head(repo);
-  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
-  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
-  await rollback(repo, startCommit);
-  const prepared = await prepareBesideBackup(input, repo, startCommit);
-  const plan = 'system' in prepared ? prepared : undefined;
-  let finished: RoleFinish & { agent?: AgentResult | undefined };
-  let violations: IntegrityViolation[] | undefined;
+}
+
+/** A role's closing with the loop that produced it (none when the session ended before the model). */
+type FinishedSession = RoleFinish & { agent?: AgentResult | undefined };
+
+/** Runs the prepared session (or takes the preparation's early end), then checks the history and the feature list. */
+async function runChecked(
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+  startCommit: string,
+  prepared: PreparedSession | RoleFinish,
+): Promise<{ finished: FinishedSession; violations: IntegrityViolation[] }> {
+  const preparedSession = 'system' in prepared ? prepared : undefined;
+  let finished: FinishedSession;
   try {
-    finished = plan ? await runPlan(input, repo, plan) : { ...(prepared as RoleFinish), agent: undefined };
+    finished = preparedSession
+      ? await runPreparedSession(input, repo, preparedSession)
+      : { ...(prepared as RoleFinish), agent: undefined };
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
-    violations = await checkIntegrity(input, repo, startCommit, plan);
+    const violations = await checkIntegrity(input, repo, startCommit, preparedSession);
     if (violations.length === 0) throw error;
     log.warn({ err: error, violations }, 'the session broke the workspace; restored');
     finished = {
@@ -92,26 +134,33 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
       verdicts: [],
       agent: undefined,
     };
+    return { finished, violations };
   }
-  violations ??= await checkIntegrity(input, repo, startCommit, plan);
-  const verdicts = finished.verdicts;
-  if (input.role === 'evaluator' && verdicts.length) {
-    await applyVerdicts(repo, verdicts);
-  }
-  const endCommit = (await head(repo)) ?? startCommit;
-  const commits = await commitsSince(repo, startCommit);
-  for (const violation of finished.violations ?? [])
-    input.onNotice?.({ type: 'integrity.violation', violation });
-  violations = [...gitViolations, ...(finished.violations ?? []), ...violations];
+  return { finished, violations: await checkIntegrity(input, repo, startCommit, preparedSession) };
+}
+
+/** The session's record: the role's closing, the loop's usage and cost, the commits and every violation found. */
+function sessionResult(
+  input: RoleSessionInput,
+  finished: FinishedSession,
+  history: {
+    startCommit: string;
+    endCommit: string;
+    commits: SessionResult['commits'];
+    startedAt: number;
+    violations: IntegrityViolation[];
+  },
+): SessionResult {
+  const { startedAt } = history;
   return {
     role: input.role,
     featureIds: input.featureIds,
     outcome: finished.outcome,
     ...(finished.reason === undefined ? {} : { reason: finished.reason }),
     model: input.provider.id,
-    startCommit,
-    endCommit,
-    commits,
+    startCommit: history.startCommit,
+    endCommit: history.endCommit,
+    commits: history.commits,
     usage: finished.agent?.usage ?? emptyUsage(),
     // A session that never reached the model costs nothing, but only a priced model's nothing is known.
     costUsd: finished.agent
@@ -121,9 +170,9 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
         : 0,
     steps: finished.agent?.steps ?? 0,
     startedAt: new Date(startedAt).toISOString(),
-    durationMs: clock() - startedAt,
-    violations,
-    verdicts,
+    durationMs: (input.clock ?? Date.now)() - startedAt,
+    violations: history.violations,
+    verdicts: finished.verdicts,
     ...(finished.agent?.failure?.retryAfterMs === undefined
       ? {}
       : { retryAfterMs: finished.agent.failure.retryAfterMs }),
@@ -142,7 +191,7 @@ async function prepareBesideBackup(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-): Promise<RolePlan | RoleFinish> {
+): Promise<PreparedSession | RoleFinish> {
   const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), {
     head: startCommit,
   });
@@ -157,36 +206,36 @@ async function prepareBesideBackup(
   return prepared.value;
 }
 
-async function runPlan(
+async function runPreparedSession(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-  plan: RolePlan,
+  preparedSession: PreparedSession,
 ): Promise<RoleFinish & { agent: AgentResult }> {
   const sessionId = `${input.runId}-${input.session}`;
-  const context = plan.context ?? DEFAULT_CONTEXT[input.role];
+  const context = preparedSession.context ?? DEFAULT_CONTEXT[input.role];
   const ending: LoopEnding = {};
   try {
     const agent = await runAgent({
       sessionId,
       provider: input.provider,
-      system: plan.system,
-      firstMessage: plan.firstMessage,
-      tools: plan.tools,
+      system: preparedSession.system,
+      firstMessage: preparedSession.firstMessage,
+      tools: preparedSession.tools,
       toolContext: {
         workspace: repo.dir,
-        protectedPaths: plan.protectedPaths,
-        ...(plan.unreadablePaths ? { unreadablePaths: plan.unreadablePaths } : {}),
+        protectedPaths: preparedSession.protectedPaths,
+        ...(preparedSession.unreadablePaths ? { unreadablePaths: preparedSession.unreadablePaths } : {}),
       },
       limits: {
         maxSteps: input.limits.maxSteps,
         maxWallMs: input.limits.maxMinutes * 60_000,
         ...(context.wrapUp ? { wrapUp: context.wrapUp } : {}),
       },
-      hooks: withBudgetHook(input, plan, context, ending),
+      hooks: withBudgetHook(input, preparedSession, context, ending),
       contextBudget: {
         elidableTools:
           context.elidableTools ??
-          plan.tools.map((tool) => tool.name).filter((name) => name.startsWith('browser_')),
+          preparedSession.tools.map((tool) => tool.name).filter((name) => name.startsWith('browser_')),
       },
       ...(input.secrets ? { secrets: input.secrets } : {}),
       sink: (event: AgentEvent) => input.sink?.(event),
@@ -198,10 +247,12 @@ async function runPlan(
       ...(input.prices ? { prices: input.prices } : {}),
       ...(input.clock ? { clock: input.clock } : {}),
     });
-    const finished = await plan.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
+    const finished = await preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
     return { ...finished, agent };
   } finally {
-    await plan.release?.().catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
+    await preparedSession
+      .release?.()
+      .catch((error) => log.warn({ err: error }, 'releasing session resources failed'));
   }
 }
 
@@ -212,13 +263,13 @@ async function runPlan(
  */
 function withBudgetHook(
   input: RoleSessionInput,
-  plan: RolePlan,
+  preparedSession: PreparedSession,
   context: RoleContextPolicy,
   ending: LoopEnding,
 ): LoopHooks {
   let told = false;
   return {
-    ...plan.hooks,
+    ...preparedSession.hooks,
     beforeTurn: async (state) => {
       const reason = await input.stopReason?.(state);
       if (reason) {
@@ -229,7 +280,7 @@ function withBudgetHook(
       if (share >= CONTEXT_END_AT) {
         return { end: `context window nearly full (about ${usedTokens} of ${windowTokens} tokens)` };
       }
-      const own = (await plan.hooks.beforeTurn?.(state)) ?? {};
+      const own = (await preparedSession.hooks.beforeTurn?.(state)) ?? {};
       if (share < CONTEXT_NOTE_AT || told || own.end) return own;
       told = true;
       return { ...own, note: own.note ? `${own.note}\n${context.nearFullNote}` : context.nearFullNote };
@@ -241,7 +292,7 @@ async function checkIntegrity(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-  plan: RolePlan | undefined,
+  preparedSession: PreparedSession | undefined,
 ): Promise<IntegrityViolation[]> {
   const violations: IntegrityViolation[] = [];
   const history = await verifyDescendsFrom(repo, startCommit, {
@@ -250,9 +301,9 @@ async function checkIntegrity(
     label: `${input.runId}-${input.session}`,
   });
   if (!history.ok) violations.push(history.violation);
-  if (plan && !plan.featureListRules.mayCreate) {
+  if (preparedSession && !preparedSession.featureListRules.mayCreate) {
     const guard = await guardFeatureList(repo, startCommit, {
-      mayChangePasses: plan.featureListRules.mayChangePasses,
+      mayChangePasses: preparedSession.featureListRules.mayChangePasses,
       runId: input.runId,
       session: input.session,
     });

@@ -1,7 +1,7 @@
 import { defineTool, ToolError } from '../agent/tool.js';
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
+import { type GroundedFeature, groundPass } from '../evaluation/grounding.js';
 import { type Feature, type GroundingFailure, SubmittedVerdict } from '../handoff/formats.js';
-import { type GroundedFeature, groundPass } from './grounding.js';
 
 /** What the collector grounds passes against: the features under evaluation and the session's observations. */
 export interface GroundingSource {
@@ -16,7 +16,7 @@ export const UNGROUNDED_SEND_BACKS = 1;
 
 /**
  * Collects the evaluator's verdicts: at most one per feature under evaluation. A pass is grounded first
- * (roles/grounding.ts): an ungrounded pass is sent back once with what is missing; the next one is recorded
+ * (evaluation/grounding.ts): an ungrounded pass is sent back once with what is missing; the next one is recorded
  * as `blocked` with the problems as its reason — never as a pass.
  */
 export class VerdictCollector {

@@ -2,7 +2,8 @@ import type { PriceTable } from '../agent/cost.js';
 import type { EventSink } from '../agent/events.js';
 import type { LoopState } from '../agent/loop.js';
 import type { ModelProvider } from '../agent/messages.js';
-import type { BashToolOptions } from '../agent/tools/index.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
+import type { SessionSandbox } from '../evaluation/session-box.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
 import type { RoleName } from './session-result.js';
 
@@ -12,26 +13,6 @@ export interface SessionLimits {
   maxSteps: number;
   /** Wall-clock minutes at most. */
   maxMinutes: number;
-}
-
-/**
- * The browser as the evaluator needs it: a fresh context per evaluation on a browser shared by the
- * process. `workers/browser-pool.ts` implements it; declared here structurally so roles do not import workers.
- */
-export interface BrowserSource {
-  acquireContext(options: {
-    evidenceDir: string;
-    trace: boolean;
-    baseURL?: string;
-    /** Each request of a page that was refused (not the app's origin). */
-    onBlocked?: (blocked: { method: string; target: string; reason: string }) => void;
-  }): Promise<{
-    page: import('playwright-core').Page;
-    consoleMessages: readonly string[];
-    /** Lets the context reach the app's origin, and nothing else; before it, every request is refused. */
-    allowOrigin(origin: string): void;
-    close(): Promise<{ tracePath?: string; screenshots: string[] }>;
-  }>;
 }
 
 /** What the harness reports besides agent events: violations found, verdicts applied, checkpoints. */
@@ -67,10 +48,7 @@ export interface RoleSessionInput {
    * The box of this session's workspace-controlled processes (bash; for the evaluator, the app): bubblewrap
    * choice, network policy, extra hosts, hidden paths. The evaluator's `network` is the app's.
    */
-  sandbox?: Pick<
-    BashToolOptions,
-    'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths' | 'maxMemoryBytes' | 'maxFileSizeBytes'
-  >;
+  sandbox?: SessionSandbox;
   /** Initializer: the wanted number of features. */
   featureCount?: { min?: number; max?: number };
   /** Evaluator: the shared browser. */

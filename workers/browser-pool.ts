@@ -1,12 +1,11 @@
-import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { consoleLine } from '../agent/tools/browser-log.js';
-import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
 import { CHROMIUM_BASE_ARGS } from './chromium-flags.js';
+import { sharedChromium } from './shared-chromium.js';
 
 const log = moduleLogger('workers/browser-pool');
 
@@ -24,22 +23,6 @@ export const CONTEXT_ACTION_TIMEOUT_MS = 5_000;
 
 /** Default navigation timeout in an evaluation context (ms). */
 export const CONTEXT_NAVIGATION_TIMEOUT_MS = 15_000;
-
-/** The Chromium executable does not exist: nothing to launch. */
-export class BrowserNotInstalledError extends NightshiftError {
-  constructor(executablePath: string) {
-    super('BROWSER_NOT_INSTALLED', `No Chromium executable at ${executablePath}.`, {
-      hint: 'Install it with `apt-get install -y chromium`, or set NIGHTSHIFT_CHROMIUM to the path of a Chromium binary.',
-    });
-  }
-}
-
-/** Chromium exists but did not start (or the pool was closed). */
-export class BrowserLaunchError extends NightshiftError {
-  constructor(message: string, options: { hint?: string; cause?: unknown } = {}) {
-    super('BROWSER_LAUNCH_FAILED', message, options);
-  }
-}
 
 /** How the pool launches its browser. */
 export interface BrowserPoolOptions {
@@ -104,92 +87,33 @@ export interface BrowserPool {
 
 /** Creates a pool that launches Chromium lazily and relaunches it after a crash or disconnect. */
 export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool {
-  const executablePath = options.executablePath ?? process.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM_PATH;
-  const args = [...CHROMIUM_BASE_ARGS, ...(options.launchArgs ?? [])];
-  const headless = options.headless ?? true;
-  let browserPromise: Promise<Browser> | undefined;
+  const chromium = sharedChromium({
+    executablePath: options.executablePath ?? process.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM_PATH,
+    args: [...CHROMIUM_BASE_ARGS, ...(options.launchArgs ?? [])],
+    headless: options.headless ?? true,
+  });
   const prewarm = options.prewarm ?? true;
-  let launches = 0;
-  let closed = false;
   let spare: Spare | undefined;
-
-  function launch(): Promise<Browser> {
-    if (!existsSync(executablePath)) return Promise.reject(new BrowserNotInstalledError(executablePath));
-    launches += 1;
-    const started = Date.now();
-    // Loaded on the first launch: playwright-core takes seconds to import, and most commands never launch a browser.
-    // Playwright's own signal handlers are off: on SIGINT it would close every browser and exit the process
-    // (130) before the CLI could pause the run and checkpoint. Its Chromium has a process group of its own, so a
-    // terminal's Ctrl-C reaches only the CLI, which closes the pool when it is done.
-    const promise = import('playwright-core')
-      .then(({ chromium }) =>
-        chromium.launch({
-          executablePath,
-          args,
-          headless,
-          handleSIGINT: false,
-          handleSIGTERM: false,
-          handleSIGHUP: false,
-        }),
-      )
-      .then(
-        (browser) => {
-          log.info({ executablePath, ms: Date.now() - started, launches }, 'chromium launched');
-          browser.on('disconnected', () => {
-            if (!closed) log.warn({ launches }, 'chromium disconnected; the next evaluation relaunches it');
-            if (browserPromise === promise) browserPromise = undefined;
-          });
-          return browser;
-        },
-        (error: unknown) => {
-          if (browserPromise === promise) browserPromise = undefined;
-          throw new BrowserLaunchError(`Chromium at ${executablePath} did not start: ${firstLine(error)}`, {
-            hint: 'Run `nightshift doctor`; check that the binary runs (`chromium --version`) and has its libraries.',
-            cause: error,
-          });
-        },
-      );
-    browserPromise = promise;
-    return promise;
-  }
-
-  async function connectedBrowser(): Promise<Browser> {
-    // Two tries: a browser can disconnect between our launch and our use of it.
-    for (let attempt = 0; ; attempt += 1) {
-      if (closed) throw new BrowserLaunchError('The browser pool is closed.', { hint: 'Create a new pool.' });
-      const pending = browserPromise ?? launch();
-      const browser = await pending;
-      if (browser.isConnected()) return browser;
-      if (browserPromise === pending) browserPromise = undefined;
-      if (attempt >= 1)
-        throw new BrowserLaunchError(`Chromium at ${executablePath} disconnected right after launch.`);
-    }
-  }
-
   return {
     get launches() {
-      return launches;
+      return chromium.launches;
     },
     async acquireContext(acquire) {
-      const browser = await connectedBrowser();
+      const browser = await chromium.connected();
       const taken = spare;
       spare = undefined;
       const opened =
         (await takeSpare(taken, browser, acquire.baseURL)) ?? (await openPage(browser, acquire.baseURL));
       // The spare opens once this evaluation is over, so it never competes with the evaluation for CPU.
       const afterClose = () => {
-        if (prewarm && !closed && !spare && browser.isConnected())
+        if (prewarm && !chromium.closed && !spare && browser.isConnected())
           spare = prepareSpare(browser, acquire.baseURL, acquire.trace);
       };
       return startEvaluation(opened, acquire, afterClose);
     },
     async close() {
-      closed = true;
       spare = undefined; // closing the browser closes it too
-      const pending = browserPromise;
-      browserPromise = undefined;
-      const browser = pending ? await pending.catch(() => undefined) : undefined;
-      await browser?.close().catch((error: unknown) => log.warn({ err: error }, 'closing chromium failed'));
+      await chromium.close();
     },
   };
 }
@@ -356,9 +280,4 @@ export async function listScreenshots(evidenceDir: string): Promise<string[]> {
     .filter((name) => name.endsWith('.png'))
     .sort()
     .map((name) => path.join(evidenceDir, name));
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split('\n')[0] ?? text;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
-import type { BrowserSource } from '../roles/types.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
 import { listScreenshots } from './browser-pool.js';
 
 const log = moduleLogger('workers/deferred-close');

@@ -4,6 +4,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
@@ -27,10 +28,10 @@ import {
 import { describeAction, type SessionAction } from '../orchestrator/session-jobs.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
-import type { BrowserSource } from '../roles/types.js';
+import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
-import { mergeLanes } from './merge-processor.js';
+import { mergeLanes } from './merge-train.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
@@ -172,6 +173,7 @@ function skip(data: SessionJobData, reason: string): SessionJobOutcome {
   return { kind: 'skipped', reason };
 }
 
+/** Runs one role session on its workspace (the run's, or its lane's clone) and records its result. */
 async function runSession(
   deps: SessionWorkerDeps,
   run: RunRecord,
@@ -180,28 +182,53 @@ async function runSession(
   lockLost: AbortSignal,
 ): Promise<SessionResult> {
   const { orchestrator } = deps;
-  const { role, kind, featureIds, mode } = describeAction(data.action);
+  const action = describeAction(data.action);
   const lane = data.slot ? run.lanes.find((candidate) => candidate.lane === data.slot) : undefined;
   await orchestrator.store.recordSessionStarted(run.id, {
     seq: data.seq,
     jobId,
-    role,
-    kind,
-    featureIds,
+    role: action.role,
+    kind: action.kind,
+    featureIds: action.featureIds,
     workerId: deps.workerId,
     ...(lane ? { lane: lane.lane } : {}),
   });
   const workspace = lane
-    ? await prepareLane(deps, run, lane, { refresh: role === 'generator', seq: data.seq })
+    ? await prepareLane(deps, run, lane, { refresh: action.role === 'generator', seq: data.seq })
     : await prepareWorkspace(deps, run);
   // The worker's secrets and this run's own (its webhooks, its remote's credential).
   const secrets = [...new Set([...deps.secrets, ...(await runSecrets(run, deps.dataDir))])];
   const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, secrets);
+  const signal = AbortSignal.any([deps.shutdown, lockLost]);
+  const session = { seq: data.seq, action, lane, workspace, secrets, forwarder, signal };
+  const result = await runRoleSession(roleSessionInput(deps, run, session));
+  if (workspace.publish) await publishSession(workspace.publish, result);
+  await forwarder.flush();
+  await recordResult(orchestrator, run.id, data.seq, { role: action.role, dir: workspace.dir }, result);
+  return result;
+}
+
+/** The role session's input from the run's settings and this worker's workspace, browser and secrets. */
+function roleSessionInput(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+  session: {
+    seq: number;
+    action: ReturnType<typeof describeAction>;
+    lane: LaneRecord | undefined;
+    workspace: PreparedWorkspace;
+    secrets: string[];
+    forwarder: EventForwarder;
+    signal: AbortSignal;
+  },
+): RoleSessionInput {
+  const { action, lane, workspace } = session;
+  const { role, featureIds, mode } = action;
   const limits = run.config.limits[role];
-  const result = await runRoleSession({
+  return {
     role,
     runId: run.id,
-    session: data.seq,
+    session: session.seq,
     workspace: workspace.dir,
     ...(workspace.branch ? { branch: workspace.branch } : {}),
     ...(lane ? { lane: lane.lane } : {}),
@@ -219,33 +246,39 @@ async function runSession(
       ? { startAppAfterInit: { sandbox: sandboxForRole(run.config.sandbox, 'evaluator') } }
       : {}),
     browser: deps.browser,
-    signal: AbortSignal.any([deps.shutdown, lockLost]),
-    sink: forwarder.push,
+    signal: session.signal,
+    sink: session.forwarder.push,
     stopReason: (state) =>
       midSessionStop(
-        orchestrator,
+        deps.orchestrator,
         run.id,
         state.costUsd === null
           ? { unpricedTokens: Object.values(state.usage).reduce((sum, tokens) => sum + tokens, 0) }
           : { costUsd: state.costUsd },
       ),
-    secrets,
-  });
-  if (workspace.publish) await publishSession(workspace.publish, result);
-  await forwarder.flush();
-  // The initializer's feature list enters the run store with its result, in one atomic step.
+    secrets: session.secrets,
+  };
+}
+
+/** Records the session's result; the initializer's feature list enters the run store with it, in one atomic step. */
+async function recordResult(
+  orchestrator: Orchestrator,
+  runId: string,
+  seq: number,
+  session: { role: RoleName; dir: string },
+  result: SessionResult,
+): Promise<void> {
   const features =
-    role === 'initializer' && result.outcome === 'completed'
-      ? await readFeatureList(workspace.dir)
+    session.role === 'initializer' && result.outcome === 'completed'
+      ? await readFeatureList(session.dir)
       : undefined;
   const recorded = await orchestrator.store.recordSessionResult(
-    run.id,
-    data.seq,
+    runId,
+    seq,
     result,
     features ? { features } : {},
   );
   orchestrator.onSessionEvents?.(recorded.run, recorded.events);
-  return result;
 }
 
 /** Budgets, deadline and the run's status, checked before every model request of a running session. */

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { type ConnectionOptions, Worker } from 'bullmq';
 import type { ModelProvider } from '../agent/messages.js';
 import { moduleLogger } from '../core/log.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
 import {
   bullWorkerOptions,
   FAILOVER_DEFAULTS,
@@ -69,46 +70,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const deferred = createDeferredWork();
   const sessionBrowser = closingInBackground(browser, deferred);
   const failover = options.failover ?? FAILOVER_DEFAULTS;
-  // Each Worker checks for stalled jobs as it starts (BullMQ runs the check at once, then every interval).
-  const common = {
-    connection: options.connection,
-    prefix: bullPrefix(orchestrator.prefix),
-    ...bullWorkerOptions(failover),
-  };
-  const sessions: Worker = new Worker(
-    SESSION_QUEUE,
-    (job) =>
-      processSessionJob(
-        {
-          orchestrator,
-          dataDir: options.dataDir,
-          workerId,
-          browser: sessionBrowser,
-          createProvider: options.createProvider,
-          shutdown: shutdown.signal,
-          rateLimitQueue: (ms) => sessions.rateLimit(ms),
-          runLock: runLockTiming(failover),
-          secrets: options.secrets ?? [],
-        },
-        job,
-      ),
-    { ...common, concurrency: options.concurrency ?? 1 },
-  );
-  const control = new Worker(
-    CONTROL_QUEUE,
-    (job) => processControlJob(orchestrator, options.controlHandlers ?? {}, job),
-    {
-      ...common,
-      concurrency: 2,
-    },
-  );
-  for (const worker of [sessions, control]) {
-    worker.on('failed', (job, error) =>
-      log.error({ err: error, jobId: job?.id, queue: worker.name }, 'job failed'),
-    );
-    if (options.watchConnection) options.watchConnection(worker);
-    else worker.on('error', (error) => log.error({ err: error, queue: worker.name }, 'worker error'));
-  }
+  const { sessions, control } = queueWorkers(options, {
+    workerId,
+    browser: sessionBrowser,
+    shutdown,
+    failover,
+  });
   await orchestrator.queues.control.upsertJobScheduler(
     'reconcile',
     { every: RECONCILE_EVERY_MS },
@@ -131,6 +98,57 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       return closing;
     },
   };
+}
+
+/** The BullMQ Workers of the session queue (the role sessions) and of the control queue, with their logging. */
+function queueWorkers(
+  options: WorkerOptions,
+  worker: { workerId: string; browser: BrowserSource; shutdown: AbortController; failover: FailoverConfig },
+): { sessions: Worker; control: Worker } {
+  const { orchestrator } = options;
+  const { workerId, shutdown, failover } = worker;
+  // Each Worker checks for stalled jobs as it starts (BullMQ runs the check at once, then every interval).
+  const common = {
+    connection: options.connection,
+    prefix: bullPrefix(orchestrator.prefix),
+    ...bullWorkerOptions(failover),
+  };
+  const sessions: Worker = new Worker(
+    SESSION_QUEUE,
+    (job) =>
+      processSessionJob(
+        {
+          orchestrator,
+          dataDir: options.dataDir,
+          workerId,
+          browser: worker.browser,
+          createProvider: options.createProvider,
+          shutdown: shutdown.signal,
+          rateLimitQueue: (ms) => sessions.rateLimit(ms),
+          runLock: runLockTiming(failover),
+          secrets: options.secrets ?? [],
+        },
+        job,
+      ),
+    { ...common, concurrency: options.concurrency ?? 1 },
+  );
+  const control = new Worker(
+    CONTROL_QUEUE,
+    (job) => processControlJob(orchestrator, options.controlHandlers ?? {}, job),
+    {
+      ...common,
+      concurrency: 2,
+    },
+  );
+  for (const queueWorker of [sessions, control]) {
+    queueWorker.on('failed', (job, error) =>
+      log.error({ err: error, jobId: job?.id, queue: queueWorker.name }, 'job failed'),
+    );
+    if (options.watchConnection) options.watchConnection(queueWorker);
+    else
+      queueWorker.on('error', (error) => log.error({ err: error, queue: queueWorker.name }, 'worker error'));
+  }
+  return { sessions, control };
 }
 
 async function closeWorker(parts: {

@@ -3,12 +3,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  BrowserLaunchError,
-  BrowserNotInstalledError,
-  type BrowserPool,
-  createBrowserPool,
-} from '../../../workers/browser-pool.js';
+import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { BrowserLaunchError, BrowserNotInstalledError } from '../../../workers/shared-chromium.js';
 import { type RunningTodoApp, startTodoApp } from './todo-app.js';
 
 const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAnthropicProvider, createOpenAIProvider } from '../../../agent/providers/index.js';
+import type { BrowserSource } from '../../../evaluation/browser-source.js';
 import { freePort } from '../../../handoff/app-runner.js';
 import { checkpoint, ensureRepo } from '../../../handoff/git.js';
 import { runRoleSession } from '../../../roles/session.js';
-import type { BrowserSource, RoleSessionInput } from '../../../roles/types.js';
+import type { RoleSessionInput } from '../../../roles/types.js';
 import type { ModelServer } from '../../../testkit/types.js';
 
 /** A temp root holding a git workspace with the given files committed, and a data dir beside it. */

@@ -11,7 +11,7 @@ import { featureListJson } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
-import { mergeLanes } from '../../../workers/merge-processor.js';
+import { mergeLanes } from '../../../workers/merge-train.js';
 import { assembleDemoApp } from '../checks/demo-app.js';
 import { makeWorkspace, removeWorkspace, runSession } from '../roles/role-helpers.js';
 import { createRunHarness, type RunHarness } from '../runs/harness.js';

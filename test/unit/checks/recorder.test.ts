@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { type ObservationEntry, ObservationLog } from '../../../agent/tools/browser-log.js';
 import { exactRoleNames, quotedTexts, recordSegment } from '../../../checks/recorder.js';
-import { CheckGate } from '../../../roles/check-gate.js';
+import { CheckGate } from '../../../evaluation/check-gate.js';
 import { BASE, entry } from './observations.js';
 
 describe('recordSegment', () => {

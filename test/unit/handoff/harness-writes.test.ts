@@ -20,6 +20,7 @@ const FOLDERS = [
   'cli',
   'core',
   'dashboard',
+  'evaluation',
   'handoff',
   'orchestrator',
   'roles',
@@ -226,7 +227,7 @@ const ALLOWED: Allowed[] = [
     why: `the plan's record and spec: ${DATA_DIR}`,
   },
   {
-    file: 'roles/fresh-app.ts',
+    file: 'evaluation/fresh-app.ts',
     fn: 'startFreshApp',
     apis: ['mkdir'],
     why: `the app log's directory: ${DATA_DIR}`,

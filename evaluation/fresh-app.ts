@@ -5,7 +5,7 @@ import { freshAppCopy } from '../handoff/app-copy.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
 import type { AppStartFailure } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
-import { type AppStartInput, boxOptions } from './sandbox.js';
+import { type AppStartInput, boxOptions } from './session-box.js';
 
 /** A started app and what stops it and removes its copy; or why it did not start (exit code, log tail). */
 export type FreshAppResult =

@@ -4,10 +4,10 @@ import {
   ObservationLog,
   type ObservedTarget,
 } from '../../../agent/tools/browser-log.js';
+import { groundPass } from '../../../evaluation/grounding.js';
+import { actionWording, namesStep, stepActions, stepWords } from '../../../evaluation/grounding-steps.js';
+import { contentWords, stem } from '../../../evaluation/grounding-words.js';
 import type { VerdictStep } from '../../../handoff/formats.js';
-import { groundPass } from '../../../roles/grounding.js';
-import { actionWording, namesStep, stepActions, stepWords } from '../../../roles/grounding-steps.js';
-import { contentWords, stem } from '../../../roles/grounding-words.js';
 import { TODO_FEATURES } from '../../../testkit/policies/todo-features.js';
 
 const URL = 'http://127.0.0.1:4000/';

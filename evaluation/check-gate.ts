@@ -17,7 +17,7 @@ import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
 
-const log = moduleLogger('roles/check-gate');
+const log = moduleLogger('evaluation/check-gate');
 
 /** Replays a check in a fresh context against a freshly started app (the evaluator wires the app and browser). */
 export type FreshReplay = (check: RecordedCheck) => Promise<ReplayResult>;

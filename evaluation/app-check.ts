@@ -15,9 +15,17 @@ import {
   writeWorkspaceFile,
 } from '../handoff/safe-fs.js';
 import { startFreshApp } from './fresh-app.js';
-import type { RoleSessionInput } from './types.js';
+import type { AppStartInput, SessionSandbox } from './session-box.js';
 
-const log = moduleLogger('roles/app-check');
+const log = moduleLogger('evaluation/app-check');
+
+/** What the start after the initializer needs from the session's input. */
+export interface AppCheckInput extends AppStartInput {
+  /** The app's own box settings (the evaluator's app's); without them, `sandbox`. */
+  startAppAfterInit?: { sandbox?: SessionSandbox };
+  /** Told of the checkpoint that records the note. */
+  onNotice?: (notice: { type: 'checkpoint'; sha: string; wip: boolean }) => void;
+}
 
 /** What the check found: the app answered, or why not (one line naming init.sh and the log) and the log tail. */
 export type AppCheckResult = { ok: true } | { ok: false; reason: string; failure: AppStartFailure };
@@ -27,10 +35,7 @@ export type AppCheckResult = { ok: true } | { ok: false; reason: string; failure
  * in the workspace: the note written and committed on failure, removed on success. The app runs in its own box
  * settings (`startAppAfterInit.sandbox`, the evaluator's app's), not the initializer's.
  */
-export async function checkAppAfterInit(
-  input: RoleSessionInput,
-  repo: WorkspaceRepo,
-): Promise<AppCheckResult> {
+export async function checkAppAfterInit(input: AppCheckInput, repo: WorkspaceRepo): Promise<AppCheckResult> {
   const sandbox = input.startAppAfterInit?.sandbox ?? input.sandbox;
   const started = await startFreshApp({ ...input, ...(sandbox ? { sandbox } : {}) }, repo, 'after-init');
   if (started.ok) {
@@ -69,7 +74,7 @@ export async function readAppStartNote(repo: WorkspaceRepo): Promise<string | nu
   }
 }
 
-async function commitNote(input: RoleSessionInput, repo: WorkspaceRepo, summary: string): Promise<void> {
+async function commitNote(input: AppCheckInput, repo: WorkspaceRepo, summary: string): Promise<void> {
   const sha = await checkpoint(repo, {
     role: 'harness',
     runId: input.runId,

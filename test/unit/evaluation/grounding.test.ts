@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { ObservationLog } from '../../../agent/tools/browser-log.js';
+import { groundPass } from '../../../evaluation/grounding.js';
 import type { SubmittedVerdict } from '../../../handoff/formats.js';
-import { groundPass } from '../../../roles/grounding.js';
 import { VerdictCollector } from '../../../roles/submit-verdict.js';
 
 const feature = {

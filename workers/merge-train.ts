@@ -1,15 +1,19 @@
 /**
- * The merge queue's step (lanes mode): merges one lane whose feature passed on its branch into the run branch,
- * then replays every recorded check of the passing features and the new one on the merged head, on a freshly
- * started app. Only a green head stays: the feature passes on the run branch. A conflict, or a red head (the merge
- * undone), goes back to the lane: the run branch is merged into it, with the conflict markers or the red checks in
- * the feature's feedback, for its next generator. Runs holding the run's lock, so merges happen one at a time.
+ * The merge queue's step (lanes mode), a merge train: every lane waiting whose feature passed on its branch is
+ * merged into the run branch in turn, then every recorded check of the passing features and the new ones is
+ * replayed on the merged head, on a freshly started app. Only a green head stays: the features pass on the run
+ * branch. A red train is taken apart (each lane merged and checked on its own) so only the lane that breaks
+ * something goes back. A conflict, or a red merge (undone), goes back to the lane: the run branch is merged into it,
+ * with the conflict markers or the red checks in the feature's feedback, for its next generator. Runs holding the
+ * run's lock, so one train runs at a time.
  */
 import path from 'node:path';
 import type { RecordedCheck } from '../checks/format.js';
 import { readCheckFile } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import type { BrowserSource } from '../evaluation/browser-source.js';
+import { failureText, replayOnOneApp } from '../evaluation/check-sweep.js';
 import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -20,8 +24,6 @@ import { sandboxForRole } from '../orchestrator/config.js';
 import type { MergeResult } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { RunRecord, RunState } from '../orchestrator/run/index.js';
-import { failureText, replayOnOneApp } from '../roles/check-sweep.js';
-import type { BrowserSource } from '../roles/types.js';
 import {
   type LaneWorkerContext,
   laneOrigin,
@@ -32,7 +34,7 @@ import {
   syncLane,
 } from './lane-workspace.js';
 
-const log = moduleLogger('workers/merge-processor');
+const log = moduleLogger('workers/merge-train');
 
 /** What a merge needs of the worker. */
 export interface MergeContext extends LaneWorkerContext {

@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
 import type { ReplayResult } from '../../../checks/replay.js';
 import { readReplays } from '../../../checks/store.js';
+import { replayOnOneApp } from '../../../evaluation/check-sweep.js';
 import { checkpoint, openRepo } from '../../../handoff/git.js';
-import { replayOnOneApp } from '../../../roles/check-sweep.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { assembleDemoApp } from '../checks/demo-app.js';
 import { makeWorkspace, removeWorkspace } from '../roles/role-helpers.js';
-import { assembleDemoApp } from './demo-app.js';
 
 const TEXTBOX = "getByRole('textbox', { name: 'New todo', exact: true })";
 const add = (title: string) => [

@@ -1,12 +1,40 @@
-import type { BashToolOptions } from '../agent/tools/index.js';
+/**
+ * The box of a session's workspace-controlled processes (bash, the app): what a session's input carries, the
+ * settings the box gets from it, and the evaluator browser's refusals as events. Here rather than in roles/ so
+ * the app starts of evaluation/ and the roles' bash share them.
+ */
+import type { EventSink } from '../agent/events.js';
 import type { EgressRefusal } from '../box/egress-proxy.js';
-import type { RoleSessionInput } from './types.js';
+import type { BashToolOptions } from '../agent/tools/index.js';
+
+/**
+ * The box settings a session is given: bubblewrap choice, network policy, extra hosts, hidden paths, limits.
+ */
+export type SessionSandbox = Pick<
+  BashToolOptions,
+  'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths' | 'maxMemoryBytes' | 'maxFileSizeBytes'
+>;
+
+/** Which session events are reported for: the run, the session's number, the event sink and the clock. */
+export interface SessionIdentity {
+  runId: string;
+  /** The session's number in the run (the job sequence). */
+  session: number;
+  /** Agent and harness events, as they happen. */
+  sink?: EventSink;
+  /** Milliseconds clock, injectable. */
+  clock?: () => number;
+}
 
 /** What starting a box for a session needs from its input (also the CLI's replays, which have no session). */
-export type AppStartInput = Pick<
-  RoleSessionInput,
-  'runId' | 'session' | 'dataDir' | 'sandbox' | 'sink' | 'clock' | 'appReadyTimeoutMs'
->;
+export interface AppStartInput extends SessionIdentity {
+  /** The data dir: app logs, evidence, backups (hidden from the box). */
+  dataDir: string;
+  /** The box settings of the app. */
+  sandbox?: SessionSandbox;
+  /** How long the app may take to answer after `init.sh` starts. */
+  appReadyTimeoutMs?: number;
+}
 
 /** The box settings of a role session: the run's sandbox, the data dir hidden, refusals as events. */
 export function boxOptions(
@@ -41,7 +69,7 @@ export function boxOptions(
 
 /** Reports each request the evaluator's browser refused as a `sandbox.egress_refused` event (source `browser`). */
 export function browserBlockedEvents(
-  input: RoleSessionInput,
+  input: SessionIdentity,
 ): (blocked: { method: string; target: string; reason: string }) => void {
   const clock = input.clock ?? Date.now;
   return (blocked) => {

@@ -17,7 +17,7 @@ export interface RoleFinish {
 }
 
 /** One session of one role, prepared: what the loop runs and how the role closes the session. */
-export interface RolePlan {
+export interface PreparedSession {
   system: string;
   firstMessage: string;
   tools: Tool[];
@@ -56,8 +56,11 @@ export interface LoopEnding {
   stoppedByRun?: string;
 }
 
-/** Builds a role's plan for one session. */
-export type RolePreparer = (input: RoleSessionInput, repo: WorkspaceRepo) => Promise<RolePlan | RoleFinish>;
+/** Prepares one session of a role: what the loop runs, or the session's end when it cannot start. */
+export type SessionPreparer = (
+  input: RoleSessionInput,
+  repo: WorkspaceRepo,
+) => Promise<PreparedSession | RoleFinish>;
 
 /**
  * Maps how the loop ended to a session outcome; undefined when it completed. A limit reached (steps, time,

@@ -13,11 +13,11 @@ import { moduleLogger } from '../core/log.js';
 import { checkReplaysDir } from '../core/paths.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
+import type { BrowserSource } from './browser-source.js';
 import { startFreshApp } from './fresh-app.js';
-import type { AppStartInput } from './sandbox.js';
-import type { BrowserSource, RoleSessionInput } from './types.js';
+import type { AppStartInput, SessionIdentity } from './session-box.js';
 
-const log = moduleLogger('roles/check-sweep');
+const log = moduleLogger('evaluation/check-sweep');
 
 /** A context of the browser source. */
 type SourceContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
@@ -29,9 +29,15 @@ export interface ReplayFirstResult {
   toEvaluate: Array<{ feature: Feature; failure?: string }>;
 }
 
+/** What the replays of a regression session need: the app's start and the shared browser. */
+export interface ReplayFirstInput extends AppStartInput {
+  /** The shared browser; without one, nothing is replayed. */
+  browser?: BrowserSource;
+}
+
 /** Replays the features' checks (one fresh app for all; a red one again on an app of its own before it counts). */
 export async function replayFirst(
-  input: RoleSessionInput,
+  input: ReplayFirstInput,
   repo: WorkspaceRepo,
   features: readonly Feature[],
 ): Promise<ReplayFirstResult> {
@@ -191,7 +197,7 @@ export function failureText(check: RecordedCheck, result: ReplayResult): string 
 }
 
 /** The regression verdict of a green replay: every expectation as a step, no model involved. */
-function replayVerdict(input: RoleSessionInput, check: RecordedCheck, result: ReplayResult): VerdictRecord {
+function replayVerdict(input: SessionIdentity, check: RecordedCheck, result: ReplayResult): VerdictRecord {
   const evidence = `Replayed recorded check v${check.version} in a fresh browser against a freshly started app: it holds (${Math.round(result.durationMs)} ms, no model request).`;
   return {
     featureId: check.featureId,
