@@ -70,68 +70,22 @@ export async function measureDashboard(options: {
     const seedMs = Date.now() - seedStarted;
     const server = await createDashboardServer({ store: env.store, dataDir, port: 0 });
     try {
-      const base = `${server.url}/api/runs/${run.id}`;
-      const requests: Array<[string, string]> = [
-        ['GET /api/runs', `${server.url}/api/runs`],
-        ['GET /api/runs/:id', base],
-        ['GET /api/runs/:id/grid (compact grid)', `${base}/grid`],
-        ['GET /api/runs/:id/features', `${base}/features`],
-        ['GET /api/runs/:id/sessions (first page of 50)', `${base}/sessions?offset=0&limit=50`],
-        ['GET /api/runs/:id/sessions (page at 1,950)', `${base}/sessions?offset=1950&limit=50`],
-        ['GET /api/runs/:id/progress', `${base}/progress`],
-      ];
-      const api: ApiTiming[] = [];
-      for (const [request, url] of requests)
-        api.push({ request, ...(await timeRequest(url, options.apiRepetitions)) });
-      const loads: number[] = [];
-      const inPage: number[] = [];
-      const complete: number[] = [];
-      const first: number[] = [];
-      for (let index = 0; index < options.pageLoads + 1; index++) {
-        const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
-        await page.addInitScript(() => {
-          const w = window as unknown as { __ready?: number; __complete?: number; __first?: number };
-          new MutationObserver((_, observer) => {
-            if (document.querySelector('[data-feature="F-001"]') && document.querySelector('#run-header h1'))
-              w.__first ??= performance.now();
-            const ready = ['[data-feature="F-001"]', '#progress-chart', '#timeline tbody tr'].every(
-              (selector) => document.querySelector(selector),
-            );
-            if (ready) w.__ready ??= performance.now();
-            if (document.querySelector('#feature-grid[data-complete]')) w.__complete ??= performance.now();
-            if (w.__ready !== undefined && w.__complete !== undefined) observer.disconnect();
-          }).observe(document, {
-            childList: true,
-            subtree: true,
-            attributes: true,
-            attributeFilter: ['data-complete'],
-          });
-        });
-        const started = performance.now();
-        await page.goto(`${server.url}/runs/${run.id}`);
-        await page.waitForSelector('#feature-grid [data-feature="F-001"]');
-        await page.waitForSelector('#timeline tbody tr');
-        await page.waitForSelector('#progress-chart');
-        loads.push(performance.now() - started);
-        inPage.push(await page.evaluate(() => (window as unknown as { __ready: number }).__ready));
-        await page.waitForSelector('#feature-grid[data-complete]');
-        complete.push(await page.evaluate(() => (window as unknown as { __complete: number }).__complete));
-        first.push(await page.evaluate(() => (window as unknown as { __first: number }).__first));
-        const cells = await page.locator('#feature-grid [data-feature]').count();
-        if (cells !== run.features.total)
-          throw new Error(`grid shows ${cells} of ${run.features.total} features`);
-        await page.close();
-      }
+      const api = await timeApi(server.url, run.id, options.apiRepetitions);
+      const loads: PageLoad[] = [];
+      for (let index = 0; index < options.pageLoads + 1; index++)
+        loads.push(await loadRunPage(browser, `${server.url}/runs/${run.id}`, run.features.total));
+      // The first load is apart: it warms the server's caches and the browser's.
+      const warm = loads.slice(1);
       return {
         features: run.features.total,
         sessions: run.counters.sessions,
         seedMs,
         api,
-        pageReadyMs: spread(loads.slice(1)),
-        pageReadyInPageMs: spread(inPage.slice(1)),
-        gridCompleteInPageMs: spread(complete.slice(1)),
-        firstScreenInPageMs: spread(first.slice(1)),
-        firstLoadMs: Number((loads[0] ?? 0).toFixed(1)),
+        pageReadyMs: spread(warm.map((load) => load.readyMs)),
+        pageReadyInPageMs: spread(warm.map((load) => load.readyInPageMs)),
+        gridCompleteInPageMs: spread(warm.map((load) => load.gridCompleteInPageMs)),
+        firstScreenInPageMs: spread(warm.map((load) => load.firstScreenInPageMs)),
+        firstLoadMs: Number((loads[0]?.readyMs ?? 0).toFixed(1)),
       };
     } finally {
       await server.close();
@@ -141,4 +95,72 @@ export async function measureDashboard(options: {
     await env.cleanup();
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+/** Times each API request the run page makes (and the runs list) against the seeded run. */
+async function timeApi(serverUrl: string, runId: string, repetitions: number): Promise<ApiTiming[]> {
+  const base = `${serverUrl}/api/runs/${runId}`;
+  const requests: Array<[string, string]> = [
+    ['GET /api/runs', `${serverUrl}/api/runs`],
+    ['GET /api/runs/:id', base],
+    ['GET /api/runs/:id/grid (compact grid)', `${base}/grid`],
+    ['GET /api/runs/:id/features', `${base}/features`],
+    ['GET /api/runs/:id/sessions (first page of 50)', `${base}/sessions?offset=0&limit=50`],
+    ['GET /api/runs/:id/sessions (page at 1,950)', `${base}/sessions?offset=1950&limit=50`],
+    ['GET /api/runs/:id/progress', `${base}/progress`],
+  ];
+  const api: ApiTiming[] = [];
+  for (const [request, url] of requests) api.push({ request, ...(await timeRequest(url, repetitions)) });
+  return api;
+}
+
+/** The times of one page load. */
+interface PageLoad {
+  readyMs: number;
+  readyInPageMs: number;
+  gridCompleteInPageMs: number;
+  firstScreenInPageMs: number;
+}
+
+/** Loads the run page once in a new tab and reads its times; throws when the grid does not show every feature. */
+async function loadRunPage(
+  browser: Awaited<ReturnType<typeof launchChromium>>,
+  url: string,
+  total: number,
+): Promise<PageLoad> {
+  const page = await browser.newPage({ viewport: { width: 1360, height: 900 } });
+  await page.addInitScript(() => {
+    const w = window as unknown as { __ready?: number; __complete?: number; __first?: number };
+    new MutationObserver((_, observer) => {
+      if (document.querySelector('[data-feature="F-001"]') && document.querySelector('#run-header h1'))
+        w.__first ??= performance.now();
+      const ready = ['[data-feature="F-001"]', '#progress-chart', '#timeline tbody tr'].every((selector) =>
+        document.querySelector(selector),
+      );
+      if (ready) w.__ready ??= performance.now();
+      if (document.querySelector('#feature-grid[data-complete]')) w.__complete ??= performance.now();
+      if (w.__ready !== undefined && w.__complete !== undefined) observer.disconnect();
+    }).observe(document, {
+      childList: true,
+      subtree: true,
+      attributes: true,
+      attributeFilter: ['data-complete'],
+    });
+  });
+  const started = performance.now();
+  await page.goto(url);
+  await page.waitForSelector('#feature-grid [data-feature="F-001"]');
+  await page.waitForSelector('#timeline tbody tr');
+  await page.waitForSelector('#progress-chart');
+  const readyMs = performance.now() - started;
+  const readyInPageMs = await page.evaluate(() => (window as unknown as { __ready: number }).__ready);
+  await page.waitForSelector('#feature-grid[data-complete]');
+  const gridCompleteInPageMs = await page.evaluate(
+    () => (window as unknown as { __complete: number }).__complete,
+  );
+  const firstScreenInPageMs = await page.evaluate(() => (window as unknown as { __first: number }).__first);
+  const cells = await page.locator('#feature-grid [data-feature]').count();
+  if (cells !== total) throw new Error(`grid shows ${cells} of ${total} features`);
+  await page.close();
+  return { readyMs, readyInPageMs, gridCompleteInPageMs, firstScreenInPageMs };
 }

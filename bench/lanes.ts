@@ -6,6 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
+import type { RunEvent } from '../orchestrator/events.js';
+import type { RunRecord, SessionRecord } from '../orchestrator/run-state.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { startModelServer } from '../testkit/server.js';
 import { createLanesWorkspace, lanesPolicy } from './lanes-run.js';
@@ -89,59 +91,80 @@ async function buildWithLanes(lanes: number, features: number, latencyMs: number
     await Promise.all(children.map((worker) => worker.report.catch(() => undefined)));
     const { sessions } = await env.orchestrator.store.listSessions(run.id, { limit: 10_000 });
     const events = await allEvents(env.orchestrator, run.id);
-    if (process.env.NSBENCH_DEBUG) {
-      const t0 = Math.min(...sessions.map((session) => Date.parse(session.startedAt)));
-      for (const session of [...sessions].sort((a, b) => a.seq - b.seq))
-        process.stderr.write(
-          `#${session.seq} lane ${session.lane ?? '-'} ${session.role} ${session.featureIds.join(',')} start +${((Date.parse(session.startedAt) - t0) / 1000).toFixed(1)} s, ${((session.durationMs ?? 0) / 1000).toFixed(1)} s\n`,
-        );
-      for (const event of events) {
-        if (event.type === 'lane.merge')
-          process.stderr.write(
-            `merge #${event.seq} lane ${event.lane} ${event.outcome} at +${((Date.parse(event.at) - t0) / 1000).toFixed(1)} s\n`,
-          );
-      }
-    }
-    if (process.env.NSBENCH_DEBUG === 'events') {
-      for (const event of events) {
-        if (
-          event.type === 'session.finished' ||
-          event.type === 'verdict.applied' ||
-          event.type === 'lane.merge' ||
-          event.type === 'feature.blocked' ||
-          event.type === 'verdict.ungrounded'
-        )
-          process.stderr.write(`${JSON.stringify(event).slice(0, 400)}\n`);
-      }
-    }
-    const merges = { merged: 0, conflict: 0, rejected: 0, error: 0 };
-    for (const event of events) if (event.type === 'lane.merge') merges[event.outcome] += 1;
-    const starts = sessions.map((session) => Date.parse(session.startedAt));
-    const ends = sessions.filter((s) => s.finishedAt).map((s) => Date.parse(s.finishedAt as string));
-    const finishedAt = Date.parse(ended?.finishedAt ?? new Date().toISOString());
-    const commits = sessions.flatMap((session) => session.commits);
-    const lost = commits.filter(
-      (sha) => spawnSync('git', ['-C', workspace, 'merge-base', '--is-ancestor', sha, 'HEAD']).status !== 0,
-    );
+    if (process.env.NSBENCH_DEBUG) writeDebugLines(sessions, events, process.env.NSBENCH_DEBUG);
     return {
       lanes,
       status: ended?.status ?? 'unknown',
       passing: ended?.features.passing ?? 0,
-      wallMs: Math.max(finishedAt, ...ends) - Math.min(...starts),
-      sessions: sessions.length,
-      peakConcurrentSessions: peakOverlap(
-        sessions
-          .filter((s) => s.finishedAt)
-          .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt as string)] as const),
-      ),
-      merges,
-      commitsLost: lost.length,
+      ...sessionFigures(sessions, events, ended),
+      commitsLost: lostCommits(workspace, sessions).length,
       modelRequests: server.requests.length,
     };
   } finally {
     for (const worker of children) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     await server.close();
     await env.close();
+  }
+}
+
+/** Wall time, session counts and merge outcomes of one build. */
+function sessionFigures(
+  sessions: readonly SessionRecord[],
+  events: readonly RunEvent[],
+  ended: RunRecord | undefined,
+): Pick<LanesRun, 'wallMs' | 'sessions' | 'peakConcurrentSessions' | 'merges'> {
+  const merges = { merged: 0, conflict: 0, rejected: 0, error: 0 };
+  for (const event of events) if (event.type === 'lane.merge') merges[event.outcome] += 1;
+  const starts = sessions.map((session) => Date.parse(session.startedAt));
+  const ends = sessions.filter((s) => s.finishedAt).map((s) => Date.parse(s.finishedAt as string));
+  const finishedAt = Date.parse(ended?.finishedAt ?? new Date().toISOString());
+  return {
+    wallMs: Math.max(finishedAt, ...ends) - Math.min(...starts),
+    sessions: sessions.length,
+    peakConcurrentSessions: peakOverlap(
+      sessions
+        .filter((s) => s.finishedAt)
+        .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt as string)] as const),
+    ),
+    merges,
+  };
+}
+
+/** The sessions' commits that did not reach the workspace's HEAD. */
+function lostCommits(workspace: string, sessions: readonly SessionRecord[]): string[] {
+  const commits = sessions.flatMap((session) => session.commits);
+  return commits.filter(
+    (sha) => spawnSync('git', ['-C', workspace, 'merge-base', '--is-ancestor', sha, 'HEAD']).status !== 0,
+  );
+}
+
+/** NSBENCH_DEBUG: one stderr line per session and merge; `events`: also the run's key events as JSON. */
+function writeDebugLines(
+  sessions: readonly SessionRecord[],
+  events: readonly RunEvent[],
+  debug: string,
+): void {
+  const t0 = Math.min(...sessions.map((session) => Date.parse(session.startedAt)));
+  for (const session of [...sessions].sort((a, b) => a.seq - b.seq))
+    process.stderr.write(
+      `#${session.seq} lane ${session.lane ?? '-'} ${session.role} ${session.featureIds.join(',')} start +${((Date.parse(session.startedAt) - t0) / 1000).toFixed(1)} s, ${((session.durationMs ?? 0) / 1000).toFixed(1)} s\n`,
+    );
+  for (const event of events) {
+    if (event.type === 'lane.merge')
+      process.stderr.write(
+        `merge #${event.seq} lane ${event.lane} ${event.outcome} at +${((Date.parse(event.at) - t0) / 1000).toFixed(1)} s\n`,
+      );
+  }
+  if (debug !== 'events') return;
+  for (const event of events) {
+    if (
+      event.type === 'session.finished' ||
+      event.type === 'verdict.applied' ||
+      event.type === 'lane.merge' ||
+      event.type === 'feature.blocked' ||
+      event.type === 'verdict.ungrounded'
+    )
+      process.stderr.write(`${JSON.stringify(event).slice(0, 400)}\n`);
   }
 }
 

@@ -163,20 +163,23 @@ async function overnightRun(options: OvernightOptions, mark: Mark, started: numb
   return measureOvernight(options, (line) => progress(`overnight: ${line}`, started));
 }
 
-/**
- * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
- * section can be rerun on a quiet machine without the whole 15-minute benchmark.
- */
-async function measure(
-  quick: boolean,
+/** Measures a section, or keeps its stored figures (and their load samples) when `--only` leaves it out. */
+interface SectionRunner {
+  mark: Mark;
+  /** The stored figures of a section not measured now, with its load samples carried over. */
+  keep<T>(key: Section, stored: T): T;
+  /** Measures `key` when selected; otherwise its stored figures, which must exist. */
+  run<T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T>;
+}
+
+/** The runner of one benchmark: it records load samples in `load` and measurement times in `measuredAt`. */
+function sectionRunner(
   only: ReadonlySet<Section>,
-  overnight: OvernightOptions,
+  started: number,
+  record: { load: BenchResults['machine']['load']; measuredAt: Partial<Record<Section, string>> },
   previous?: BenchResults,
-): Promise<BenchResults> {
-  const started = Date.now();
-  const reps = repetitions(quick);
-  const load: BenchResults['machine']['load'] = [];
-  const measuredAt: Partial<Record<Section, string>> = { ...previous?.sectionsMeasuredAt };
+): SectionRunner {
+  const { load, measuredAt } = record;
   const mark: Mark = (key, name) => {
     load.push({ ...sampleLoad(), section: name });
     measuredAt[key] = new Date().toISOString();
@@ -192,6 +195,19 @@ async function measure(
       throw new Error(`--only leaves out "${key}", but bench/results/latest.json has none`);
     return keep(key, stored);
   };
+  return { mark, keep, run };
+}
+
+/** Every section's figures, measured in order or kept from `previous`. */
+async function measureSections(
+  quick: boolean,
+  only: ReadonlySet<Section>,
+  context: { runner: SectionRunner; started: number; overnight: OvernightOptions },
+  previous?: BenchResults,
+) {
+  const { runner, started } = context;
+  const { mark, keep, run } = runner;
+  const reps = repetitions(quick);
   const demo = await run('demo', () => demoRuns(reps, mark), previous?.demo);
   const evaluator = await run('evaluator', () => evaluatorStart(reps, mark), previous?.evaluator);
   // Older results have no app-start section: it is then simply absent.
@@ -215,17 +231,9 @@ async function measure(
     : keep('grounding', previous?.grounding);
   // Older results have no overnight section either.
   const overnightFigures = only.has('overnight')
-    ? await overnightRun(overnight, mark, started)
+    ? await overnightRun(context.overnight, mark, started)
     : keep('overnight', previous?.overnight);
-  load.push({ ...sampleLoad(), section: 'end' });
-  progress('end', started);
-  const measured = {
-    generatedAt: new Date().toISOString(),
-    durationMs: Date.now() - started,
-    sectionsMeasuredAt: measuredAt,
-    machine: { cores: os.cpus().length, node: process.version, load },
-    repetitions: reps,
-    simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
+  return {
     demo,
     evaluator,
     appStart: appStartFigures,
@@ -236,6 +244,35 @@ async function measure(
     lanes,
     grounding,
     overnight: overnightFigures,
+  };
+}
+
+/**
+ * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
+ * section can be rerun on a quiet machine without the whole 15-minute benchmark.
+ */
+async function measure(
+  quick: boolean,
+  only: ReadonlySet<Section>,
+  overnight: OvernightOptions,
+  previous?: BenchResults,
+): Promise<BenchResults> {
+  const started = Date.now();
+  const reps = repetitions(quick);
+  const load: BenchResults['machine']['load'] = [];
+  const measuredAt: Partial<Record<Section, string>> = { ...previous?.sectionsMeasuredAt };
+  const runner = sectionRunner(only, started, { load, measuredAt }, previous);
+  const sections = await measureSections(quick, only, { runner, started, overnight }, previous);
+  load.push({ ...sampleLoad(), section: 'end' });
+  progress('end', started);
+  const measured = {
+    generatedAt: new Date().toISOString(),
+    durationMs: Date.now() - started,
+    sectionsMeasuredAt: measuredAt,
+    machine: { cores: os.cpus().length, node: process.version, load },
+    repetitions: reps,
+    simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
+    ...sections,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }

@@ -15,7 +15,7 @@ import { startModelServer } from '../testkit/server.js';
 import { type WorkerProcessConfig, WorkerProcessReport } from './scale-protocol.js';
 import { Spread, spread } from './stats.js';
 import { copyTinyWorkspace, createTinyTemplate, tinyPolicy } from './tiny-run.js';
-import { BENCH_REDIS_URL, benchRunConfig, openBenchEnv, waitForRunsToEnd } from './wiring.js';
+import { BENCH_REDIS_URL, type BenchEnv, benchRunConfig, openBenchEnv, waitForRunsToEnd } from './wiring.js';
 
 const WORKER_ENTRY = fileURLToPath(new URL('./scale-worker.ts', import.meta.url));
 
@@ -142,6 +142,40 @@ export function doubleProcessingProblems(
   return problems;
 }
 
+/** Starts `count` tiny runs, each on its own copy of the tiny workspace; their ids. */
+async function startTinyRuns(env: BenchEnv, count: number): Promise<string[]> {
+  const template = path.join(env.root, 'template');
+  createTinyTemplate(template);
+  const runIds: string[] = [];
+  for (let index = 0; index < count; index++) {
+    const dir = path.join(env.root, `ws-${index}`);
+    copyTinyWorkspace(template, dir);
+    const run = await startRun(env.orchestrator, {
+      specPath: path.join(template, 'app_spec.md'),
+      workspace: { kind: 'local', dir },
+      config: benchRunConfig(),
+      dataDir: env.dataDir,
+    });
+    runIds.push(run.id);
+  }
+  return runIds;
+}
+
+/** Every session of the runs, and every sign that one was processed twice. */
+async function sessionsAndProblems(
+  orchestrator: Orchestrator,
+  runIds: readonly string[],
+): Promise<{ sessions: SessionRecord[]; problems: string[] }> {
+  const sessions: SessionRecord[] = [];
+  const problems: string[] = [];
+  for (const runId of runIds) {
+    const page = await orchestrator.store.listSessions(runId, { offset: 0, limit: 1000 });
+    sessions.push(...page.sessions);
+    problems.push(...doubleProcessingProblems(runId, await allEvents(orchestrator, runId), page.sessions));
+  }
+  return { sessions, problems };
+}
+
 /** Runs one scale scenario: `runs` tiny runs shared by `workers` worker processes of `concurrency` each. */
 export async function measureScale(options: {
   workers: number;
@@ -154,20 +188,7 @@ export async function measureScale(options: {
   const server = await startModelServer({ policy: tinyPolicy(options.latencyMs) });
   const children: WorkerChild[] = [];
   try {
-    const template = path.join(env.root, 'template');
-    createTinyTemplate(template);
-    const runIds: string[] = [];
-    for (let index = 0; index < options.runs; index++) {
-      const dir = path.join(env.root, `ws-${index}`);
-      copyTinyWorkspace(template, dir);
-      const run = await startRun(env.orchestrator, {
-        specPath: path.join(template, 'app_spec.md'),
-        workspace: { kind: 'local', dir },
-        config: benchRunConfig(),
-        dataDir: env.dataDir,
-      });
-      runIds.push(run.id);
-    }
+    const runIds = await startTinyRuns(env, options.runs);
     const config: WorkerProcessConfig = {
       redisUrl: BENCH_REDIS_URL,
       prefix: env.prefix,
@@ -180,15 +201,7 @@ export async function measureScale(options: {
     const runs = await waitForRunsToEnd(env.orchestrator, runIds, options.timeoutMs ?? 600_000);
     for (const worker of children) worker.child.send({ type: 'stop' });
     const reports = await Promise.all(children.map((worker) => worker.report));
-    const sessions: SessionRecord[] = [];
-    const problems: string[] = [];
-    for (const runId of runIds) {
-      const page = await env.orchestrator.store.listSessions(runId, { offset: 0, limit: 1000 });
-      sessions.push(...page.sessions);
-      problems.push(
-        ...doubleProcessingProblems(runId, await allEvents(env.orchestrator, runId), page.sessions),
-      );
-    }
+    const { sessions, problems } = await sessionsAndProblems(env.orchestrator, runIds);
     const finished = sessions.filter((session) => session.finishedAt);
     const start = Math.min(...ready.map((worker) => worker.startedAt));
     const end = Math.max(...finished.map((session) => Date.parse(session.finishedAt as string)));

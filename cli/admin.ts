@@ -66,12 +66,37 @@ interface ResumeCliOptions extends JsonOptions {
 const writeJson = (deps: ResolvedDeps, value: unknown) =>
   deps.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 
+/** Runs `fn` with an orchestrator opened from the command's `--config`, and closes it after. */
+type OpenOrchestrator = <T>(
+  options: JsonOptions,
+  fn: (orchestrator: Orchestrator) => Promise<T>,
+) => Promise<T>;
+
 /** Registers `status [RUN]`, `runs`, `pause RUN`, `resume RUN`, `cancel RUN` (each with `--json`, `--config FILE`). */
 export function registerAdminCommands(program: Command, deps: CliDeps = {}): void {
   const resolved = resolveDeps(deps);
-  const open = <T>(options: JsonOptions, fn: (orchestrator: Orchestrator) => Promise<T>) =>
+  const open: OpenOrchestrator = (options, fn) =>
     withOrchestrator(orchestratorOptions(resolved, options.config), ({ orchestrator }) => fn(orchestrator));
+  registerStatusCommand(program, resolved, open);
+  registerRunsCommand(program, resolved, open);
+  registerControlCommand(program, resolved, open, {
+    name: 'pause',
+    description: 'pause a run at the next safe point',
+    apply: (orchestrator, id) => pauseRun(orchestrator, id, 'paused with `nightshift pause`'),
+    after: (run) =>
+      `: a running session stops at its next turn with a checkpoint. Resume with \`nightshift resume ${run.id}\`.`,
+  });
+  registerResumeCommand(program, resolved, open);
+  registerControlCommand(program, resolved, open, {
+    name: 'cancel',
+    description: 'cancel a run for good',
+    apply: (orchestrator, id) => cancelRun(orchestrator, id),
+    after: () => ': a running session stops at its next turn with a checkpoint; the work stays in git.',
+  });
+}
 
+/** `status [RUN]`: one run (or the newest), as text or JSON. */
+function registerStatusCommand(program: Command, resolved: ResolvedDeps, open: OpenOrchestrator): void {
   program
     .command('status')
     .description('show one run (or the newest)')
@@ -86,7 +111,10 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
         resolved.stdout.write(`${formatRunStatus(await loadDetails(orchestrator, id, resolved.now()))}\n`);
       }),
     );
+}
 
+/** `runs`: the runs, newest first, filtered by status and workspace. */
+function registerRunsCommand(program: Command, resolved: ResolvedDeps, open: OpenOrchestrator): void {
   program
     .command('runs')
     .description('list runs, newest first')
@@ -120,35 +148,42 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
         );
       }),
     );
+}
 
-  const control = (
-    name: string,
-    description: string,
-    apply: (orchestrator: Orchestrator, runId: string) => Promise<RunRecord>,
-    after: (run: RunRecord) => string,
-  ) =>
-    program
-      .command(name)
-      .description(description)
-      .argument('<run>', 'run id')
-      .option('--json', 'print the new status as one JSON document')
-      .option('--config <file>', 'config file')
-      .action((runId: string, options: JsonOptions) =>
-        open(options, async (orchestrator) => {
-          const run = await apply(orchestrator, runId);
-          if (options.json)
-            return void writeJson(resolved, await statusJsonOf(orchestrator, run.id, resolved.now()));
-          resolved.stdout.write(`${run.id} ${statusLabel(run)}${after(run)}\n`);
-        }),
-      );
+/** A command that changes one run's status and says what happens next. */
+interface RunControl {
+  name: string;
+  description: string;
+  apply: (orchestrator: Orchestrator, runId: string) => Promise<RunRecord>;
+  /** What follows the run's id and status in the text output. */
+  after: (run: RunRecord) => string;
+}
 
-  control(
-    'pause',
-    'pause a run at the next safe point',
-    (orchestrator, id) => pauseRun(orchestrator, id, 'paused with `nightshift pause`'),
-    (run) =>
-      `: a running session stops at its next turn with a checkpoint. Resume with \`nightshift resume ${run.id}\`.`,
-  );
+/** `pause RUN` or `cancel RUN`. */
+function registerControlCommand(
+  program: Command,
+  resolved: ResolvedDeps,
+  open: OpenOrchestrator,
+  control: RunControl,
+): void {
+  program
+    .command(control.name)
+    .description(control.description)
+    .argument('<run>', 'run id')
+    .option('--json', 'print the new status as one JSON document')
+    .option('--config <file>', 'config file')
+    .action((runId: string, options: JsonOptions) =>
+      open(options, async (orchestrator) => {
+        const run = await control.apply(orchestrator, runId);
+        if (options.json)
+          return void writeJson(resolved, await statusJsonOf(orchestrator, run.id, resolved.now()));
+        resolved.stdout.write(`${run.id} ${statusLabel(run)}${control.after(run)}\n`);
+      }),
+    );
+}
+
+/** `resume RUN`, with optional new limits. */
+function registerResumeCommand(program: Command, resolved: ResolvedDeps, open: OpenOrchestrator): void {
   program
     .command('resume')
     .description('resume a paused or failed run (an incomplete one: retry its blocked features)')
@@ -178,10 +213,4 @@ export function registerAdminCommands(program: Command, deps: CliDeps = {}): voi
         );
       }),
     );
-  control(
-    'cancel',
-    'cancel a run for good',
-    (orchestrator, id) => cancelRun(orchestrator, id),
-    () => ': a running session stops at its next turn with a checkpoint; the work stays in git.',
-  );
 }

@@ -13,7 +13,14 @@ import { assertWritableTarget, UnsafeFileError, writeWorkspaceFile } from '../ha
 import { sandboxForRole } from '../orchestrator/config.js';
 import type { RunRecord } from '../orchestrator/run/index.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
-import { type CliDeps, orchestratorOptions, resolveDeps, withOrchestrator } from './context.js';
+import {
+  type CliContext,
+  type CliDeps,
+  orchestratorOptions,
+  type ResolvedDeps,
+  resolveDeps,
+  withOrchestrator,
+} from './context.js';
 import { oneLine } from './terminal-text.js';
 
 /** The version of `@playwright/test` the exported suite is written for (the harness's playwright-core). */
@@ -53,6 +60,12 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
   const checks = program
     .command('checks')
     .description('recorded checks: replay them (run) or export them (export)');
+  registerChecksRun(checks, resolved);
+  registerChecksExport(checks, resolved);
+}
+
+/** `checks run [RUN]`: replays the recorded checks, prints a table or JSON, exits 1 on any red. */
+function registerChecksRun(checks: Command, resolved: ResolvedDeps): void {
   checks
     .command('run')
     .description(
@@ -67,22 +80,7 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
         const run = await findRun(context.orchestrator.store, runId);
         const workspace = localWorkspace(run);
         const selected = await selectChecks(workspace, options.feature);
-        const pool = createBrowserPool(
-          context.config.chromiumPath ? { executablePath: context.config.chromiumPath } : {},
-        );
-        let results: Map<string, ReplayResult>;
-        try {
-          const input = {
-            runId: run.id,
-            session: 0,
-            dataDir: context.dataDir,
-            sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-            appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
-          };
-          results = await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
-        } finally {
-          await pool.close();
-        }
+        const results = await replayChecks(context, run, workspace, selected);
         const rows = selected.map((check) => toRow(check, results.get(check.featureId)));
         const red = rows.filter((row) => !row.ok).length;
         if (options.json) {
@@ -97,6 +95,34 @@ export function registerChecksCommand(program: Command, deps: CliDeps = {}): voi
         resolved.setExitCode(red > 0 ? 1 : 0);
       }),
     );
+}
+
+/** Replays `selected` on one freshly started app of the run's workspace, in a browser pool of its own. */
+async function replayChecks(
+  context: CliContext,
+  run: RunRecord,
+  workspace: string,
+  selected: RecordedCheck[],
+): Promise<Map<string, ReplayResult>> {
+  const pool = createBrowserPool(
+    context.config.chromiumPath ? { executablePath: context.config.chromiumPath } : {},
+  );
+  try {
+    const input = {
+      runId: run.id,
+      session: 0,
+      dataDir: context.dataDir,
+      sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
+      appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    };
+    return await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
+  } finally {
+    await pool.close();
+  }
+}
+
+/** `checks export [RUN]`: writes and commits playwright.config.ts and the specs. */
+function registerChecksExport(checks: Command, resolved: ResolvedDeps): void {
   checks
     .command('export')
     .description(

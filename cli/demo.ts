@@ -6,7 +6,14 @@ import { newRunId } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { TODO_FEATURES, withScriptedFeatureCount } from '../testkit/policies/todo-features.js';
 import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
-import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
+import {
+  type CliDeps,
+  type OpenCliContext,
+  openCliContext,
+  orchestratorOptions,
+  type ResolvedDeps,
+  resolveDeps,
+} from './context.js';
 import { demoSucceeded, formatDemoSummary, summarizeDemo } from './demo-summary.js';
 import { followRun } from './follow.js';
 import { positiveInt } from './options.js';
@@ -46,86 +53,115 @@ export function registerDemoCommand(program: Command, deps: CliDeps = {}): void 
       `build only the first N of the example's ${TODO_FEATURES.length} features: a shorter demo (5 or more includes the planted bug)`,
       positiveInt('--features'),
     )
-    .action(async (options: { serve?: boolean; features?: number }) => {
-      // The demo's run lives beside real runs (same key prefix): `runs`, `status` and `dashboard` show it afterwards.
-      const resolved = resolveDeps(deps);
-      const context = await openCliContext(orchestratorOptions(resolved));
-      const id = newRunId(resolved.now());
-      const demoDir = path.join(context.dataDir, 'demo', id);
-      const workspace = path.join(demoDir, 'workspace');
-      const children: Child[] = [];
-      const started = Date.now();
-      try {
-        resolved.stderr.write(
-          `nightshift demo ${id}: starting the scripted model, a worker and the dashboard…\n`,
-        );
-        const { child: model, first } = await spawnChild<{ anthropicBaseURL: string }>({
-          entry: 'testkit/main.ts',
-          args: ['testkit/policies/demo.ts'],
-          env: { PATH: resolved.env.PATH, NIGHTSHIFT_LOG_LEVEL: 'warn' },
-          logFile: path.join(demoDir, 'model-server.log'),
-          firstLineJson: true,
-        });
-        children.push(model);
-        const childEnv = {
-          ...resolved.env,
-          REDIS_URL: context.redisUrl,
-          ANTHROPIC_API_KEY: DEMO_API_KEY,
-          ANTHROPIC_BASE_URL: first?.anthropicBaseURL,
-        };
-        const { child: worker } = await spawnChild({
-          entry: 'cli/bin.ts',
-          args: ['worker'],
-          env: childEnv,
-          logFile: path.join(demoDir, 'worker.log'),
-        });
-        children.push(worker);
-        const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
-        // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
-        const config = demoRunConfig();
-        await preflightForCli(context, childEnv, config, { stderr: resolved.stderr });
-        const specPath = demoSpec(demoDir, options.features);
-        const run = await startRun(context.orchestrator, {
-          id,
-          specPath,
-          workspace: { kind: 'local', dir: workspace },
-          config,
-          dataDir: context.dataDir,
-        });
-        resolved.stderr.write(
-          `building ${path.relative(process.cwd(), specPath) || specPath} in ${workspace}\n`,
-        );
-        if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
-        // Its summary tells the verdicts (the bug caught, with the evaluator's words): no line for each here.
-        const finished = await followRun(context.orchestrator, run.id, {
-          stream: resolved.stderr,
-          verdictLines: false,
-        });
-        const { sessions } = await context.orchestrator.store.listSessions(run.id, { offset: 0, limit: 500 });
-        const summary = await summarizeDemo(workspace, sessions);
-        resolved.stdout.write(
-          formatDemoSummary({
-            run: finished,
-            summary,
-            elapsedMs: runElapsedMs(finished, new Date()) ?? Date.now() - started,
-            workspace,
-            // A URL only while the dashboard stays up; otherwise the command that opens it again.
-            dashboard:
-              options.serve && dashboardUrl
-                ? `${dashboardUrl}/runs/${run.id}`
-                : `nightshift dashboard   (then http://127.0.0.1:${context.config.dashboard.port}/runs/${run.id})`,
-          }),
-        );
-        resolved.setExitCode(demoSucceeded(finished, summary) ? 0 : 1);
-        if (options.serve && dashboardUrl) {
-          resolved.stderr.write('the dashboard stays up; Ctrl-C to stop\n');
-          await untilSignal();
-        }
-      } finally {
-        await Promise.all(children.reverse().map((child) => child.stop()));
-        await context.close();
-      }
+    .action((options: DemoOptions) => demoAction(deps, options));
+}
+
+/** Options of `nightshift demo`. */
+interface DemoOptions {
+  serve?: boolean;
+  features?: number;
+}
+
+/** The action of `nightshift demo`: starts its processes, builds the example, prints the summary. */
+async function demoAction(deps: CliDeps, options: DemoOptions): Promise<void> {
+  // The demo's run lives beside real runs (same key prefix): `runs`, `status` and `dashboard` show it afterwards.
+  const resolved = resolveDeps(deps);
+  const context = await openCliContext(orchestratorOptions(resolved));
+  const id = newRunId(resolved.now());
+  const demoDir = path.join(context.dataDir, 'demo', id);
+  const workspace = path.join(demoDir, 'workspace');
+  const children: Child[] = [];
+  const started = Date.now();
+  try {
+    resolved.stderr.write(
+      `nightshift demo ${id}: starting the scripted model, a worker and the dashboard…\n`,
+    );
+    const { childEnv, dashboardUrl } = await startDemoProcesses(resolved, context, demoDir, children);
+    // The demo goes through the same checks as a real run, its one tiny request answered by the scripted model.
+    const config = demoRunConfig();
+    await preflightForCli(context, childEnv, config, { stderr: resolved.stderr });
+    const specPath = demoSpec(demoDir, options.features);
+    const run = await startRun(context.orchestrator, {
+      id,
+      specPath,
+      workspace: { kind: 'local', dir: workspace },
+      config,
+      dataDir: context.dataDir,
     });
+    resolved.stderr.write(`building ${path.relative(process.cwd(), specPath) || specPath} in ${workspace}\n`);
+    if (dashboardUrl) resolved.stderr.write(`dashboard: ${dashboardUrl}/runs/${run.id}\n`);
+    await followAndSummarize(resolved, context, { runId: run.id, workspace, dashboardUrl, started }, options);
+    if (options.serve && dashboardUrl) {
+      resolved.stderr.write('the dashboard stays up; Ctrl-C to stop\n');
+      await untilSignal();
+    }
+  } finally {
+    await Promise.all(children.reverse().map((child) => child.stop()));
+    await context.close();
+  }
+}
+
+/** Starts the scripted model server, a worker and the dashboard, each pushed onto `children` to be stopped later. */
+async function startDemoProcesses(
+  resolved: ResolvedDeps,
+  context: OpenCliContext,
+  demoDir: string,
+  children: Child[],
+): Promise<{ childEnv: NodeJS.ProcessEnv; dashboardUrl: string | undefined }> {
+  const { child: model, first } = await spawnChild<{ anthropicBaseURL: string }>({
+    entry: 'testkit/main.ts',
+    args: ['testkit/policies/demo.ts'],
+    env: { PATH: resolved.env.PATH, NIGHTSHIFT_LOG_LEVEL: 'warn' },
+    logFile: path.join(demoDir, 'model-server.log'),
+    firstLineJson: true,
+  });
+  children.push(model);
+  const childEnv = {
+    ...resolved.env,
+    REDIS_URL: context.redisUrl,
+    ANTHROPIC_API_KEY: DEMO_API_KEY,
+    ANTHROPIC_BASE_URL: first?.anthropicBaseURL,
+  };
+  const { child: worker } = await spawnChild({
+    entry: 'cli/bin.ts',
+    args: ['worker'],
+    env: childEnv,
+    logFile: path.join(demoDir, 'worker.log'),
+  });
+  children.push(worker);
+  const dashboardUrl = await startDashboard(childEnv, demoDir, children, resolved.stderr);
+  return { childEnv, dashboardUrl };
+}
+
+/** Follows the demo's run to its end, prints the summary and sets the exit code. */
+async function followAndSummarize(
+  resolved: ResolvedDeps,
+  context: OpenCliContext,
+  demo: { runId: string; workspace: string; dashboardUrl: string | undefined; started: number },
+  options: DemoOptions,
+): Promise<void> {
+  const { runId, workspace, dashboardUrl } = demo;
+  // Its summary tells the verdicts (the bug caught, with the evaluator's words): no line for each here.
+  const finished = await followRun(context.orchestrator, runId, {
+    stream: resolved.stderr,
+    verdictLines: false,
+  });
+  const { sessions } = await context.orchestrator.store.listSessions(runId, { offset: 0, limit: 500 });
+  const summary = await summarizeDemo(workspace, sessions);
+  resolved.stdout.write(
+    formatDemoSummary({
+      run: finished,
+      summary,
+      elapsedMs: runElapsedMs(finished, new Date()) ?? Date.now() - demo.started,
+      workspace,
+      // A URL only while the dashboard stays up; otherwise the command that opens it again.
+      dashboard:
+        options.serve && dashboardUrl
+          ? `${dashboardUrl}/runs/${runId}`
+          : `nightshift dashboard   (then http://127.0.0.1:${context.config.dashboard.port}/runs/${runId})`,
+    }),
+  );
+  resolved.setExitCode(demoSucceeded(finished, summary) ? 0 : 1);
 }
 
 /** Starts the dashboard on a free port; the demo goes on without it if it cannot start. */

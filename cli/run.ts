@@ -72,10 +72,21 @@ const DEFAULTS = RunConfig.parse({});
 
 /** `nightshift run <spec> …`: registers a run; without --detach also works it in-process and shows progress. */
 export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
-  program
+  const command = program
     .command('run')
     .description('start a build from a spec (or an idea: --prompt) and follow it (or --detach)')
-    .argument('[spec]', 'the written spec (markdown); omit it with --prompt')
+    .argument('[spec]', 'the written spec (markdown); omit it with --prompt');
+  addSourceOptions(command);
+  addModelOptions(command);
+  addLimitOptions(command);
+  addSandboxAndNotifyOptions(command);
+  addModeOptions(command);
+  command.action((spec: string | undefined, options: RunOptions) => runAction(deps, spec, options));
+}
+
+/** Where the run's spec and code live: `--prompt`, `--workspace`, `--repo`, `--name`, `--branch`. */
+function addSourceOptions(command: Command): void {
+  command
     .option('--prompt <text>', 'plan a spec from this idea first (unattended), then run it')
     .option(
       '--workspace <dir>',
@@ -87,7 +98,12 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       "what to call the run in runs, status, the dashboard and webhooks (default: the spec's # title, else its file name)",
       (value: string) => checkRunName(value),
     )
-    .option('--branch <name>', 'run branch in --repo', 'main')
+    .option('--branch <name>', 'run branch in --repo', 'main');
+}
+
+/** `--model` and the per-role model options. */
+function addModelOptions(command: Command): void {
+  command
     .option(
       '--model <id>',
       `model for every role (default: ${DEFAULT_MODEL}, or run.models in the config)`,
@@ -96,7 +112,12 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
     .option('--model-initializer <id>', 'model of the initializer', modelOption('--model-initializer'))
     .option('--model-generator <id>', 'model of the generators', modelOption('--model-generator'))
     .option('--model-evaluator <id>', 'model of the evaluator', modelOption('--model-evaluator'))
-    .option('--model-planner <id>', 'model of the planner (--prompt)', modelOption('--model-planner'))
+    .option('--model-planner <id>', 'model of the planner (--prompt)', modelOption('--model-planner'));
+}
+
+/** Budgets, deadline, app-ready timeout and lanes. */
+function addLimitOptions(command: Command): void {
+  command
     .option(
       '--budget-usd <n>',
       `stop (pause) when the run has cost this much; "none" for no cost cap (default: $${DEFAULTS.budgets.maxCostUsd}, or run.budgets.maxCostUsd in the config)`,
@@ -117,7 +138,12 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       '--lanes <n>',
       `features in flight at once, each on its own branch, merged one at a time (1–${MAX_LANES}; default: ${DEFAULTS.lanes}, or run.lanes)`,
       intInRange('--lanes', 1, MAX_LANES, 2),
-    )
+    );
+}
+
+/** The sandbox's network and the run's webhooks. */
+function addSandboxAndNotifyOptions(command: Command): void {
+  command
     .option(
       '--network <mode>',
       `network of the sandbox: none, registries or open (default: ${DEFAULTS.sandbox.network}, or run.sandbox.network)`,
@@ -134,7 +160,12 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       'also notify this Slack-compatible URL about this run (repeatable)',
       collect,
       [],
-    )
+    );
+}
+
+/** How the command behaves: `--detach`, `--new`, `--no-preflight-request`, `--json`, `--config`. */
+function addModeOptions(command: Command): void {
+  command
     .option('--detach', 'register the run and print its id; workers do the rest')
     .option(
       '--new',
@@ -145,88 +176,107 @@ export function registerRunCommand(program: Command, deps: CliDeps = {}): void {
       'skip the tiny test request each model gets before the run is created (keys and prices are still checked)',
     )
     .option('--json', 'print one JSON document (the run status) and nothing else on stdout')
-    .option('--config <file>', 'config file (default ./nightshift.config.json)')
-    .action(async (spec: string | undefined, options: RunOptions) => {
-      const resolved = stampedWhenLogged(resolveDeps(deps));
-      // A credential in --repo must not stay readable in this long-lived process's argv (`ps`, /proc/<pid>/cmdline).
-      if (options.repo && splitRemoteUrl(options.repo).credential) hideArguments('run');
-      checkSpecOrPrompt(spec, options.prompt);
-      if (options.workspace && options.repo) {
-        throw new InputError('OPTIONS_CONFLICT', '--workspace and --repo exclude each other.', {
-          hint: 'Use --workspace for a local directory, or --repo for a git remote shared by many workers.',
-        });
-      }
-      const context = await openCliContext(orchestratorOptions(resolved, options.config));
-      try {
-        const config = buildRunConfig(
-          context.config.run,
-          {
-            model: options.model,
-            modelInitializer: options.modelInitializer,
-            modelGenerator: options.modelGenerator,
-            modelEvaluator: options.modelEvaluator,
-            modelPlanner: options.modelPlanner,
-            budgetUsd: options.budgetUsd,
-            maxSessions: options.maxSessions,
-            forDuration: options.for,
-            appReadyTimeoutMs: options.appReadyTimeout,
-            ...(options.lanes === undefined ? {} : { lanes: options.lanes }),
-            network: options.network,
-            allowHosts: options.allowHost,
-            webhooks: [
-              ...(options.webhook ?? []).map((url) => ({ url, format: 'json' as const })),
-              ...(options.slackWebhook ?? []).map((url) => ({ url, format: 'slack' as const })),
-            ],
-          },
-          resolved.now(),
-        );
-        // Nothing is written (and no planner runs) before the spec and every model have been checked: a
-        // refusal leaves no run and an untouched workspace behind.
-        const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
-        if (specPath) await assertSpec(specPath);
-        const id = newRunId(resolved.now());
-        const workspace = await runWorkspace(resolved, context, id, options);
-        if (workspace.kind === 'local') await assertWorkspaceDir(workspace.dir);
-        const resumed = await existingRunToGoOn(context, resolved, workspace, options);
-        if (resumed) {
-          await report(context, resolved, await detachOrFollow(context, resolved, resumed, options), options);
-          return;
-        }
-        const planner = options.prompt ? plannerModelId(config.models) : undefined;
-        await preflightForCli(context, resolved.env, config, {
-          request: options.preflightRequest,
-          stderr: resolved.stderr,
-          ...(planner ? { extraModels: { planner } } : {}),
-        });
-        const run = options.prompt
-          ? await startPlannedRun(context.orchestrator, {
-              plan: await planFromCli({
-                prompt: options.prompt,
-                config: context.config,
-                modelId: plannerModelId(config.models),
-                env: resolved.env,
-                stderr: resolved.stderr,
-              }),
-              workspace,
-              config,
-              dataDir: context.dataDir,
-              id,
-              ...(options.name ? { name: options.name } : {}),
-            })
-          : await startRun(context.orchestrator, {
-              id,
-              specPath: specPath as string,
-              workspace,
-              config,
-              dataDir: context.dataDir,
-              ...(options.name ? { name: options.name } : {}),
-              ...(options.new ? { recheckPassing: true } : {}),
-            });
-        await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
-      } finally {
-        await context.close();
-      }
+    .option('--config <file>', 'config file (default ./nightshift.config.json)');
+}
+
+/** The action of `nightshift run`: checks the input, then goes on with an ended run or starts a new one. */
+async function runAction(deps: CliDeps, spec: string | undefined, options: RunOptions): Promise<void> {
+  const resolved = stampedWhenLogged(resolveDeps(deps));
+  // A credential in --repo must not stay readable in this long-lived process's argv (`ps`, /proc/<pid>/cmdline).
+  if (options.repo && splitRemoteUrl(options.repo).credential) hideArguments('run');
+  checkSpecOrPrompt(spec, options.prompt);
+  if (options.workspace && options.repo) {
+    throw new InputError('OPTIONS_CONFLICT', '--workspace and --repo exclude each other.', {
+      hint: 'Use --workspace for a local directory, or --repo for a git remote shared by many workers.',
     });
+  }
+  const context = await openCliContext(orchestratorOptions(resolved, options.config));
+  try {
+    const config = runConfigOf(context, options, resolved.now());
+    // Nothing is written (and no planner runs) before the spec and every model have been checked: a
+    // refusal leaves no run and an untouched workspace behind.
+    const specPath = spec === undefined ? undefined : path.resolve(resolved.cwd(), spec);
+    if (specPath) await assertSpec(specPath);
+    const id = newRunId(resolved.now());
+    const workspace = await runWorkspace(resolved, context, id, options);
+    if (workspace.kind === 'local') await assertWorkspaceDir(workspace.dir);
+    const resumed = await existingRunToGoOn(context, resolved, workspace, options);
+    if (resumed) {
+      await report(context, resolved, await detachOrFollow(context, resolved, resumed, options), options);
+      return;
+    }
+    const planner = options.prompt ? plannerModelId(config.models) : undefined;
+    await preflightForCli(context, resolved.env, config, {
+      request: options.preflightRequest,
+      stderr: resolved.stderr,
+      ...(planner ? { extraModels: { planner } } : {}),
+    });
+    const run = await startNewRun(context, resolved, { id, specPath, workspace, config }, options);
+    await report(context, resolved, await detachOrFollow(context, resolved, run, options), options);
+  } finally {
+    await context.close();
+  }
+}
+
+/** The run's config: the config file's `run` section with the command-line options over it. */
+function runConfigOf(context: OpenCliContext, options: RunOptions, now: Date): RunConfig {
+  return buildRunConfig(
+    context.config.run,
+    {
+      model: options.model,
+      modelInitializer: options.modelInitializer,
+      modelGenerator: options.modelGenerator,
+      modelEvaluator: options.modelEvaluator,
+      modelPlanner: options.modelPlanner,
+      budgetUsd: options.budgetUsd,
+      maxSessions: options.maxSessions,
+      forDuration: options.for,
+      appReadyTimeoutMs: options.appReadyTimeout,
+      ...(options.lanes === undefined ? {} : { lanes: options.lanes }),
+      network: options.network,
+      allowHosts: options.allowHost,
+      webhooks: [
+        ...(options.webhook ?? []).map((url) => ({ url, format: 'json' as const })),
+        ...(options.slackWebhook ?? []).map((url) => ({ url, format: 'slack' as const })),
+      ],
+    },
+    now,
+  );
+}
+
+/** A new run: planned from `--prompt` first, or started from the spec file. */
+async function startNewRun(
+  context: OpenCliContext,
+  resolved: ResolvedDeps,
+  start: { id: string; specPath: string | undefined; workspace: RunWorkspaceInput; config: RunConfig },
+  options: RunOptions,
+): Promise<RunRecord> {
+  const { id, specPath, workspace, config } = start;
+  if (options.prompt) {
+    return startPlannedRun(context.orchestrator, {
+      plan: await planFromCli({
+        prompt: options.prompt,
+        config: context.config,
+        modelId: plannerModelId(config.models),
+        env: resolved.env,
+        stderr: resolved.stderr,
+      }),
+      workspace,
+      config,
+      dataDir: context.dataDir,
+      id,
+      ...(options.name ? { name: options.name } : {}),
+    });
+  }
+  return startRun(context.orchestrator, {
+    id,
+    specPath: specPath as string,
+    workspace,
+    config,
+    dataDir: context.dataDir,
+    ...(options.name ? { name: options.name } : {}),
+    ...(options.new ? { recheckPassing: true } : {}),
+  });
 }
 
 /** What `run` prints on stdout at the end: the status document (`--json`) or the run id (`--detach`). */

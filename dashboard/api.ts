@@ -105,24 +105,40 @@ export interface ApiDeps {
 
 /** The JSON API under `/api` (SSE and evidence are mounted separately). */
 export function apiRoutes(deps: ApiDeps): Hono {
-  const { store, controls } = deps;
-  const digests = new RunEventDigestCache(store);
-  const progress = new ProgressCache(store);
-  const next = deps.nextScheduledStart ?? (async () => null);
-  const workers = deps.connectedWorkers ?? (async () => null);
   const app = new Hono();
-  const runId = (c: Context) => parseParam(RunIdParam, c.req.param('id'), 'run id');
-  // The newest event id read BEFORE the state: everything up to it is in the answer, so a client holding the
-  // event stream knows which events it still has to refresh for.
-  const stampLastEvent = async (c: Context, next: () => Promise<void>) => {
-    const id = RunIdParam.safeParse(c.req.param('id'));
-    const latest = id.success ? await store.readEvents(id.data, { latest: true, count: 1 }) : [];
-    await next();
-    c.header(LAST_EVENT_HEADER, latest[0]?.id ?? '0-0');
-  };
-  app.get('/runs/:id', stampLastEvent);
-  app.get('/runs/:id/*', stampLastEvent);
-  const runResponse = async (id: string): Promise<RunResponse> => {
+  const runResponse = runResponseLoader(deps);
+  stampLastEvent(app, deps.store);
+  addRunReadRoutes(app, deps, runResponse);
+  addSessionRoutes(app, deps);
+  addControlRoutes(app, deps, runResponse);
+  return app;
+}
+
+/** Loads the full answer about one run (`GET /runs/:id` and the controls' answers). */
+type RunResponseLoader = (id: string) => Promise<RunResponse>;
+
+/** The `:id` path parameter, validated. */
+function runIdOf(c: Context): string {
+  return parseParam(RunIdParam, c.req.param('id'), 'run id');
+}
+
+/** The connected-worker count, or unknown when the deps have no way to tell. */
+function workersOf(deps: ApiDeps): () => Promise<number | null> {
+  return deps.connectedWorkers ?? (async () => null);
+}
+
+/** The next scheduled start of a run, or none when the deps have no schedule. */
+function nextStartOf(deps: ApiDeps): NextScheduledStart {
+  return deps.nextScheduledStart ?? (async () => null);
+}
+
+/** A loader of run answers with its own digest cache. */
+function runResponseLoader(deps: ApiDeps): RunResponseLoader {
+  const { store } = deps;
+  const digests = new RunEventDigestCache(store);
+  const next = nextStartOf(deps);
+  const workers = workersOf(deps);
+  return async (id) => {
     const run = await store.getRun(id);
     const [nextAt, digest, activity, lanes, connected] = await Promise.all([
       next(id),
@@ -138,45 +154,71 @@ export function apiRoutes(deps: ApiDeps): Hono {
       lanes: lanes && withMerges(lanes, digest.recentMerges),
     };
   };
+}
 
+/** Stamps every run read with LAST_EVENT_HEADER. */
+function stampLastEvent(app: Hono, store: RunStore): void {
+  // The newest event id read BEFORE the state: everything up to it is in the answer, so a client holding the
+  // event stream knows which events it still has to refresh for.
+  const stamp = async (c: Context, next: () => Promise<void>) => {
+    const id = RunIdParam.safeParse(c.req.param('id'));
+    const latest = id.success ? await store.readEvents(id.data, { latest: true, count: 1 }) : [];
+    await next();
+    c.header(LAST_EVENT_HEADER, latest[0]?.id ?? '0-0');
+  };
+  app.get('/runs/:id', stamp);
+  app.get('/runs/:id/*', stamp);
+}
+
+/** `GET /runs`, `/runs/:id` and the run's features, grid, feature detail, checks and progress. */
+function addRunReadRoutes(app: Hono, deps: ApiDeps, runResponse: RunResponseLoader): void {
+  const { store } = deps;
+  const progress = new ProgressCache(store);
+  const next = nextStartOf(deps);
+  const workers = workersOf(deps);
   app.get('/runs', async (c) => {
     const [runs, connected] = await Promise.all([store.listRuns(), workers()]);
     const views = await Promise.all(runs.map(async (run) => toRunView(run, await next(run.id), connected)));
     return c.json({ runs: views } satisfies RunsResponse);
   });
-  app.get('/runs/:id', async (c) => c.json(await runResponse(runId(c))));
+  app.get('/runs/:id', async (c) => c.json(await runResponse(runIdOf(c))));
   app.get('/runs/:id/features', async (c) => {
-    const id = runId(c);
+    const id = runIdOf(c);
     const features = await store.listFeatures(id);
     if (features.length === 0) await store.getRun(id);
     return c.json({ features: features.map(toFeatureView) });
   });
   app.get('/runs/:id/grid', async (c) => {
-    const id = runId(c);
+    const id = runIdOf(c);
     const features = await store.listFeatures(id);
     if (features.length === 0) await store.getRun(id);
     return c.json(toGridResponse(features));
   });
   app.get('/runs/:id/features/:featureId', async (c) => {
-    const run = await store.getRun(runId(c));
+    const run = await store.getRun(runIdOf(c));
     const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
     const detail = await featureDetail(store, run, featureId);
     if (!detail) throw new FeatureNotFoundError(run.id, featureId);
     return c.json(detail);
   });
   app.get('/runs/:id/checks', async (c) =>
-    c.json(await checksView(await store.getRun(runId(c)), deps.dataDir)),
+    c.json(await checksView(await store.getRun(runIdOf(c)), deps.dataDir)),
   );
-  app.get('/runs/:id/progress', async (c) => c.json(await progress.get(await store.getRun(runId(c)))));
+  app.get('/runs/:id/progress', async (c) => c.json(await progress.get(await store.getRun(runIdOf(c)))));
+}
+
+/** `GET /runs/:id/sessions` and a session's transcript. */
+function addSessionRoutes(app: Hono, deps: ApiDeps): void {
+  const { store } = deps;
   app.get('/runs/:id/sessions', async (c) => {
-    const id = runId(c);
+    const id = runIdOf(c);
     const { offset, limit } = parseParam(pageQuery(50, 500), c.req.query(), 'page');
     const page = await store.listSessions(id, { offset, limit, order: 'desc' });
     if (page.total === 0) await store.getRun(id);
     return c.json({ total: page.total, offset, limit, sessions: page.sessions } satisfies SessionsResponse);
   });
   app.get('/runs/:id/sessions/:seq/transcript', async (c) => {
-    const id = runId(c);
+    const id = runIdOf(c);
     const seq = parseParam(SeqParam, c.req.param('seq'), 'session number');
     const page = parseParam(pageQuery(200, 2000), c.req.query(), 'page');
     const transcript = await readTranscriptPage(deps.dataDir, id, seq, page);
@@ -186,17 +228,21 @@ export function apiRoutes(deps: ApiDeps): Hono {
     }
     return c.json(transcript);
   });
+}
 
+/** `POST /runs/:id/{pause,resume,cancel}` and a feature's retry. */
+function addControlRoutes(app: Hono, deps: ApiDeps, runResponse: RunResponseLoader): void {
+  const { store, controls } = deps;
   for (const action of ['pause', 'resume', 'cancel'] as const) {
     app.post(`/runs/:id/${action}`, async (c) => {
-      const id = runId(c);
+      const id = runIdOf(c);
       await store.getRun(id);
       await controls[action](id);
       return c.json(await runResponse(id));
     });
   }
   app.post('/runs/:id/features/:featureId/retry', async (c) => {
-    const run = await store.getRun(runId(c));
+    const run = await store.getRun(runIdOf(c));
     const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
     const feature = (await store.listFeatures(run.id)).find((f) => f.id === featureId);
     if (!feature) throw new FeatureNotFoundError(run.id, featureId);
@@ -205,5 +251,4 @@ export function apiRoutes(deps: ApiDeps): Hono {
     await controls.retryFeature(run.id, featureId);
     return c.json({ ok: true });
   });
-  return app;
 }

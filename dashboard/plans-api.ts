@@ -71,6 +71,15 @@ export function planRoutes(desk: PlanDesk | undefined): Hono {
       ? c.json({ error: 'plan', message: error.describe() }, error.status)
       : errorResponse(error, c),
   );
+  guardPlanRequests(app, desk);
+  const live = desk as PlanDesk;
+  addChoiceRoutes(app, live);
+  addPlanSessionRoutes(app, live);
+  return app;
+}
+
+/** Refuses every request when there is no desk, and bodies larger than a spec can be. */
+function guardPlanRequests(app: Hono, desk: PlanDesk | undefined): void {
   app.use('*', async (c, next) => {
     if (!desk) {
       return c.json(
@@ -92,9 +101,15 @@ export function planRoutes(desk: PlanDesk | undefined): Hono {
       onError: (c) => c.json({ error: 'too_large', message: 'The request body is too large.' }, 413),
     }),
   );
-  const planId = (c: Context) => parseParam(PlanIdParam, c.req.param('id'), 'plan id');
-  const live = desk as PlanDesk;
+}
 
+/** The `:id` path parameter, validated. */
+function planIdOf(c: Context): string {
+  return parseParam(PlanIdParam, c.req.param('id'), 'plan id');
+}
+
+/** `GET /` (what the form offers), `POST /check` (a choice checked) and `POST /` (a new plan). */
+function addChoiceRoutes(app: Hono, live: PlanDesk): void {
   app.get('/', (c) => c.json(live.info satisfies PlanningInfoResponse));
   // The form checks its choice as the person makes it, before any idea is typed: always 200, problems by field.
   app.post('/check', async (c) => {
@@ -121,21 +136,24 @@ export function planRoutes(desk: PlanDesk | undefined): Hono {
     }
     return c.json(live.create(idea, choice), 201);
   });
+}
+
+/** One plan's routes: its state (long-polled), answers, start and discard. */
+function addPlanSessionRoutes(app: Hono, live: PlanDesk): void {
   app.get('/:id', async (c) => {
     const { after, wait } = parseParam(WaitQuery, c.req.query(), 'query');
-    return c.json(await live.get(planId(c), after, wait));
+    return c.json(await live.get(planIdOf(c), after, wait));
   });
   app.post('/:id/answers', async (c) => {
     const { answers } = await body(c, AnswersBody);
-    return c.json(live.answer(planId(c), answers));
+    return c.json(live.answer(planIdOf(c), answers));
   });
   app.post('/:id/start', async (c) => {
     const { spec } = await body(c, StartBody);
-    return c.json(await live.start(planId(c), spec));
+    return c.json(await live.start(planIdOf(c), spec));
   });
   app.post('/:id/discard', (c) => {
-    live.discard(planId(c));
+    live.discard(planIdOf(c));
     return c.json({ ok: true });
   });
-  return app;
 }

@@ -16,6 +16,36 @@ export function valueLabelY(lineY: number): number {
   return above - LABEL_ASCENT >= 0 ? above : lineY + LABEL_ASCENT + 4;
 }
 
+/** The horizontal gridlines at 0, ¼, ½, ¾ and all of `total`, each with its value. */
+function appendGridlines(root: SVGElement, total: number, y: (n: number) => number): void {
+  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
+    const value = Math.round(total * tick);
+    root.append(
+      svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(value), y2: y(value), class: 'chart-gridline' }),
+      svg(
+        'text',
+        { x: PAD.left - 6, y: y(value) + 4, class: 'chart-label', 'text-anchor': 'end' },
+        String(value),
+      ),
+    );
+  }
+}
+
+/** The passing count as a step line from zero at the first point to the chart's right edge. */
+function stepPath(
+  points: ProgressResponse['points'],
+  times: number[],
+  x: (t: number) => number,
+  y: (n: number) => number,
+): string {
+  let d = `M${x(times[0]!).toFixed(1)},${y(0).toFixed(1)}`;
+  points.forEach((point, i) => {
+    const px = x(times[i]!).toFixed(1);
+    d += ` H${px} V${y(point.passing).toFixed(1)}`;
+  });
+  return `${d} H${(W - PAD.right).toFixed(1)}`;
+}
+
 /** Renders the chart of `progress` as an `<svg>` element. */
 export function progressChart(progress: ProgressResponse): SVGElement {
   const root = svg('svg', {
@@ -31,17 +61,7 @@ export function progressChart(progress: ProgressResponse): SVGElement {
   const innerW = W - PAD.left - PAD.right;
   const innerH = H - PAD.top - PAD.bottom;
   const y = (n: number) => PAD.top + innerH - (n / total) * innerH;
-  for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
-    const value = Math.round(total * tick);
-    root.append(
-      svg('line', { x1: PAD.left, x2: W - PAD.right, y1: y(value), y2: y(value), class: 'chart-gridline' }),
-      svg(
-        'text',
-        { x: PAD.left - 6, y: y(value) + 4, class: 'chart-label', 'text-anchor': 'end' },
-        String(value),
-      ),
-    );
-  }
+  appendGridlines(root, total, y);
   if (points.length === 0) {
     root.append(
       svg('text', { x: W / 2, y: H / 2, class: 'chart-label', 'text-anchor': 'middle' }, 'no verdicts yet'),
@@ -52,13 +72,8 @@ export function progressChart(progress: ProgressResponse): SVGElement {
   const t0 = Math.min(...times);
   const t1 = Math.max(...times, t0 + 1);
   const x = (t: number) => PAD.left + ((t - t0) / (t1 - t0)) * innerW;
-  let d = `M${x(times[0]!).toFixed(1)},${y(0).toFixed(1)}`;
-  points.forEach((point, i) => {
-    const px = x(times[i]!).toFixed(1);
-    d += ` H${px} V${y(point.passing).toFixed(1)}`;
-  });
+  const d = stepPath(points, times, x, y);
   const last = points[points.length - 1]!;
-  d += ` H${(W - PAD.right).toFixed(1)}`;
   root.append(
     svg('line', {
       x1: PAD.left,

@@ -34,26 +34,9 @@ export async function showFeature(
   }
   if (panel.dataset.feature !== featureId) return; // another feature was chosen meanwhile
   const { feature } = detail;
-  const state = featureState(feature);
-  const close = el('button', { type: 'button', class: 'small-button', id: 'feature-close' }, 'close');
-  close.addEventListener('click', () => actions.onClose());
   replaceChildren(
     panel,
-    el(
-      'div',
-      { class: 'panel-head' },
-      el(
-        'h2',
-        null,
-        el(
-          'a',
-          { href: hashFor({ feature: feature.id, session: null }), title: 'link to this feature' },
-          feature.id,
-        ),
-      ),
-      el('span', { class: `badge state-${state}`, 'data-field': 'state' }, state),
-      close,
-    ),
+    panelHead(detail, actions),
     el('p', { class: 'description' }, feature.description),
     el(
       'p',
@@ -78,6 +61,29 @@ export async function showFeature(
           el('pre', { class: 'feedback' }, detail.feedback),
         )
       : null,
+  );
+}
+
+/** The panel's head: the feature's id (a link to it), its state badge and the close button. */
+function panelHead(detail: FeatureDetailResponse, actions: FeaturePanelActions): HTMLElement {
+  const { feature } = detail;
+  const state = featureState(feature);
+  const close = el('button', { type: 'button', class: 'small-button', id: 'feature-close' }, 'close');
+  close.addEventListener('click', () => actions.onClose());
+  return el(
+    'div',
+    { class: 'panel-head' },
+    el(
+      'h2',
+      null,
+      el(
+        'a',
+        { href: hashFor({ feature: feature.id, session: null }), title: 'link to this feature' },
+        feature.id,
+      ),
+    ),
+    el('span', { class: `badge state-${state}`, 'data-field': 'state' }, state),
+    close,
   );
 }
 

@@ -58,14 +58,21 @@ export interface FeatureGrid {
   markLanes(marks: ReadonlyMap<string, LaneMark>): void;
 }
 
+/** What the grid keeps between renders. */
+interface GridState {
+  element: HTMLElement;
+  legend: HTMLElement;
+  cells: Map<string, GridCell>;
+  buttons: Map<string, HTMLButtonElement>;
+  descriptions: ReadonlyMap<string, string>;
+  lanes: ReadonlyMap<string, LaneMark>;
+  selected: string | null;
+  /** Bumped by each setAll, so chunks of an older one stop. */
+  generation: number;
+}
+
 /** Creates the grid; `onSelect` is called with a feature id when a cell is clicked. */
 export function createFeatureGrid(onSelect: (featureId: string) => void): FeatureGrid {
-  const cells = new Map<string, GridCell>();
-  const buttons = new Map<string, HTMLButtonElement>();
-  let descriptions: ReadonlyMap<string, string> = new Map();
-  let lanes: ReadonlyMap<string, LaneMark> = new Map();
-  let selected: string | null = null;
-  let generation = 0;
   const legend = el('div', { class: 'legend', id: 'grid-legend' });
   const groups = el('div', { class: 'grid-groups' });
   const element = el(
@@ -75,127 +82,188 @@ export function createFeatureGrid(onSelect: (featureId: string) => void): Featur
     legend,
     groups,
   );
+  const state: GridState = {
+    element,
+    legend,
+    cells: new Map(),
+    buttons: new Map(),
+    descriptions: new Map(),
+    lanes: new Map(),
+    selected: null,
+    generation: 0,
+  };
 
   groups.addEventListener('click', (event) => {
     const cell = (event.target as Element).closest<HTMLElement>('[data-feature]');
     if (cell?.dataset.feature) onSelect(cell.dataset.feature);
   });
 
-  const counts = () => {
-    const totals = Object.fromEntries(FEATURE_STATES.map((state) => [state, 0])) as Record<
-      FeatureStateName,
-      number
-    >;
-    for (const cell of cells.values()) totals[cell.state]++;
-    return totals;
-  };
-  const renderLegend = () => {
-    const totals = counts();
-    replaceChildren(
-      legend,
-      ...FEATURE_STATES.map((state) =>
-        el('span', { class: `legend-item state-${state}`, 'data-count': state }, `${state} ${totals[state]}`),
-      ),
-    );
-  };
-
-  const paint = (button: HTMLButtonElement, cell: GridCell) => {
-    button.className = `cell state-${cell.state}${cell.id === selected ? ' selected' : ''}`;
-    button.dataset.state = cell.state;
-    const description = descriptions.get(cell.id);
-    const mark = lanes.get(cell.id);
-    const onLane = mark
-      ? ` · lane ${mark.lane}${mark.waiting ? ': passed on its lane, waiting to merge' : ''}`
-      : '';
-    button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${onLane}${description ? `\n${description}` : ''}`;
-    if (mark) button.classList.add('on-lane');
-    if (mark?.waiting) button.classList.add('merge-pending');
-    replaceChildren(
-      button,
-      el('span', { class: 'cell-id' }, cell.id),
-      cell.attempts > 0 ? el('span', { class: 'cell-attempts' }, `×${cell.attempts}`) : null,
-      mark ? el('span', { class: 'cell-lane', 'data-lane': String(mark.lane) }, `lane ${mark.lane}`) : null,
-      mark?.waiting ? el('span', { class: 'cell-merge', title: 'waiting to merge' }, '⇢ merge') : null,
-    );
-  };
-
-  const renderChunks = (ordered: Array<[HTMLElement, GridCell]>, from: number, mine: number) => {
-    if (mine !== generation) return; // a newer setAll took over
-    const end = Math.min(ordered.length, from + CHUNK);
-    for (let index = from; index < end; index++) {
-      const [box, cell] = ordered[index]!;
-      const button = el('button', { type: 'button', 'data-feature': cell.id });
-      paint(button, cells.get(cell.id) ?? cell);
-      buttons.set(cell.id, button);
-      box.appendChild(button);
-    }
-    if (end < ordered.length) whenIdle(() => renderChunks(ordered, end, mine));
-    else element.dataset.complete = 'true';
-  };
-
+  const { cells, buttons } = state;
   return {
     element,
     get: (id) => cells.get(id),
-    counts,
-    setAll(list) {
-      generation++;
-      delete element.dataset.complete;
-      cells.clear();
-      buttons.clear();
-      const byCategory = new Map<string, GridCell[]>();
-      for (const cell of list) {
-        cells.set(cell.id, cell);
-        const group = byCategory.get(cell.category) ?? [];
-        group.push(cell);
-        byCategory.set(cell.category, group);
-      }
-      const fragment = document.createDocumentFragment();
-      const ordered: Array<[HTMLElement, GridCell]> = [];
-      for (const [category, members] of byCategory) {
-        const passing = members.filter((cell) => cell.state === 'pass').length;
-        const box = el('div', { class: 'cells' });
-        fragment.appendChild(
-          el(
-            'div',
-            { class: 'group', 'data-category': category },
-            el('h3', null, category, el('span', { class: 'muted small' }, ` ${passing}/${members.length}`)),
-            box,
-          ),
-        );
-        for (const cell of members) ordered.push([box, cell]);
-      }
-      renderChunks(ordered, 0, generation);
-      groups.replaceChildren(fragment);
-      renderLegend();
-    },
+    counts: () => countStates(cells.values()),
+    setAll: (list) => setAllCells(state, groups, list),
     update(cell) {
       if (!cells.has(cell.id)) return false;
       cells.set(cell.id, cell);
       const button = buttons.get(cell.id);
-      if (button) paint(button, cell);
-      renderLegend();
+      if (button) paint(state, button, cell);
+      renderLegendInto(legend, countStates(cells.values()));
       return true;
     },
     select(id) {
-      if (selected) buttons.get(selected)?.classList.remove('selected');
-      selected = id;
+      if (state.selected) buttons.get(state.selected)?.classList.remove('selected');
+      state.selected = id;
       if (id) buttons.get(id)?.classList.add('selected');
     },
     describe(next) {
-      descriptions = next;
-      for (const [id, button] of buttons) paint(button, cells.get(id)!);
+      state.descriptions = next;
+      for (const [id, button] of buttons) paint(state, button, cells.get(id)!);
     },
     markLanes(next) {
-      const previous = lanes;
-      lanes = next;
-      const changed = new Set([...previous.keys(), ...next.keys()]);
-      for (const id of changed) {
-        const [before, after] = [previous.get(id), next.get(id)];
-        if (before?.lane === after?.lane && before?.waiting === after?.waiting) continue;
+      const previous = state.lanes;
+      state.lanes = next;
+      for (const id of changedMarks(previous, next)) {
         const button = buttons.get(id);
         const cell = cells.get(id);
-        if (button && cell) paint(button, cell);
+        if (button && cell) paint(state, button, cell);
       }
     },
   };
+}
+
+/** Paints `cell` into `button` with the grid's selection, descriptions and lane marks. */
+function paint(state: GridState, button: HTMLButtonElement, cell: GridCell): void {
+  paintCell(button, cell, {
+    selected: cell.id === state.selected,
+    description: state.descriptions.get(cell.id),
+    mark: state.lanes.get(cell.id),
+  });
+}
+
+/** Replaces every cell: group boxes at once, the cells' buttons in chunks. */
+function setAllCells(state: GridState, groups: HTMLElement, list: readonly GridCell[]): void {
+  state.generation++;
+  delete state.element.dataset.complete;
+  state.cells.clear();
+  state.buttons.clear();
+  for (const cell of list) state.cells.set(cell.id, cell);
+  const { fragment, ordered } = renderGroupBoxes(groupByCategory(list));
+  renderChunks(state, ordered, 0, state.generation);
+  groups.replaceChildren(fragment);
+  renderLegendInto(state.legend, countStates(state.cells.values()));
+}
+
+/** Renders the buttons of `ordered` from `from` on, one chunk now and the rest when idle, unless a newer setAll began. */
+function renderChunks(
+  state: GridState,
+  ordered: Array<[HTMLElement, GridCell]>,
+  from: number,
+  mine: number,
+): void {
+  if (mine !== state.generation) return; // a newer setAll took over
+  const end = Math.min(ordered.length, from + CHUNK);
+  for (let index = from; index < end; index++) {
+    const [box, cell] = ordered[index]!;
+    const button = el('button', { type: 'button', 'data-feature': cell.id });
+    paint(state, button, state.cells.get(cell.id) ?? cell);
+    state.buttons.set(cell.id, button);
+    box.appendChild(button);
+  }
+  if (end < ordered.length) whenIdle(() => renderChunks(state, ordered, end, mine));
+  else state.element.dataset.complete = 'true';
+}
+
+/** How many of `cells` are in each state. */
+function countStates(cells: Iterable<GridCell>): Record<FeatureStateName, number> {
+  const totals = Object.fromEntries(FEATURE_STATES.map((state) => [state, 0])) as Record<
+    FeatureStateName,
+    number
+  >;
+  for (const cell of cells) totals[cell.state]++;
+  return totals;
+}
+
+/** The legend: one item per state with its count. */
+function renderLegendInto(legend: HTMLElement, totals: Record<FeatureStateName, number>): void {
+  replaceChildren(
+    legend,
+    ...FEATURE_STATES.map((state) =>
+      el('span', { class: `legend-item state-${state}`, 'data-count': state }, `${state} ${totals[state]}`),
+    ),
+  );
+}
+
+/** What a cell shows besides its feature: selection, tooltip description, lane mark. */
+interface CellLook {
+  selected: boolean;
+  description: string | undefined;
+  mark: LaneMark | undefined;
+}
+
+/** Paints one cell's button: state class, tooltip, id, attempts and lane badges. */
+function paintCell(button: HTMLButtonElement, cell: GridCell, look: CellLook): void {
+  const { description, mark } = look;
+  button.className = `cell state-${cell.state}${look.selected ? ' selected' : ''}`;
+  button.dataset.state = cell.state;
+  const onLane = mark
+    ? ` · lane ${mark.lane}${mark.waiting ? ': passed on its lane, waiting to merge' : ''}`
+    : '';
+  button.title = `${cell.id} · ${cell.state} · ${cell.attempts} failed attempt(s)${onLane}${description ? `\n${description}` : ''}`;
+  if (mark) button.classList.add('on-lane');
+  if (mark?.waiting) button.classList.add('merge-pending');
+  replaceChildren(
+    button,
+    el('span', { class: 'cell-id' }, cell.id),
+    cell.attempts > 0 ? el('span', { class: 'cell-attempts' }, `×${cell.attempts}`) : null,
+    mark ? el('span', { class: 'cell-lane', 'data-lane': String(mark.lane) }, `lane ${mark.lane}`) : null,
+    mark?.waiting ? el('span', { class: 'cell-merge', title: 'waiting to merge' }, '⇢ merge') : null,
+  );
+}
+
+/** The cells by category, categories in order of first appearance. */
+function groupByCategory(list: readonly GridCell[]): Map<string, GridCell[]> {
+  const byCategory = new Map<string, GridCell[]>();
+  for (const cell of list) {
+    const group = byCategory.get(cell.category) ?? [];
+    group.push(cell);
+    byCategory.set(cell.category, group);
+  }
+  return byCategory;
+}
+
+/** One empty group box per category (heading with its pass count), and every cell paired with its box in order. */
+function renderGroupBoxes(byCategory: ReadonlyMap<string, GridCell[]>): {
+  fragment: DocumentFragment;
+  ordered: Array<[HTMLElement, GridCell]>;
+} {
+  const fragment = document.createDocumentFragment();
+  const ordered: Array<[HTMLElement, GridCell]> = [];
+  for (const [category, members] of byCategory) {
+    const passing = members.filter((cell) => cell.state === 'pass').length;
+    const box = el('div', { class: 'cells' });
+    fragment.appendChild(
+      el(
+        'div',
+        { class: 'group', 'data-category': category },
+        el('h3', null, category, el('span', { class: 'muted small' }, ` ${passing}/${members.length}`)),
+        box,
+      ),
+    );
+    for (const cell of members) ordered.push([box, cell]);
+  }
+  return { fragment, ordered };
+}
+
+/** The features whose lane mark differs between `previous` and `next`. */
+function changedMarks(
+  previous: ReadonlyMap<string, LaneMark>,
+  next: ReadonlyMap<string, LaneMark>,
+): string[] {
+  const changed = new Set([...previous.keys(), ...next.keys()]);
+  return [...changed].filter((id) => {
+    const [before, after] = [previous.get(id), next.get(id)];
+    return !(before?.lane === after?.lane && before?.waiting === after?.waiting);
+  });
 }

@@ -31,11 +31,19 @@ function post(path: string, body: unknown): Promise<PlanView> {
   });
 }
 
-/** Renders the new-run page into `root`; `navigate` opens a run's page. Returns a disposer. */
-export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => void): () => void {
-  document.title = 'New run · nightshift';
-  let stopped = false;
-  let current: PlanView | undefined;
+/** The new-run page's fixed parts. */
+interface NewRunElements {
+  status: HTMLElement;
+  error: HTMLElement;
+  idea: HTMLTextAreaElement;
+  planButton: HTMLButtonElement;
+  settingsSlot: HTMLElement;
+  ideaForm: HTMLElement;
+  stage: HTMLElement;
+}
+
+/** Builds the page's fixed parts and puts them into `root`. */
+function renderNewRunElements(root: HTMLElement): NewRunElements {
   const status = el('p', { class: 'muted', role: 'status', id: 'plan-status' });
   const error = el('p', { class: 'error', role: 'alert', id: 'plan-error' });
   const idea = el('textarea', { id: 'plan-idea', class: 'plan-text', 'aria-label': 'Idea' });
@@ -43,14 +51,7 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
   idea.placeholder = 'A few sentences: what should the application do, and for whom?';
   const planButton = el('button', { type: 'submit' }, 'Plan');
   planButton.disabled = true;
-  let settings: ChoiceForm | undefined;
   const settingsSlot = el('div', { id: 'run-choice-slot' });
-  // Planning needs settings the server accepted, and no plan in progress.
-  const refreshPlanButton = () => {
-    const idle = !current || current.state === 'failed';
-    planButton.disabled = !(idle && settings?.usable());
-    settings?.lock(!idle);
-  };
   const ideaForm = el(
     'form',
     { class: 'panel', id: 'plan-idea-form', 'aria-label': 'Describe the application' },
@@ -60,20 +61,67 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
   );
   const stage = el('div', { id: 'plan-stage' });
   replaceChildren(root, el('h1', null, 'New run'), settingsSlot, ideaForm, status, error, stage);
+  return { status, error, idea, planButton, settingsSlot, ideaForm, stage };
+}
 
-  const fail = (caught: unknown) => {
-    error.textContent = caught instanceof ApiError ? caught.message : `Failed: ${(caught as Error).message}`;
+/** What the person can do with a plan on the stage. */
+interface PlanActions {
+  answer: (answers: string[]) => void;
+  start: (spec: string) => void;
+  discard: () => void;
+}
+
+/** Shows a plan's state: status and error lines, and its questions or spec form on the stage. */
+function renderPlanView(page: NewRunElements, view: PlanView, actions: PlanActions): void {
+  page.idea.readOnly = view.state !== 'failed';
+  page.error.textContent = view.error ?? '';
+  page.status.textContent = statusText(view);
+  if (view.state === 'asking') replaceChildren(page.stage, questionsForm(view, actions.answer));
+  else if (view.state === 'ready')
+    replaceChildren(page.stage, specForm(view, actions.start, actions.discard));
+  else if (view.state !== 'starting') replaceChildren(page.stage);
+}
+
+/** A failed request, in the page's error line. */
+function showFailure(error: HTMLElement, caught: unknown): void {
+  error.textContent = caught instanceof ApiError ? caught.message : `Failed: ${(caught as Error).message}`;
+}
+
+/** The page after a plan was discarded: the idea editable again, the stage empty. */
+function showDiscarded(page: NewRunElements): void {
+  page.idea.readOnly = false;
+  page.status.textContent = 'Discarded. Describe another application, or change this one.';
+  replaceChildren(page.stage);
+}
+
+/** Puts the run settings panel into its slot; `onChange` hears when its verdict changes. */
+function mountSettings(page: NewRunElements, info: PlanningInfoResponse, onChange: () => void): ChoiceForm {
+  const settings = createChoiceForm(info, onChange);
+  replaceChildren(page.settingsSlot, settings.element);
+  page.status.textContent = `The planner may ask up to ${info.maxQuestions} questions, then writes a spec you can edit before the run starts.`;
+  return settings;
+}
+
+/** Renders the new-run page into `root`; `navigate` opens a run's page. Returns a disposer. */
+export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => void): () => void {
+  document.title = 'New run · nightshift';
+  let stopped = false;
+  let current: PlanView | undefined;
+  let settings: ChoiceForm | undefined;
+  const page = renderNewRunElements(root);
+  const { error, idea, planButton } = page;
+  // Planning needs settings the server accepted, and no plan in progress.
+  const refreshPlanButton = () => {
+    const idle = !current || current.state === 'failed';
+    planButton.disabled = !(idle && settings?.usable());
+    settings?.lock(!idle);
   };
+  const fail = (caught: unknown) => showFailure(error, caught);
   const show = (view: PlanView) => {
     current = view;
     root.setAttribute('aria-busy', view.state === 'planning' || view.state === 'starting' ? 'true' : 'false');
     refreshPlanButton();
-    idea.readOnly = view.state !== 'failed';
-    error.textContent = view.error ?? '';
-    status.textContent = statusText(view);
-    if (view.state === 'asking') replaceChildren(stage, questionsForm(view, answer));
-    else if (view.state === 'ready') replaceChildren(stage, specForm(view, start, discard));
-    else if (view.state !== 'starting') replaceChildren(stage);
+    renderPlanView(page, view, { answer, start, discard });
     if (view.state === 'started' && view.runId) navigate(`/runs/${encodeURIComponent(view.runId)}`);
   };
   // Follows the plan until it needs the person (questions, spec) or is over.
@@ -95,19 +143,15 @@ export function renderNewRunPage(root: HTMLElement, navigate: (path: string) => 
     if (current) void plans.discard(current.id).catch(() => undefined);
     current = undefined;
     refreshPlanButton();
-    idea.readOnly = false;
-    status.textContent = 'Discarded. Describe another application, or change this one.';
-    replaceChildren(stage);
+    showDiscarded(page);
   };
-  ideaForm.addEventListener('submit', (event) => {
+  page.ideaForm.addEventListener('submit', (event) => {
     event.preventDefault();
     act(() => plans.create(idea.value, settings?.choice()))();
   });
   plans.info().then(
     (info) => {
-      settings = createChoiceForm(info, refreshPlanButton);
-      replaceChildren(settingsSlot, settings.element);
-      status.textContent = `The planner may ask up to ${info.maxQuestions} questions, then writes a spec you can edit before the run starts.`;
+      settings = mountSettings(page, info, refreshPlanButton);
     },
     (caught) => {
       planButton.disabled = true;

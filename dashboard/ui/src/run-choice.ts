@@ -44,8 +44,17 @@ function readBudget(text: string): number | null | undefined {
   return Number.isFinite(value) && value > 0 ? value : undefined;
 }
 
-/** Builds the panel from the server's defaults; `onChange` is told when the verdict on the choice changes. */
-export function createChoiceForm(info: PlanningInfoResponse, onChange: () => void): ChoiceForm {
+/** The panel's inputs, and the model suggestions for its model field. */
+interface ChoiceInputs {
+  model: HTMLInputElement;
+  models: HTMLElement;
+  budget: HTMLInputElement;
+  lanes: HTMLInputElement;
+  workspace: HTMLInputElement;
+}
+
+/** The inputs, filled with the server's defaults. */
+function createChoiceInputs(info: PlanningInfoResponse): ChoiceInputs {
   const { defaults } = info;
   const model = el('input', { id: 'choice-model', type: 'text', class: 'plan-answer' });
   model.value = defaults.model;
@@ -59,38 +68,67 @@ export function createChoiceForm(info: PlanningInfoResponse, onChange: () => voi
   const workspace = el('input', { id: 'choice-workspace', type: 'text', class: 'plan-answer' });
   workspace.value = defaults.workspace ?? '';
   workspace.placeholder = 'a new folder in the data dir';
-  const problems = el('ul', { class: 'error', id: 'choice-problems', role: 'alert' });
-  const warnings = el('ul', { class: 'muted small', id: 'choice-warnings' });
-  const status = el('p', { class: 'muted small', id: 'choice-status', role: 'status' });
-  const element = el(
+  return { model, models, budget, lanes, workspace };
+}
+
+/** The choice the inputs hold, or undefined while the budget cannot be read. */
+function readChoice(inputs: ChoiceInputs): RunChoice | undefined {
+  const cap = readBudget(inputs.budget.value);
+  if (cap === undefined) return undefined;
+  return {
+    model: inputs.model.value.trim(),
+    budgetUsd: cap,
+    lanes: Number(inputs.lanes.value),
+    workspace: inputs.workspace.value.trim() || null,
+  };
+}
+
+/** Replaces `list`'s items with one per note (text only). */
+function showNotes(notes: readonly ChoiceNote[], list: HTMLElement): void {
+  replaceChildren(list, ...notes.map((note) => el('li', { 'data-field': note.field }, note.message)));
+}
+
+/** The server's verdict on `choice`; a failed request becomes a problem on the model field. */
+async function checkOrProblem(choice: RunChoice): Promise<ChoiceCheckResponse> {
+  return check(choice).catch((error: Error) => ({
+    ok: false,
+    problems: [{ field: 'model' as const, message: `The check failed: ${error.message}` }],
+    warnings: [],
+  }));
+}
+
+/** The panel: a field per input, then the status line and the problem and warning lists (`notes`). */
+function choicePanel(inputs: ChoiceInputs, notes: HTMLElement[]): HTMLElement {
+  return el(
     'form',
     { class: 'panel', id: 'run-choice', 'aria-label': 'Run settings' },
     el('h2', null, 'Run settings'),
-    field('Model', model, 'provider:model, for the planner and every role'),
-    models,
-    field('Budget (USD)', budget, 'the whole run pauses when it has cost this much; "none" for no cap'),
-    field('Lanes', lanes, 'features in flight at once; 1 builds one at a time'),
-    field('Workspace', workspace, "an absolute directory on the dashboard's machine, new or empty"),
-    status,
-    problems,
-    warnings,
+    field('Model', inputs.model, 'provider:model, for the planner and every role'),
+    inputs.models,
+    field(
+      'Budget (USD)',
+      inputs.budget,
+      'the whole run pauses when it has cost this much; "none" for no cap',
+    ),
+    field('Lanes', inputs.lanes, 'features in flight at once; 1 builds one at a time'),
+    field('Workspace', inputs.workspace, "an absolute directory on the dashboard's machine, new or empty"),
+    ...notes,
   );
+}
+
+/** Builds the panel from the server's defaults; `onChange` is told when the verdict on the choice changes. */
+export function createChoiceForm(info: PlanningInfoResponse, onChange: () => void): ChoiceForm {
+  const inputs = createChoiceInputs(info);
+  const { model, budget, lanes, workspace } = inputs;
+  const problems = el('ul', { class: 'error', id: 'choice-problems', role: 'alert' });
+  const warnings = el('ul', { class: 'muted small', id: 'choice-warnings' });
+  const status = el('p', { class: 'muted small', id: 'choice-status', role: 'status' });
+  const element = choicePanel(inputs, [status, problems, warnings]);
 
   let verdict: ChoiceCheckResponse | undefined;
   let asked = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const choice = (): RunChoice | undefined => {
-    const cap = readBudget(budget.value);
-    if (cap === undefined) return undefined;
-    return {
-      model: model.value.trim(),
-      budgetUsd: cap,
-      lanes: Number(lanes.value),
-      workspace: workspace.value.trim() || null,
-    };
-  };
-  const show = (notes: readonly ChoiceNote[], list: HTMLElement) =>
-    replaceChildren(list, ...notes.map((note) => el('li', { 'data-field': note.field }, note.message)));
+  const choice = () => readChoice(inputs);
   const run = async () => {
     const current = choice();
     const ticket = ++asked;
@@ -98,29 +136,18 @@ export function createChoiceForm(info: PlanningInfoResponse, onChange: () => voi
     onChange();
     if (!current) {
       status.textContent = '';
-      show(
-        [
-          {
-            field: 'budgetUsd',
-            message: `Budget must be a positive number or "none", not "${budget.value}".`,
-          },
-        ],
-        problems,
-      );
-      show([], warnings);
+      const message = `Budget must be a positive number or "none", not "${budget.value}".`;
+      showNotes([{ field: 'budgetUsd', message }], problems);
+      showNotes([], warnings);
       return;
     }
     status.textContent = 'Checking the model, its key and the workspace…';
-    const answer = await check(current).catch((error: Error) => ({
-      ok: false,
-      problems: [{ field: 'model' as const, message: `The check failed: ${error.message}` }],
-      warnings: [],
-    }));
+    const answer = await checkOrProblem(current);
     if (ticket !== asked) return; // a newer choice is being checked
     verdict = answer;
     status.textContent = answer.ok ? 'Ready: describe the application below.' : '';
-    show(answer.problems, problems);
-    show(answer.warnings, warnings);
+    showNotes(answer.problems, problems);
+    showNotes(answer.warnings, warnings);
     onChange();
   };
   const later = () => {

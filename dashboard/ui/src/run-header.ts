@@ -45,40 +45,52 @@ export function createRunHeader(runId: string, onChanged: (response: RunResponse
     },
     render(response) {
       run = response.run;
-      const { passing, total, blocked } = run.features;
-      replaceChildren(
-        element,
-        el(
-          'div',
-          { class: 'panel-head' },
-          el('h1', null, run.name),
-          statusBadge(run.status, run.pausedReason),
-          controls(run, runId, onChanged),
-        ),
-        el(
-          'p',
-          { class: 'muted small', title: run.id },
-          `${run.specName} · ${run.workspace} · ${run.id}`,
-          run.detail ? ` · ${run.detail}` : '',
-        ),
-        el(
-          'div',
-          { class: 'stats' },
-          progressBar(passing, total, blocked),
-          stat('failing', failing),
-          stat('untested', untested),
-          stat('blocked', String(blocked)),
-          stat('sessions', String(run.sessions)),
-          stat('cost', costText(run.costUsd, run.costUnknownSessions)),
-          stat('started', run.startedAt ? dateTime(run.startedAt) : '—'),
-          stat('elapsed', elapsed(run.startedAt, run.finishedAt)),
-          stat('next start', run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
-        ),
-      );
+      replaceChildren(element, ...headerParts(run, { runId, onChanged, failing, untested }));
       document.title = `${run.name} · ${shortRunId(run.id)} · nightshift`;
       renderCounts();
     },
   };
+}
+
+/** What the header's parts need besides the run: its controls' wiring and the two counts kept current. */
+interface HeaderWiring {
+  runId: string;
+  onChanged: (response: RunResponse) => void;
+  failing: HTMLElement;
+  untested: HTMLElement;
+}
+
+/** The header's parts: name, status and controls; spec, workspace and id; the stats. */
+function headerParts(run: RunView, wiring: HeaderWiring): HTMLElement[] {
+  const { passing, total, blocked } = run.features;
+  return [
+    el(
+      'div',
+      { class: 'panel-head' },
+      el('h1', null, run.name),
+      statusBadge(run.status, run.pausedReason),
+      controls(run, wiring.runId, wiring.onChanged),
+    ),
+    el(
+      'p',
+      { class: 'muted small', title: run.id },
+      `${run.specName} · ${run.workspace} · ${run.id}`,
+      run.detail ? ` · ${run.detail}` : '',
+    ),
+    el(
+      'div',
+      { class: 'stats' },
+      progressBar(passing, total, blocked),
+      stat('failing', wiring.failing),
+      stat('untested', wiring.untested),
+      stat('blocked', String(blocked)),
+      stat('sessions', String(run.sessions)),
+      stat('cost', costText(run.costUsd, run.costUnknownSessions)),
+      stat('started', run.startedAt ? dateTime(run.startedAt) : '—'),
+      stat('elapsed', elapsed(run.startedAt, run.finishedAt)),
+      stat('next start', run.nextScheduledAt ? dateTime(run.nextScheduledAt) : '—'),
+    ),
+  ];
 }
 
 function controls(run: RunView, runId: string, onChanged: (response: RunResponse) => void): HTMLElement {

@@ -26,9 +26,8 @@ const REFRESH_DEBOUNCE_MS = 250;
 /** Recent events replayed on connect, to see what happened while the page was loading. */
 const REPLAY = 50;
 
-/** Renders the page of run `runId` into `root`; returns a disposer (closes the event stream). */
-export function renderRunPage(root: HTMLElement, runId: string): () => void {
-  document.title = `${runId} · nightshift`;
+/** Builds the run page's cards and panels and puts them into `root`, in page order. */
+function renderRunLayout(root: HTMLElement, runId: string) {
   const activity = createActivityCard();
   const lanes = createLanesCard();
   const header = createRunHeader(runId, (response) => {
@@ -57,6 +56,13 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
     el('div', { class: 'grid-row' }, grid.element, detail),
     timeline.element,
   );
+  return { header, activity, lanes, summary, chart, detail, grid, timeline };
+}
+
+/** Renders the page of run `runId` into `root`; returns a disposer (closes the event stream). */
+export function renderRunPage(root: HTMLElement, runId: string): () => void {
+  document.title = `${runId} · nightshift`;
+  const { header, activity, lanes, summary, chart, detail, grid, timeline } = renderRunLayout(root, runId);
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   const schedule = () => {
