@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { z } from 'zod';
 import type { RunEvent } from '../orchestrator/events.js';
-import type { RunRecord, SessionRecord } from '../orchestrator/run-state.js';
+import type { RunRecord, SessionRecord } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { startModelServer } from '../testkit/server.js';
 import { createLanesWorkspace, lanesPolicy } from './lanes-run.js';
