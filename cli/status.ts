@@ -9,7 +9,6 @@ import {
 import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
-import { type NextAction, nextAction } from '../orchestrator/planner.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
 import {
   ACTIVE_STATUSES,
@@ -25,6 +24,7 @@ import {
   SessionVerdict,
   type Workspace,
 } from '../orchestrator/run/index.js';
+import { type NextAction, nextAction } from '../orchestrator/scheduler.js';
 import { RoleName, SessionOutcome } from '../roles/session-result.js';
 import { formatLaneRows } from './lanes-format.js';
 import {

@@ -4,8 +4,8 @@
  * the app starts of evaluation/ and the roles' bash share them.
  */
 import type { EventSink } from '../agent/events.js';
-import type { EgressRefusal } from '../box/egress-proxy.js';
 import type { BashToolOptions } from '../agent/tools/index.js';
+import type { EgressRefusal } from '../box/egress-proxy.js';
 
 /**
  * The box settings a session is given: bubblewrap choice, network policy, extra hosts, hidden paths, limits.

@@ -3,7 +3,6 @@ import { sessionJobId } from './keys.js';
 import { advanceLanes } from './lanes/advance-lanes.js';
 import { usesLanes } from './lanes/lanes.js';
 import type { Orchestrator } from './orchestrator.js';
-import { type NextAction, nextAction } from './planner.js';
 import type { SessionJobData } from './queues.js';
 import { withShortRunLock } from './run/run-lock.js';
 import {
@@ -14,6 +13,7 @@ import {
   type RunState,
   type RunStatus,
 } from './run/run-state.js';
+import { type NextAction, nextAction } from './scheduler.js';
 import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
 /** How long one advance may hold the run's advance mutex. */

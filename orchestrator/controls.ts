@@ -125,7 +125,7 @@ export async function cancelRun(orchestrator: Orchestrator, runId: string): Prom
   return cancelled;
 }
 
-/** Clears a feature's attempts and blocked flag so the planner picks it up again, and advances the run. */
+/** Clears a feature's attempts and blocked flag so the scheduler picks it up again, and advances the run. */
 export async function retryFeature(
   orchestrator: Orchestrator,
   runId: string,

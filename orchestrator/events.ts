@@ -84,7 +84,7 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** Why, for a verdict that is not a pass: a `fail`'s first issue, a `blocked` verdict's reason (one line, cut). */
     reason: z.string().optional(),
   }),
-  /** A pass the harness found ungrounded (roles/grounding.ts): sent back, or (final) recorded as blocked. */
+  /** A pass the harness found ungrounded (evaluation/grounding.ts): sent back, or (final) recorded as blocked. */
   z.object({
     type: z.literal('verdict.ungrounded'),
     ...base,

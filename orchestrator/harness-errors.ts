@@ -1,7 +1,7 @@
 /**
  * A session that ends with an exception instead of a result failed because of the harness (a workspace file it
  * cannot read, a git command that fails), not because of the model. Each one is counted on the run record
- * against its step; the planner pauses the run `harness-error` once the same error repeats on the same step
+ * against its step; the scheduler pauses the run `harness-error` once the same error repeats on the same step
  * (orchestrator/progress-watch.ts), instead of starting the same failing session for ever.
  */
 import { NightshiftError } from '../core/errors.js';

@@ -1,6 +1,6 @@
 import { type ConnectionOptions, Queue } from 'bullmq';
 import { z } from 'zod';
-import { LaneAction } from './lanes/lane-planner.js';
+import { LaneAction } from './lanes/lane-scheduler.js';
 
 /** The queue of role sessions: one job = one session of one run. */
 export const SESSION_QUEUE = 'sessions';

@@ -17,7 +17,7 @@ export function scheduleId(runId: string): string {
   return `schedule-${runId}`;
 }
 
-/** Delayed advance after a window's deadline; a little late so the planner sees the deadline as passed. */
+/** Delayed advance after a window's deadline; a little late so the scheduler sees the deadline as passed. */
 const DEADLINE_SLACK_MS = 500;
 
 /** What addSchedule needs. */

@@ -13,7 +13,7 @@ import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.
 import { sandboxForRole } from '../orchestrator/config.js';
 import { isMachineCondition, recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
-import { MAIN_SLOT } from '../orchestrator/lanes/lane-planner.js';
+import { MAIN_SLOT } from '../orchestrator/lanes/lane-scheduler.js';
 import { recordMergeResults } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';

@@ -2,10 +2,10 @@ import type { AdvanceOptions, AdvanceResult } from '../advance.js';
 import { changeStatus } from '../change-status.js';
 import { sessionJobId } from '../keys.js';
 import type { Orchestrator } from '../orchestrator.js';
-import type { NextAction } from '../planner.js';
 import type { RunRecord, RunState } from '../run/run-state.js';
+import type { NextAction } from '../scheduler.js';
 import { addSessionJob, IN_FLIGHT_STATES } from '../session-jobs.js';
-import { MAIN_SLOT, nextLaneActions } from './lane-planner.js';
+import { MAIN_SLOT, nextLaneActions } from './lane-scheduler.js';
 import { claimSlot } from './lane-store.js';
 
 /** How advance applies a run-level action (finish, pause, fail, wait); passed in to keep the imports one way. */

@@ -8,8 +8,8 @@ import type { RunEvent } from '../events.js';
 import { casUpdateRun } from '../run/run-cas.js';
 import { type FeatureState, type RunRecord, summarizeFeatures } from '../run/run-state.js';
 import type { RunStore } from '../run/run-store.js';
-import type { LaneAction } from './lane-planner.js';
-import { MAIN_SLOT } from './lane-planner.js';
+import type { LaneAction } from './lane-scheduler.js';
+import { MAIN_SLOT } from './lane-scheduler.js';
 import { type LaneRecord, laneBranch, MergeOutcome } from './lanes.js';
 
 /**

@@ -8,7 +8,7 @@ import type { RunEvent } from '../events.js';
 import { FeatureState, type RunRecord, SessionKind, SessionRecord } from '../run/run-state.js';
 import type { RunStore } from '../run/run-store.js';
 import type { LaneStepView } from './lane-labels.js';
-import { laneFollowUp } from './lane-planner.js';
+import { laneFollowUp } from './lane-scheduler.js';
 import { MergeResult } from './lane-store.js';
 import { LaneLastStep, type LaneRecord, usesLanes } from './lanes.js';
 
@@ -24,7 +24,7 @@ export const LaneStep = z.discriminatedUnion('kind', [
     startedAt: z.string(),
     workerId: z.string(),
   }),
-  /** Queued for a worker (the role is the one the planner gave it). */
+  /** Queued for a worker (the role is the one the scheduler gave it). */
   z.object({ kind: z.literal('queued'), role: RoleName, seq: Seq }),
   /** Passed on the lane's branch; the merge queue has not taken it yet. */
   z.object({ kind: z.literal('waiting-merge') }),

@@ -22,7 +22,7 @@ export const MergeOutcome = z.enum([
 ]);
 export type MergeOutcome = z.infer<typeof MergeOutcome>;
 
-/** What the planner needs of a lane's last counted step. */
+/** What the scheduler needs of a lane's last counted step. */
 export const LaneLastStep = z.object({
   seq: z.number().int().nonnegative(),
   role: z.union([RoleName, z.literal('merge')]),

@@ -18,7 +18,7 @@ import {
   toFeatureState,
 } from './run-state.js';
 
-/** Outcomes that say nothing about the work (the session did not really run): the planner repeats its step. */
+/** Outcomes that say nothing about the work (the session did not really run): the scheduler repeats its step. */
 export const NOT_COUNTED_OUTCOMES: readonly SessionOutcome[] = [
   'rate_limited',
   'aborted',

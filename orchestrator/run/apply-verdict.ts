@@ -99,7 +99,7 @@ function applyFail(
 }
 
 function applyAppDidNotStart(feature: FeatureState, verdict: VerdictRecord, context: VerdictContext): void {
-  // A generator gets the log next (the planner reads lastVerdictCause); bounded like failed evaluations.
+  // A generator gets the log next (the scheduler reads lastVerdictCause); bounded like failed evaluations.
   Object.assign(feature, { blockedEvaluations: 0, attempts: feature.attempts + 1 });
   context.counters.evaluationsSinceLastPass += 1;
   if (feature.attempts >= context.budgets.maxAttemptsPerFeature) {

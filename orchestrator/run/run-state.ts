@@ -120,7 +120,7 @@ export const FeatureSummary = z.object({
 });
 export type FeatureSummary = z.infer<typeof FeatureSummary>;
 
-/** What the planner needs of the last session that counted (not rate-limited, aborted or a provider error). */
+/** What the scheduler needs of the last session that counted (not rate-limited, aborted or a provider error). */
 export const LastSession = z.object({
   seq: z.number().int().nonnegative(),
   role: RoleName,
@@ -160,7 +160,7 @@ export const RunRecord = z.object({
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 
-/** What made a verdict `blocked`, as far as the planner cares. */
+/** What made a verdict `blocked`, as far as the scheduler cares. */
 export const VerdictCause = z.enum(['app_did_not_start']);
 export type VerdictCause = z.infer<typeof VerdictCause>;
 
@@ -176,12 +176,12 @@ export const FeatureState = Feature.extend({
   regressions: z.number().int().nonnegative(),
   /** Generator sessions since the last verdict on this feature. */
   generatorSessions: z.number().int().nonnegative(),
-  /** Skipped by the planner until a user retries it. */
+  /** Skipped by the scheduler until a user retries it. */
   blocked: z.boolean(),
   blockedReason: z.string().nullable(),
   lastVerdict: VerdictValue.nullable(),
   /**
-   * Why the last `blocked` verdict was blocked, when the planner acts on it: `app_did_not_start` sends a
+   * Why the last `blocked` verdict was blocked, when the scheduler acts on it: `app_did_not_start` sends a
    * generator (only a generator can fix init.sh), not another evaluation. Null otherwise (and in older records).
    */
   lastVerdictCause: VerdictCause.nullable().default(null),

@@ -344,7 +344,7 @@ export class RunStore {
     return decodeFeatures(await this.redis.hgetall(this.keys(runId).features));
   }
 
-  /** Everything the planner reads (run record + features in list order), from one round-trip. */
+  /** Everything the scheduler reads (run record + features in list order), from one round-trip. */
   async loadState(runId: string): Promise<RunState> {
     const keys = this.keys(runId);
     const [[, json], [, seq], [, hash]] = (await this.redis

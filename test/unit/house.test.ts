@@ -24,12 +24,8 @@ const LAYERS = [
   'core',
 ];
 const MAX_FILE_LINES = 400;
-/** Files still over the limit, relative to the root. issue 27: being split. */
-const OVER_LIMIT_ALLOWED = new Set([
-  'bench/report.ts',
-  'testkit/policies/meal-planner/features-finding.ts',
-  'testkit/policies/todo-features.ts',
-]);
+/** Files allowed over the limit, relative to the root (none since issue 27's split; keep it that way). */
+const OVER_LIMIT_ALLOWED = new Set<string>([]);
 /** Paths (relative to the root) that hold no source of the house: tests, dependencies, the browser bundle. */
 const NOT_SOURCE = new Set(['test', 'node_modules', 'dashboard/ui', 'dist']);
 

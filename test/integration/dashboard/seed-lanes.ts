@@ -1,8 +1,8 @@
 // Seeds parallel lanes into a seeded run through the run store's own lane writes (claimSlot, recordMergeResults):
 // lane 1 merged F-003 and now runs a generator on F-004; lane 2 passed F-005 and the merge queue is merging it;
 // lane 3's F-006 had a conflict, then a red merged head, and waits for the merge queue again.
-import type { LaneAction } from '../../../orchestrator/lanes/lane-planner.js';
-import { MAIN_SLOT } from '../../../orchestrator/lanes/lane-planner.js';
+import type { LaneAction } from '../../../orchestrator/lanes/lane-scheduler.js';
+import { MAIN_SLOT } from '../../../orchestrator/lanes/lane-scheduler.js';
 import { claimSlot, recordMergeResults } from '../../../orchestrator/lanes/lane-store.js';
 import type { RunStore } from '../../../orchestrator/run/index.js';
 import { casUpdateRun } from '../../../orchestrator/run/run-cas.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckFile } from '../../../checks/store.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
-import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-planner.js';
+import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-scheduler.js';
 import { claimSlot, recordMergeResults } from '../../../orchestrator/lanes/lane-store.js';
 import { casUpdateRun } from '../../../orchestrator/run/run-cas.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AppStartFailure } from '../../../handoff/formats.js';
-import { nextAction } from '../../../orchestrator/planner.js';
 import { type ApplyInput, applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptySession, type RunState } from '../../../orchestrator/run/run-state.js';
+import { nextAction } from '../../../orchestrator/scheduler.js';
 import { featureState, makeState, result, T0, verdict } from './fixtures.js';
 
 const FAILURE: AppStartFailure = {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { validateInitialFeatureList } from '../../../handoff/feature-list.js';
-import { nextAction } from '../../../orchestrator/planner.js';
 import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptySession } from '../../../orchestrator/run/run-state.js';
+import { nextAction } from '../../../orchestrator/scheduler.js';
 import { feature, featureState, makeState, result, T0, verdict } from './fixtures.js';
 
 describe('features with depends_on', () => {

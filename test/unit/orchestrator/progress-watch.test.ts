@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkStopConditions } from '../../../orchestrator/budgets.js';
 import { isMachineCondition } from '../../../orchestrator/harness-errors.js';
-import { nextAction } from '../../../orchestrator/planner.js';
 import {
   countersOnResume,
   countHarnessError,
@@ -11,6 +10,7 @@ import {
 } from '../../../orchestrator/progress-watch.js';
 import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptyCounters, emptySession } from '../../../orchestrator/run/run-state.js';
+import { nextAction } from '../../../orchestrator/scheduler.js';
 import { featureState, makeRun, makeState, result, T0 } from './fixtures.js';
 
 const minutes = (n: number) => new Date(T0.getTime() + n * 60_000);

@@ -1,8 +1,8 @@
 /** How a run takes sessions that ended on the provider's side: refusals, fatal failures, unknown prices. */
 import { describe, expect, it } from 'vitest';
-import { nextAction } from '../../../orchestrator/planner.js';
 import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptySession } from '../../../orchestrator/run/run-state.js';
+import { nextAction } from '../../../orchestrator/scheduler.js';
 import { featureState, makeState, result, T0 } from './fixtures.js';
 
 function apply(state: ReturnType<typeof makeState>, res: ReturnType<typeof result>) {

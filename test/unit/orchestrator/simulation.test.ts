@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { VerdictValue } from '../../../handoff/formats.js';
-import { type NextAction, nextAction } from '../../../orchestrator/planner.js';
 import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptySession, type RunState, type SessionRecord } from '../../../orchestrator/run/run-state.js';
+import { type NextAction, nextAction } from '../../../orchestrator/scheduler.js';
 import type { SessionOutcome, SessionResult } from '../../../roles/session-result.js';
 import { feature, makeState, result, T0, verdict } from './fixtures.js';
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { MealPlannerFeature, type MealPlannerFeatureInput } from './catalogue.js';
 import { ACCOUNT_FEATURES } from './features-accounts.js';
+import { BROWSING_FEATURES } from './features-browsing.js';
 import { DASHBOARD_FEATURES } from './features-dashboard.js';
 import { FINDING_FEATURES } from './features-finding.js';
 import { PLAN_FEATURES } from './features-plan.js';
@@ -57,6 +58,7 @@ export const MEAL_PLANNER_FEATURES: readonly MealPlannerFeature[] = validate([
   ...RECIPE_FEATURES,
   ...RECIPE_CHANGE_FEATURES,
   ...FINDING_FEATURES,
+  ...BROWSING_FEATURES,
   ...SHARING_FEATURES,
   ...RECIPE_EXTRA_FEATURES,
   ...PLAN_FEATURES,

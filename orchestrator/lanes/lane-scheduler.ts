@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { checkStopConditions } from '../budgets.js';
 import { blockedDependency, dependenciesMet } from '../dependencies.js';
-import type { NextAction } from '../planner.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -9,6 +8,7 @@ import {
   sweepCandidates,
   windowSweepCandidates,
 } from '../run/run-state.js';
+import type { NextAction } from '../scheduler.js';
 import type { LaneRecord } from './lanes.js';
 
 /** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…N. */
@@ -36,7 +36,7 @@ export interface SlotAction {
 }
 
 /** What the run does next in lanes mode: change its status, or start these actions (possibly none: all busy). */
-export type LanePlan =
+export type LaneSchedule =
   | { kind: 'run'; action: Extract<NextAction, { kind: 'finish' | 'pause' | 'fail' | 'wait' }> }
   | { kind: 'work'; actions: SlotAction[] };
 
@@ -54,7 +54,7 @@ export type LanePlan =
  * 4. lanes without a feature: the next failing features in list order whose `depends_on` pass on the run branch
  *    and that no lane holds. A feature waiting on one in flight waits for its merge.
  */
-export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<number>): LanePlan {
+export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<number>): LaneSchedule {
   const { run, features } = state;
   const byId = new Map(features.map((feature) => [feature.id, feature]));
   const held = new Set(run.lanes.map((lane) => lane.featureId));
@@ -111,7 +111,7 @@ function runLevelAction(
   state: RunState,
   now: Date,
   context: { idle: boolean; pending: FeatureState[]; candidates: FeatureState[] },
-): LanePlan | undefined {
+): LaneSchedule | undefined {
   const { run, features } = state;
   if (!ACTIVE_STATUSES.includes(run.status)) {
     const why = run.pausedReason ? ` (${run.pausedReason}${run.detail ? `: ${run.detail}` : ''})` : '';

@@ -58,29 +58,9 @@ export function nextAction(state: RunState, now: Date): NextAction {
 
   const stop = checkStopConditions(state, now);
   if (stop) return { kind: 'pause', reason: stop.reason, detail: stop.detail };
-  const providerErrors = run.counters.consecutiveProviderErrors;
-  if (providerErrors >= budgets.maxConsecutiveProviderErrors) {
-    const last = run.counters.lastProviderError;
-    return {
-      kind: 'fail',
-      reason: last
-        ? `provider error: ${last} (fix it, then resume the run)`
-        : `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
-    };
-  }
-  if (features.length === 0) {
-    const failures = run.counters.initializerFailures;
-    if (failures >= budgets.maxInitializerAttempts) {
-      const last = run.counters.lastInitializerFailure;
-      return {
-        kind: 'fail',
-        reason: last
-          ? `the initializer failed ${failures} times; the last time: ${last}`
-          : `the initializer failed ${failures} times to produce a valid feature list`,
-      };
-    }
-    return { kind: 'initialize' };
-  }
+  const failure = providerFailure(state) ?? (features.length === 0 ? initializerFailure(state) : undefined);
+  if (failure) return failure;
+  if (features.length === 0) return { kind: 'initialize' };
 
   // A nightly window starts by re-checking what passes: replays of the recorded checks, no model if all are green.
   const windowSweep = windowSweepCandidates(state);
@@ -104,6 +84,32 @@ export function nextAction(state: RunState, now: Date): NextAction {
   // List order, but a feature whose dependencies do not pass yet waits for them.
   const next = pending.find((feature) => dependenciesMet(feature, byId)) ?? (pending[0] as FeatureState);
   return workOn(next, budgets.maxGeneratorSessionsPerAttempt);
+}
+
+/** A `fail` when too many sessions in a row ended with a fatal provider error. */
+function providerFailure({ run }: RunState): NextAction | undefined {
+  const providerErrors = run.counters.consecutiveProviderErrors;
+  if (providerErrors < run.config.budgets.maxConsecutiveProviderErrors) return undefined;
+  const last = run.counters.lastProviderError;
+  return {
+    kind: 'fail',
+    reason: last
+      ? `provider error: ${last} (fix it, then resume the run)`
+      : `${providerErrors} sessions in a row ended with a fatal provider error; check the API key and model ids, then resume`,
+  };
+}
+
+/** A `fail` once the initializer failed `maxInitializerAttempts` times to produce a valid feature list. */
+function initializerFailure({ run }: RunState): NextAction | undefined {
+  const failures = run.counters.initializerFailures;
+  if (failures < run.config.budgets.maxInitializerAttempts) return undefined;
+  const last = run.counters.lastInitializerFailure;
+  return {
+    kind: 'fail',
+    reason: last
+      ? `the initializer failed ${failures} times; the last time: ${last}`
+      : `the initializer failed ${failures} times to produce a valid feature list`,
+  };
 }
 
 /** Generate a feature, or evaluate it once enough generator sessions went into it without a verdict. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type NextAction, nextAction } from '../../../orchestrator/planner.js';
 import type { RunState } from '../../../orchestrator/run/index.js';
+import { type NextAction, nextAction } from '../../../orchestrator/scheduler.js';
 import { featureState, makeState, T0 } from './fixtures.js';
 
 const passing = (n: number, lastCheckedSeq = 1) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type LanePlan, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-planner.js';
+import { type LaneSchedule, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-scheduler.js';
 import { type LaneRecord, laneBranch } from '../../../orchestrator/lanes/lanes.js';
 import { featureState, makeState, T0 } from '../orchestrator/fixtures.js';
 
@@ -13,7 +13,7 @@ const lane = (n: number, featureId: string, patch: Partial<LaneRecord> = {}): La
   ...patch,
 });
 
-const actions = (plan: LanePlan) => (plan.kind === 'work' ? plan.actions : []);
+const actions = (plan: LaneSchedule) => (plan.kind === 'work' ? plan.actions : []);
 
 describe('nextLaneActions (pure)', () => {
   it('fills every free lane with the next failing features in list order', () => {
