@@ -4,7 +4,7 @@
  * line. Todo texts carry the session tag so checks do not depend on a clean slate (the app keeps its
  * data between sessions); counts are checked relative to what the page showed first.
  */
-import { expect, type PageDriver, type StepRecorder } from './evaluator-page.js';
+import { expect, type PageDriver, StepFailed, type StepRecorder } from './evaluator-page.js';
 import type { TodoCheckKey } from './todo-features.js';
 
 /** One feature's check: performs the steps through `page`, recording each in `steps`. */
@@ -22,7 +22,19 @@ function addTodos(page: PageDriver, texts: string[]): void {
   page.typeAll(texts.map((text) => ({ ref, text, submit: true })));
 }
 
+/** How long a check waits for a todo it expects to be listed but does not see yet (a save still answering), in ms. */
+const LISTED_WAIT_MS = 5_000;
+
 function expectListed(page: PageDriver, texts: string[], absent: string[] = []): string {
+  // As a careful person would: a todo not listed yet may still be on its way (a slow save); look again once.
+  const missing = texts.find((text) => !page.items().includes(text));
+  if (missing !== undefined) {
+    try {
+      page.waitFor(missing, LISTED_WAIT_MS);
+    } catch (error) {
+      if (!(error instanceof StepFailed)) throw error;
+    }
+  }
   const items = page.items();
   for (const text of texts) {
     expect(items.includes(text), `"${text}" is not in the list. The list shows: ${quoteList(items)}.`);

@@ -110,9 +110,12 @@ export class PageDriver {
     return this.nodes.some((node) => node.text?.includes(text) || node.name?.includes(text));
   }
 
-  /** Waits until the page shows the text (`browser_wait_for`); a page that never does fails the step. */
-  waitFor(text: string): void {
-    const result = this.io.call('browser_wait_for', { text });
+  /** Waits until the page shows the text (`browser_wait_for`, at most `timeMs`); a page that never does fails the step. */
+  waitFor(text: string, timeMs?: number): void {
+    const result = this.io.call(
+      'browser_wait_for',
+      timeMs === undefined ? { text } : { text, time_ms: timeMs },
+    );
     if (result.isError)
       throw new StepFailed(`The page never showed "${text}": ${firstLines(result.content)}`);
     this.observe(result);
