@@ -41,7 +41,6 @@ describe('the scripted evaluator decides from the page', () => {
     const run = sessionRunner(server, { ...made, browser: pool });
     const ids = Array.from({ length: 8 }, (_, index) => `F-00${index + 1}`);
     const result = await run('evaluator', ids, { mode: 'regression' });
-    if (process.env.DEBUG_VERDICTS) console.log(JSON.stringify(result.verdicts.map((v) => [v.featureId, v.verdict, (v as { reason?: string }).reason, v.steps?.filter((s) => !s.ok)]), null, 1).slice(0, 4000));
     return result.verdicts;
   }
 
