@@ -10,7 +10,10 @@ import { makeWorkspace, removeWorkspace, sessionRunner } from './helpers.js';
 
 const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
 
-describe('the scripted evaluator decides from the page', () => {
+// One retry: on a machine loaded far past its cores (seen at load 10-28 on 2 cores, before and after issue 27's
+// refactor) a save or a reload can take longer than the browser tools' 3 s settle and the scripted evaluator's
+// second look, and an honest pass turns into a fail. A planted bug fails both tries.
+describe('the scripted evaluator decides from the page', { retry: 1 }, () => {
   let server: ModelServer;
   let pool: BrowserPool;
   const workspaces: string[] = [];
