@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx's loader: one artefact to ship, no stale build output.
-// docs/architecture.md says why (and how `npm run build` still type-checks and bundles the dashboard UI).
-import { register } from 'tsx/esm/api';
+// Runs the TypeScript sources: from a bundle remade whenever a source changes, or through tsx's loader
+// (bin/entry-bundle.js; docs/architecture.md says why, and how `npm run build` still type-checks).
+import { importEntries } from './entry-bundle.js';
 
-register();
-await import('../cli/bin.ts');
+await importEntries(['cli/bin.ts']);

@@ -14,12 +14,15 @@ export interface Child {
   stop(graceMs?: number): Promise<void>;
 }
 
+/** The process entries of this install: the CLI and the testkit's scripted model server. */
+const ENTRY_SCRIPTS = { 'cli/bin.ts': 'bin/nightshift.js', 'testkit/main.ts': 'bin/testkit.js' } as const;
+
 /**
- * Starts a TypeScript entry of this install (through tsx's loader) with its own log file; when
- * `firstLineJson` is set, resolves once the child printed its first stdout line, parsed as JSON.
+ * Starts an entry of this install (bin/nightshift.js or bin/testkit.js, which load the TypeScript sources) with
+ * its own log file; when `firstLineJson` is set, resolves once the child printed its first stdout line, parsed as JSON.
  */
 export async function spawnChild<T = unknown>(options: {
-  entry: string;
+  entry: keyof typeof ENTRY_SCRIPTS;
   args: string[];
   env: NodeJS.ProcessEnv;
   logFile: string;
@@ -30,7 +33,7 @@ export async function spawnChild<T = unknown>(options: {
   const log = createWriteStream(options.logFile, { flags: 'a' });
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(INSTALL_DIR, options.entry), ...options.args],
+    [path.join(INSTALL_DIR, ENTRY_SCRIPTS[options.entry]), ...options.args],
     {
       cwd: INSTALL_DIR,
       env: options.env,

@@ -11,12 +11,21 @@ import { InputError, NightshiftError } from '../core/errors.js';
 import { startModelServer } from './server.js';
 import type { Policy } from './types.js';
 
+/** A policy module as imported: its default export should be a policy. */
+export type PolicyModule = { default?: unknown };
+
+/** How the process's entry was started: bin/testkit.js hands over the policy module it bundled. */
+export interface EntryOptions {
+  /** The policy module, already imported; otherwise `main` imports the path it is given. */
+  policyModule?: PolicyModule;
+}
+
 /** Loads a policy module (its default export) from a file path. */
-export async function loadPolicy(modulePath: string): Promise<Policy> {
+export async function loadPolicy(modulePath: string, imported?: PolicyModule): Promise<Policy> {
   const url = pathToFileURL(resolve(modulePath)).href;
-  let loaded: { default?: unknown };
+  let loaded: PolicyModule;
   try {
-    loaded = (await import(url)) as { default?: unknown };
+    loaded = imported ?? ((await import(url)) as PolicyModule);
   } catch (error) {
     throw new InputError('POLICY_MODULE_UNLOADABLE', `Cannot load policy module ${modulePath}`, {
       hint: 'Give the path of a .ts or .js module whose default export is a policy function',
@@ -44,7 +53,7 @@ function parseNumber(value: string | undefined, name: string): number | undefine
   return number;
 }
 
-async function main(argv: string[]): Promise<void> {
+async function main(argv: string[], options: EntryOptions = {}): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -56,7 +65,7 @@ async function main(argv: string[]): Promise<void> {
       hint: 'Usage: tsx testkit/main.ts <policy-module> [--latency-ms N] [--port N]',
     });
   }
-  const policy = await loadPolicy(modulePath);
+  const policy = await loadPolicy(modulePath, options.policyModule);
   const server = await startModelServer({
     policy,
     latencyMs: parseNumber(values['latency-ms'], 'latency-ms'),
@@ -72,11 +81,15 @@ async function main(argv: string[]): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-const isEntry = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
-if (isEntry) {
-  main(process.argv.slice(2)).catch((error: unknown) => {
+/** Runs {@link main} as a process's entry: a failure is printed and sets the exit code. */
+export function runAsEntry(argv: string[], options: EntryOptions = {}): void {
+  main(argv, options).catch((error: unknown) => {
     const text = error instanceof NightshiftError ? error.describe() : String(error);
     process.stderr.write(`${text}\n`);
     process.exit(error instanceof NightshiftError ? error.exitCode : 1);
   });
 }
+
+// `node --import tsx testkit/main.ts` still works; bin/testkit.js is the faster way in.
+const isEntry = process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isEntry) runAsEntry(process.argv.slice(2));
