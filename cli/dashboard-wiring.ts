@@ -1,6 +1,7 @@
 import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
 import { nextScheduledStart } from '../orchestrator/schedules.js';
+import { steerFeature } from '../orchestrator/steering.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import type { OpenDashboardResources } from './dashboard.js';
 import { dashboardPlanDesk } from './dashboard-planning.js';
@@ -22,6 +23,8 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
         resume: (runId) => resumeRun(orchestrator, runId),
         cancel: (runId) => cancelRun(orchestrator, runId),
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
+        steer: (runId, featureId, request, by) =>
+          steerFeature(orchestrator, { runId, featureId, request, by }),
       },
       nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
       connectedWorkers: () => connectedWorkers(orchestrator.queues),

@@ -28,6 +28,7 @@ import { registerPlanCommand } from './plan.js';
 import { registerPruneCommand } from './prune.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
+import { registerSteerCommands } from './steer.js';
 import { terminalSink } from './terminal-text.js';
 import { registerWorkerCommand } from './worker.js';
 
@@ -61,6 +62,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerWorkerCommand(program, deps);
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
+  registerSteerCommands(program, deps);
   registerFollowCommand(program, deps);
   registerLogsCommand(program, deps);
   registerChecksCommand(program, deps);

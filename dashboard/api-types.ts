@@ -1,6 +1,7 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
 import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lanes/lane-view.js';
 import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run/index.js';
+import type { HumanNote } from '../roles/human-notes.js';
 import type { RoleName } from '../roles/session-result.js';
 import type { FeatureCheckView } from './checks-view.js';
 
@@ -173,6 +174,16 @@ export interface FeatureDetailResponse {
   feedback: string | null;
   /** Newest first. */
   verdicts: VerdictHistoryEntry[];
+  /** What people wrote about the feature and which steering actions fit it now (dashboard/steering.ts). */
+  steering: SteeringView;
+}
+
+/** A feature's notes (oldest first, texts shown as text) and whether note, reopen and unblock may be used. */
+export interface SteeringView {
+  notes: HumanNote[];
+  note: RetryView;
+  reopen: RetryView;
+  unblock: RetryView;
 }
 
 /** `GET /api/runs/:id/sessions`. */

@@ -13,12 +13,14 @@ import {
   type RunStore,
   RunTransitionError,
 } from '../orchestrator/run/index.js';
+import { SteerRefusedError, type SteerRequest } from '../orchestrator/steering.js';
 import { runActivity } from './activity.js';
 import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
 import { checksView } from './checks-view.js';
 import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
 import { RetryRefusedError, retryRefusal } from './retry.js';
+import { DASHBOARD_ACTOR, SteerBody, type SteerFeature, storeSteer } from './steering.js';
 import { readTranscriptPage } from './transcripts.js';
 import {
   type NextScheduledStart,
@@ -83,7 +85,8 @@ export function errorResponse(error: unknown, c: Context): Response {
   if (
     error instanceof RunTransitionError ||
     error instanceof RetryRefusedError ||
-    error instanceof ResumeRefusedError
+    error instanceof ResumeRefusedError ||
+    error instanceof SteerRefusedError
   )
     return c.json({ error: 'conflict', message: error.describe() }, 409);
   if (error instanceof NightshiftError && error.exitCode === 2) {
@@ -111,6 +114,7 @@ export function apiRoutes(deps: ApiDeps): Hono {
   addRunReadRoutes(app, deps, runResponse);
   addSessionRoutes(app, deps);
   addControlRoutes(app, deps, runResponse);
+  addSteerRoutes(app, deps.store, deps.controls.steer ?? storeSteer(deps.store));
   return app;
 }
 
@@ -251,4 +255,18 @@ function addControlRoutes(app: Hono, deps: ApiDeps, runResponse: RunResponseLoad
     await controls.retryFeature(run.id, featureId);
     return c.json({ ok: true });
   });
+}
+
+/** `POST /runs/:id/features/:featureId/{note,reopen,unblock}`: `{text}`, `{reason}`, `{note?}`; answers `{ ok: true }`. */
+function addSteerRoutes(app: Hono, store: RunStore, steer: SteerFeature): void {
+  for (const action of ['note', 'reopen', 'unblock'] as const) {
+    app.post(`/runs/:id/features/:featureId/${action}`, async (c) => {
+      const runId = runIdOf(c);
+      const featureId = parseParam(FeatureId, c.req.param('featureId'), 'feature id');
+      const body = parseParam(SteerBody, await c.req.json().catch(() => ({})), 'request body');
+      await store.getRun(runId);
+      await steer(runId, featureId, { action, ...body } as SteerRequest, DASHBOARD_ACTOR);
+      return c.json({ ok: true });
+    });
+  }
 }

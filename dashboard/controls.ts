@@ -1,5 +1,6 @@
 import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import { resumeStatus } from '../orchestrator/run/index.js';
+import type { SteerFeature } from './steering.js';
 
 /**
  * How the dashboard changes runs. The server only calls these; the orchestrator's versions (which also enqueue the
@@ -14,6 +15,8 @@ export interface RunControls {
   cancel(runId: string): Promise<unknown>;
   /** Unblocks a feature and resets its attempts so the planner picks it again. */
   retryFeature(runId: string, featureId: string): Promise<unknown>;
+  /** Steers a feature (note, reopen, unblock; dashboard/steering.ts); default: the store-only `storeSteer`. */
+  steer?: SteerFeature;
 }
 
 /** Controls that only change the run store (status and feature state); nothing is enqueued, the reconciler advances. */

@@ -6,6 +6,7 @@ import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import type { EvidenceView, FeatureDetailResponse, VerdictHistoryEntry } from './api-types.js';
 import { evidenceUrlPath } from './paths.js';
 import { retryView } from './retry.js';
+import { steeringView } from './steering.js';
 import { toFeatureView } from './views.js';
 
 const IMAGE = /\.(png|jpe?g|webp|gif)$/i;
@@ -93,5 +94,6 @@ export async function featureDetail(
     retry: retryView(run, feature),
     feedback,
     verdicts,
+    steering: steeringView(run, feature),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
+import { HumanNoteKind } from '../roles/human-notes.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { MergeOutcome } from './lanes/lanes.js';
 import { LanesEstimate } from './lanes/lanes-payoff.js';
@@ -130,6 +131,17 @@ export const RunEvent = z.discriminatedUnion('type', [
     issues: z.array(z.string()),
   }),
   z.object({ type: z.literal('feature.retried'), ...base, featureId: z.string() }),
+  /** A person steered a feature (`nightshift note|reopen|unblock`, the dashboard, the HTTP API). */
+  z.object({
+    type: z.literal('feature.steered'),
+    ...base,
+    featureId: z.string(),
+    action: HumanNoteKind,
+    /** The note, the reopen reason, or the unblock's note (null: an unblock without one). */
+    text: z.string().nullable(),
+    /** Who: `cli:<os user>` or `dashboard`. */
+    by: z.string(),
+  }),
   z.object({
     type: z.literal('integrity.violation'),
     ...base,

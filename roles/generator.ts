@@ -11,6 +11,7 @@ import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { UnsafeFileError } from '../handoff/safe-fs.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { sprintContract } from './contract.js';
+import { humanNotesText } from './human-notes.js';
 import { generatorMessage } from './orientation.js';
 import { outcomeOfInterruptedLoop, type PreparedSession, type RoleFinish } from './prepared-session.js';
 import { rolePrompt } from './prompt-files.js';
@@ -56,6 +57,7 @@ export async function prepareGenerator(
     firstMessage: generatorMessage({
       feature,
       feedback,
+      humanNotes: humanNotesText(input.humanNotes),
       snapshot,
       remainingFailing: features.filter((candidate) => !candidate.passes).length,
       appPort,

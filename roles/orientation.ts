@@ -60,6 +60,8 @@ export function initializerMessage(input: {
 export function generatorMessage(input: {
   feature: Feature;
   feedback: string | null;
+  /** What a person wrote about the feature (roles/human-notes.ts), already rendered. */
+  humanNotes?: string | null;
   snapshot: WorkspaceSnapshot;
   remainingFailing: number;
   /** A port free for the session's own start of the app (the box's loopback is its own; unboxed, it was free). */
@@ -76,6 +78,7 @@ export function generatorMessage(input: {
     `Category: ${feature.category}. ${input.remainingFailing} feature(s) still failing in total; work on this one only.`,
     section('What the evaluator will check (your contract)', contractText(contract)),
   ];
+  if (input.humanNotes) parts.push(section('Notes from a person about this feature', input.humanNotes));
   if (input.specSection) parts.push(specSectionText(input.specSection));
   if (input.feedback)
     parts.push(section('Evaluator feedback from the last attempt (fix this)', input.feedback));

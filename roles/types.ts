@@ -5,6 +5,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import type { SessionSandbox } from '../evaluation/session-box.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
+import type { HumanNote } from './human-notes.js';
 import type { RoleName } from './session-result.js';
 
 /** Step and time limits of one session. */
@@ -37,6 +38,8 @@ export interface RoleSessionInput {
   lane?: number;
   /** Features to work on: one for a generator, one or more for an evaluator, none for the initializer. */
   featureIds: string[];
+  /** Generator: what a person wrote about its feature (`nightshift note`, `reopen`, `unblock`), shown in its brief. */
+  humanNotes?: readonly HumanNote[];
   /** `regression` re-checks features that already pass (evaluator only). */
   mode?: 'evaluate' | 'regression';
   provider: ModelProvider;

@@ -201,11 +201,21 @@ async function runSession(
   const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, secrets);
   const signal = AbortSignal.any([deps.shutdown, lockLost]);
   const session = { seq: data.seq, action, lane, workspace, secrets, forwarder, signal };
-  const result = await runRoleSession(roleSessionInput(deps, run, session));
+  const humanNotes =
+    action.role === 'generator' ? await notesOf(orchestrator, run.id, action.featureIds) : [];
+  const result = await runRoleSession({ ...roleSessionInput(deps, run, session), humanNotes });
   if (workspace.publish) await publishSession(workspace.publish, result);
   await forwarder.flush();
   await recordResult(orchestrator, run.id, data.seq, { role: action.role, dir: workspace.dir }, result);
   return result;
+}
+
+/** What people wrote about the session's features (`nightshift note`, `reopen`, `unblock`), oldest first. */
+async function notesOf(orchestrator: Orchestrator, runId: string, featureIds: readonly string[]) {
+  const features = await orchestrator.store.listFeatures(runId);
+  return features
+    .filter((feature) => featureIds.includes(feature.id))
+    .flatMap((feature) => feature.humanNotes);
 }
 
 /** The role session's input from the run's settings and this worker's workspace, browser and secrets. */

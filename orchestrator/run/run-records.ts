@@ -38,6 +38,7 @@ export const FeaturePatch = FeatureState.pick({
   generatorSessions: true,
   blocked: true,
   blockedReason: true,
+  humanNotes: true,
 }).partial();
 export type FeaturePatch = z.infer<typeof FeaturePatch>;
 

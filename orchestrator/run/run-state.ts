@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { Feature, VerdictValue } from '../../handoff/formats.js';
 import { maskRemoteUrl } from '../../handoff/remote-url.js';
+import { HumanNote } from '../../roles/human-notes.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../../roles/session-result.js';
 import { RunConfig } from '../config.js';
 import { LaneRecord } from '../lanes/lanes.js';
@@ -192,6 +193,8 @@ export const FeatureState = Feature.extend({
   lastCheckedSeq: z.number().int().nonnegative(),
   /** Lanes mode: passed on its lane's branch, waiting for the merge queue (not passing on the run branch yet). */
   mergePending: z.boolean().default(false),
+  /** What people wrote about it (`note`, `reopen`, `unblock`), oldest first: its generator sessions read them. */
+  humanNotes: z.array(HumanNote).default([]),
 });
 export type FeatureState = z.infer<typeof FeatureState>;
 
@@ -332,6 +335,7 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
     lastVerdictSeq: 0,
     lastCheckedSeq: 0,
     mergePending: false,
+    humanNotes: [],
     ...(previous ?? {}),
     ...feature,
     position,

@@ -63,5 +63,16 @@ export const api = {
     call<RunResponse>(`${run(id)}/${action}`, { method: 'POST' }),
   retry: (id: string, featureId: string) =>
     call<{ ok: true }>(`${run(id)}/features/${encodeURIComponent(featureId)}/retry`, { method: 'POST' }),
+  steer: (
+    id: string,
+    featureId: string,
+    action: 'note' | 'reopen' | 'unblock',
+    body: Record<string, string>,
+  ) =>
+    call<{ ok: true }>(`${run(id)}/features/${encodeURIComponent(featureId)}/${action}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   eventsUrl: (id: string, replay: number) => `${run(id)}/events?replay=${replay}`,
 };

@@ -1,4 +1,5 @@
-// The feature panel: steps, recorded check, verdict history with evidence, the feedback file, and the retry control.
+// The feature panel: steps, recorded check, verdict history with evidence, the feedback file, the retry control and
+// the steering card (notes, reopen, unblock).
 import type { FeatureDetailResponse, VerdictHistoryEntry } from '../../api-types.js';
 import { featureState } from '../../feature-state.js';
 import { api } from './api.js';
@@ -8,6 +9,7 @@ import { dateTime } from './format.js';
 import { hashFor, hashLink } from './hash.js';
 import { roleBadge } from './labels.js';
 import { thumbnails } from './lightbox.js';
+import { steeringCard } from './steering-card.js';
 
 /** What the panel does besides showing: closing it, and telling the page a retry changed the run. */
 export interface FeaturePanelActions {
@@ -45,6 +47,10 @@ export async function showFeature(
       feature.blockedReason ? ` · blocked: ${feature.blockedReason}` : '',
     ),
     retryControl(runId, detail, actions),
+    steeringCard(runId, detail, () => {
+      actions.onRetried();
+      void showFeature(panel, runId, featureId, actions);
+    }),
     el('h3', null, 'Steps'),
     el('ol', { class: 'steps' }, ...feature.steps.map((step) => el('li', null, step))),
     checkSection(runId, feature.id),
