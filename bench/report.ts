@@ -252,7 +252,7 @@ function checksSection(results: BenchResults): string {
     '',
     ...(r.sideBySide
       ? [
-          `The same ${r.n} replays side by side in ${r.sideBySide.contexts} contexts on one app (as many as \`replayContexts\` sizes this machine for: a context per core, as many as half the free memory holds; checks that count the whole app's data replay alone first): ${r.sideBySide.wallPerReplayMs} ms per replay of the whole call against ${r.wallPerReplayMs} ms in one context, each replay ${cell(r.sideBySide.perReplayMs)}, ${r.sideBySide.green} green.`,
+          `The same ${r.n} replays side by side in ${r.sideBySide.contexts} contexts on one app (as many as \`replayContexts\` sizes this machine for: a context per idle core, as many as half the free memory holds; checks that count the whole app's data replay alone first): ${r.sideBySide.wallPerReplayMs} ms per replay of the whole call against ${r.wallPerReplayMs} ms in one context, each replay ${cell(r.sideBySide.perReplayMs)}, ${r.sideBySide.green} green.`,
           '',
         ]
       : []),

@@ -19,20 +19,23 @@ const CONTEXT_MEMORY_BYTES = 256 * 1024 * 1024;
 /** Most contexts a sweep opens at once, however large the machine: the app under test is one process. */
 export const MAX_REPLAY_CONTEXTS = 8;
 
-/** What sizes the replay contexts: the machine's cores and free memory. */
+/** What sizes the replay contexts: the machine's cores, how busy they are, and free memory. */
 export interface MachineSize {
   cores: number;
+  /** The 1-minute load average: cores other work keeps busy are not free for replays. */
+  load: number;
   freeMemoryBytes: number;
 }
 
 /** This machine, as Node sees it now. */
 export function thisMachine(): MachineSize {
-  return { cores: os.availableParallelism(), freeMemoryBytes: os.freemem() };
+  return { cores: os.availableParallelism(), load: os.loadavg()[0] ?? 0, freeMemoryBytes: os.freemem() };
 }
 
 /**
- * How many contexts a sweep replays in at once: `NIGHTSHIFT_REPLAY_CONTEXTS` when set, else one per core, as
- * many as half the free memory holds, at most {@link MAX_REPLAY_CONTEXTS}, at least one.
+ * How many contexts a sweep replays in at once: `NIGHTSHIFT_REPLAY_CONTEXTS` when set, else one per idle core
+ * (cores less the load average: on a saturated machine a second context only slows both), as many as half the
+ * free memory holds, at most {@link MAX_REPLAY_CONTEXTS}, at least one.
  */
 export function replayContexts(machine: MachineSize = thisMachine(), env = process.env): number {
   const raw = env.NIGHTSHIFT_REPLAY_CONTEXTS;
@@ -48,7 +51,8 @@ export function replayContexts(machine: MachineSize = thisMachine(), env = proce
     return parsed;
   }
   const byMemory = Math.floor(machine.freeMemoryBytes / 2 / CONTEXT_MEMORY_BYTES);
-  return Math.max(1, Math.min(machine.cores, byMemory, MAX_REPLAY_CONTEXTS));
+  const idleCores = Math.round(machine.cores - machine.load);
+  return Math.max(1, Math.min(idleCores, byMemory, MAX_REPLAY_CONTEXTS));
 }
 
 /**

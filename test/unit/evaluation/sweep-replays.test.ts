@@ -4,15 +4,17 @@ import { eachAtMost, MAX_REPLAY_CONTEXTS, replayContexts } from '../../../evalua
 const GB = 1024 ** 3;
 
 describe('replayContexts', () => {
-  it('one context per core, as many as half the free memory holds, at most the cap, at least one', () => {
-    expect(replayContexts({ cores: 2, freeMemoryBytes: 8 * GB }, {})).toBe(2);
-    expect(replayContexts({ cores: 16, freeMemoryBytes: 1 * GB }, {})).toBe(2);
-    expect(replayContexts({ cores: 64, freeMemoryBytes: 64 * GB }, {})).toBe(MAX_REPLAY_CONTEXTS);
-    expect(replayContexts({ cores: 4, freeMemoryBytes: 100 * 1024 ** 2 }, {})).toBe(1);
+  it('one context per idle core, as many as half the free memory holds, at most the cap, at least one', () => {
+    expect(replayContexts({ cores: 2, load: 0.3, freeMemoryBytes: 8 * GB }, {})).toBe(2);
+    expect(replayContexts({ cores: 8, load: 5, freeMemoryBytes: 8 * GB }, {})).toBe(3);
+    expect(replayContexts({ cores: 2, load: 40, freeMemoryBytes: 8 * GB }, {})).toBe(1);
+    expect(replayContexts({ cores: 16, load: 0, freeMemoryBytes: 1 * GB }, {})).toBe(2);
+    expect(replayContexts({ cores: 64, load: 1, freeMemoryBytes: 64 * GB }, {})).toBe(MAX_REPLAY_CONTEXTS);
+    expect(replayContexts({ cores: 4, load: 0, freeMemoryBytes: 100 * 1024 ** 2 }, {})).toBe(1);
   });
 
   it('NIGHTSHIFT_REPLAY_CONTEXTS overrides the machine; a bad value is refused by name', () => {
-    const machine = { cores: 2, freeMemoryBytes: 8 * GB };
+    const machine = { cores: 2, load: 0, freeMemoryBytes: 8 * GB };
     expect(replayContexts(machine, { NIGHTSHIFT_REPLAY_CONTEXTS: '6' })).toBe(6);
     expect(replayContexts(machine, { NIGHTSHIFT_REPLAY_CONTEXTS: '' })).toBe(2);
     expect(() => replayContexts(machine, { NIGHTSHIFT_REPLAY_CONTEXTS: 'lots' })).toThrow(
