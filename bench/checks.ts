@@ -15,6 +15,7 @@ import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult, ReplaySplit } from '../checks/replay.js';
 import { readCheckFile } from '../checks/store.js';
 import { replayOnOneApp } from '../evaluation/check-sweep.js';
+import { replayContexts } from '../evaluation/sweep-replays.js';
 import { checkpoint, ensureRepo, openRepo } from '../handoff/git.js';
 import { runRoleSession } from '../roles/session.js';
 import type { RoleSessionInput } from '../roles/types.js';
@@ -70,6 +71,18 @@ export const ChecksResult = z.object({
     wallPerReplayMs: z.number(),
     overheadMs: z.number(),
     modelRequests: z.number().int(),
+    /**
+     * The same replays in as many contexts at once as the machine is sized for (`replayContexts`): the wall time
+     * of a sweep where there are cores (absent in results recorded before replays ran side by side).
+     */
+    sideBySide: z
+      .object({
+        contexts: z.number().int(),
+        green: z.number().int(),
+        perReplayMs: Spread,
+        wallPerReplayMs: z.number(),
+      })
+      .optional(),
   }),
   /** A regression session once every feature has a check: replay first, the model only for red ones. */
   replayFirstSweep: SessionFigures,
@@ -175,23 +188,39 @@ export async function recordChecks(
   return { workspace, dataDir, ids, checks };
 }
 
-async function replayMany(
-  server: ModelServer,
-  browser: BrowserPool,
-  recorded: { workspace: string; dataDir: string; checks: RecordedCheck[] },
-  count: number,
-): Promise<ChecksResult['replays']> {
+/** What replaying the recorded checks needs. */
+interface Recorded {
+  workspace: string;
+  dataDir: string;
+  checks: RecordedCheck[];
+}
+
+/** One `replayOnOneApp` call of `count` copies of the checks in `contexts` contexts: its results and wall time. */
+async function sweepOnce(browser: BrowserPool, recorded: Recorded, count: number, contexts: number) {
   const list = copies(recorded.checks, count);
-  const before = server.requests.length;
   const started = performance.now();
   const input = {
     runId: 'bench',
-    session: 100,
+    session: 100 + contexts,
     dataDir: recorded.dataDir,
     sandbox: { sandbox: 'none' as const },
+    replayContexts: contexts,
   };
   const results = await replayOnOneApp(input, openRepo(recorded.workspace), browser, list, 'cli');
-  const wallMs = performance.now() - started;
+  return { list, results, wallMs: performance.now() - started };
+}
+
+/** The replays in one context (the per-replay figures), then side by side in the machine's contexts. */
+async function replayMany(
+  server: ModelServer,
+  browser: BrowserPool,
+  recorded: Recorded,
+  count: number,
+): Promise<ChecksResult['replays']> {
+  const before = server.requests.length;
+  const { list, results, wallMs } = await sweepOnce(browser, recorded, count, 1);
+  const contexts = replayContexts();
+  const wide = await sweepOnce(browser, recorded, count, contexts);
   const all = [...results.values()];
   const shared = all.filter((result) => !result.ownApp);
   const durations = all.map((result) => result.durationMs);
@@ -209,6 +238,12 @@ async function replayMany(
     // What the call spent outside the replays: app start and stop, the context, results kept.
     overheadMs: Math.round(wallMs - durations.reduce((sum, value) => sum + value, 0)),
     modelRequests: server.requests.length - before,
+    sideBySide: {
+      contexts,
+      green: [...wide.results.values()].filter((result) => result.ok).length,
+      perReplayMs: spread([...wide.results.values()].map((result) => result.durationMs)),
+      wallPerReplayMs: Number((wide.wallMs / wide.list.length).toFixed(1)),
+    },
   };
 }
 

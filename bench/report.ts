@@ -250,6 +250,12 @@ function checksSection(results: BenchResults): string {
     '',
     `${r.n} replays of the demo's ${c.checks} recorded checks on one app, warm browser: ${cell(r.perReplayMs)} per replay (p95 ${r.p95Ms ?? '—'} ms), ${r.green} green (${r.greenOnSharedApp ?? '?'} of them on the shared app), ${r.modelRequests} model requests. The whole call took ${r.wallPerReplayMs} ms per replay (${Math.round(r.overheadMs / 1000)} s outside the replays: the app's start and stop, the context, ${r.retriedOnOwnApp} replays red on the shared app run again on an app of their own: copies of the check that expects the whole app's count, "1 item left", which holds on a clean app only; in a sweep of distinct features such a check is learned and replayed first).`,
     '',
+    ...(r.sideBySide
+      ? [
+          `The same ${r.n} replays side by side in ${r.sideBySide.contexts} contexts on one app (as many as \`replayContexts\` sizes this machine for: a context per idle core, as many as half the free memory holds; checks that count the whole app's data replay alone first): ${r.sideBySide.wallPerReplayMs} ms per replay of the whole call against ${r.wallPerReplayMs} ms in one context, each replay ${cell(r.sideBySide.perReplayMs)}, ${r.sideBySide.green} green.`,
+          '',
+        ]
+      : []),
     ...(r.split
       ? [
           `Where a replay's time goes (median per part, replays on the shared app): readying the page (leaving the last replay's page, clearing its cookies and storage) ${r.split.pageMs} ms, navigations to \`load\` ${r.split.navigationMs} ms, the other actions with Playwright's actionability waits ${r.split.actionsMs} ms, waiting for the requests the actions started (and a frame after them) ${r.split.settleMs} ms, expectations ${r.split.expectationsMs} ms.`,

@@ -86,7 +86,9 @@ async function polled(
   let last = '';
   for (;;) {
     try {
-      last = await observe(page, expectation);
+      // Each look may wait for the element until the deadline: on a loaded machine finding it can take longer
+      // than a poll, and a look that always gave up after one poll would never see an element that is there.
+      last = await observe(page, expectation, Math.max(POLL_MS * 4, deadline - Date.now()));
       if (last === '') return undefined;
     } catch (error) {
       last = shortError(error);
@@ -96,19 +98,19 @@ async function polled(
   }
 }
 
-/** '' when the expectation holds now, else what the page shows instead. */
-async function observe(page: Page, expectation: CheckExpectation): Promise<string> {
+/** '' when the expectation holds now, else what the page shows instead; `wait`: how long to wait for its element. */
+async function observe(page: Page, expectation: CheckExpectation, wait: number): Promise<string> {
   switch (expectation.kind) {
     case 'title': {
       const title = await page.title();
       return title.trim() === expectation.title.trim() ? '' : `the title is ${JSON.stringify(title)}`;
     }
     case 'value': {
-      const value = await buildLocator(page, expectation.target).inputValue({ timeout: POLL_MS * 4 });
+      const value = await buildLocator(page, expectation.target).inputValue({ timeout: wait });
       return value === expectation.value ? '' : `the value is ${JSON.stringify(value)}`;
     }
     case 'checked': {
-      const checked = await buildLocator(page, expectation.target).isChecked({ timeout: POLL_MS * 4 });
+      const checked = await buildLocator(page, expectation.target).isChecked({ timeout: wait });
       return checked === expectation.checked ? '' : checked ? 'it is checked' : 'it is not checked';
     }
     case 'count': {

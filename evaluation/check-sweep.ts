@@ -4,9 +4,9 @@
  * zero tokens; only features whose check is red (or missing) go on to the LLM evaluator, told what failed.
  */
 import path from 'node:path';
+import { runsAlone } from '../checks/codegen.js';
 import { describeExpectation, type RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
-import { ReplayContextResetError, ReusedReplayContext } from '../checks/replay-context.js';
 import { withReplayData } from '../checks/replay-data.js';
 import { readCheckFile, readReplays, saveReplays } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
@@ -16,11 +16,9 @@ import type { WorkspaceRepo } from '../handoff/git.js';
 import type { BrowserSource } from './browser-source.js';
 import { startFreshApp } from './fresh-app.js';
 import type { AppStartInput, SessionIdentity } from './session-box.js';
+import { eachAtMost, replayContexts, SweepContexts } from './sweep-replays.js';
 
 const log = moduleLogger('evaluation/check-sweep');
-
-/** A context of the browser source. */
-type SourceContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
 
 /** What the replays decided: passes recorded without a model, and the features an evaluator must look at. */
 export interface ReplayFirstResult {
@@ -67,43 +65,33 @@ export async function replayFirst(
   return { passed, toEvaluate };
 }
 
+/** What a sweep needs: the app's start, and how many contexts replay at once (default: sized from the machine). */
+export interface SweepInput extends AppStartInput {
+  /** Contexts replaying at once on the shared app (default {@link replayContexts}: the machine's cores and memory). */
+  replayContexts?: number;
+}
+
 /**
- * Replays checks against one fresh app, one after another in one browser context cleared between them; a red
- * one again on an app of its own before it counts. Keeps each result as the feature's last replay (`by`).
+ * Replays checks against one fresh app in contexts of the browser, each reused and cleared between checks, several
+ * at once where the machine allows; a red one again on an app of its own before it counts. Keeps each result as
+ * the feature's last replay (`by`), all in one write. Checks that must have the app to themselves (a clean app,
+ * or counting what the whole app holds) replay first, one after another, with no other replay running.
  */
 export async function replayOnOneApp(
-  input: AppStartInput,
+  input: SweepInput,
   repo: WorkspaceRepo,
   browser: BrowserSource,
   checks: RecordedCheck[],
   by: 'sweep' | 'cli' = 'sweep',
 ): Promise<Map<string, ReplayResult>> {
   const results = new Map<string, ReplayResult>();
-  const screenshotDir = path.join(checkReplaysDir(input.dataDir, input.runId), 'screenshots');
-  const replayOn = async (label: string, list: RecordedCheck[], ownApp = false) => {
-    const started = await startFreshApp(input, repo, label);
-    if (!started.ok) {
-      for (const check of list) results.set(check.featureId, appDidNotStart(check, started.reason));
-      return;
-    }
-    const replays = new SweepReplays(browser, started.app.url, checkReplaysDir(input.dataDir, input.runId));
-    try {
-      for (const [index, check] of list.entries()) {
-        // On the shared app each replay types data of its own; on an app of its own, what was recorded.
-        const replayed = ownApp ? check : withReplayData(check, replayToken(index));
-        const result = await replays.replay(replayed, { screenshotDir });
-        results.set(check.featureId, ownApp ? { ...result, ownApp } : result);
-      }
-    } finally {
-      await replays.close();
-      await started.app.stop();
-    }
-  };
-  await replayOn('sweep', await cleanAppFirst(input, checks));
+  const contexts = input.replayContexts ?? replayContexts();
+  const sweep = { input, repo, browser, results };
+  const { alone, together } = await sweepOrder(input, checks);
+  await replayOnSharedApp(sweep, alone, together, contexts);
   // Checks share the sweep's app, so one may see another's data: a red one gets an app of its own before it counts.
-  for (const check of checks.filter((c) => !results.get(c.featureId)?.ok)) {
-    await replayOn(`sweep-${check.featureId}`, [check], true);
-  }
+  const red = [...alone, ...together].filter((check) => !results.get(check.featureId)?.ok);
+  await eachAtMost(red, contexts, (check) => replayOnApp(sweep, `sweep-${check.featureId}`, [check], true));
   const at = new Date((input.clock ?? Date.now)()).toISOString();
   await saveReplays(input.dataDir, input.runId, [...results.values()], { by, at }).catch((error) =>
     log.warn({ err: error }, 'could not keep the replay results'),
@@ -111,72 +99,86 @@ export async function replayOnOneApp(
   return results;
 }
 
+/** One sweep: where it replays and where its results go. */
+interface Sweep {
+  input: AppStartInput;
+  repo: WorkspaceRepo;
+  browser: BrowserSource;
+  results: Map<string, ReplayResult>;
+}
+
+/** The shared app's replays: the `alone` checks one after another, then the others `contexts` at once. */
+async function replayOnSharedApp(
+  sweep: Sweep,
+  alone: RecordedCheck[],
+  together: RecordedCheck[],
+  contexts: number,
+): Promise<void> {
+  // On the shared app each replay types data of its own.
+  const tokens = new Map([...alone, ...together].map((check, index) => [check, replayToken(index)]));
+  const own = (check: RecordedCheck) => withReplayData(check, tokens.get(check) as string);
+  await replayOnApp(sweep, 'sweep', [...alone, ...together], false, async (replay) => {
+    for (const check of alone) await replay(own(check), 0);
+    await eachAtMost(together, contexts, (check, slot) => replay(own(check), slot));
+  });
+}
+
 /**
- * The checks with those first that hold on a clean app only (found by earlier sweeps): the first replay of a
- * sweep meets the app as fresh as an app of its own, so one such check needs no second app.
+ * Starts a fresh app and replays `list` on it, one after another (or as `run` schedules them); `list` is red when
+ * the app does not start.
  */
-async function cleanAppFirst(input: AppStartInput, checks: RecordedCheck[]): Promise<RecordedCheck[]> {
+async function replayOnApp(
+  sweep: Sweep,
+  label: string,
+  list: RecordedCheck[],
+  ownApp: boolean,
+  run?: (replay: (check: RecordedCheck, slot: number) => Promise<void>) => Promise<void>,
+): Promise<void> {
+  const { input, results } = sweep;
+  const replaysDir = checkReplaysDir(input.dataDir, input.runId);
+  const screenshotDir = path.join(replaysDir, 'screenshots');
+  const started = await startFreshApp(input, sweep.repo, label);
+  if (!started.ok) {
+    for (const check of list) results.set(check.featureId, appDidNotStart(check, started.reason));
+    return;
+  }
+  const contexts = new SweepContexts(sweep.browser, started.app.url, replaysDir);
+  const replay = async (check: RecordedCheck, slot: number) => {
+    const result = await contexts.at(slot).replay(check, { screenshotDir });
+    results.set(check.featureId, ownApp ? { ...result, ownApp } : result);
+  };
+  try {
+    if (run) await run(replay);
+    else for (const check of list) await replay(check, 0);
+  } finally {
+    await contexts.close();
+    await started.app.stop();
+  }
+}
+
+/**
+ * The sweep's checks in two groups. `alone`: those that hold on a clean app only (found by earlier sweeps) first
+ * (the first replay of a sweep meets the app as fresh as an app of its own, so one such check needs no second
+ * app), then those that count what the whole app holds or act on every check's data (`runsAlone`: another
+ * replay's data arriving meanwhile would change what they see). `together`: the rest, which may replay at once.
+ */
+async function sweepOrder(
+  input: AppStartInput,
+  checks: RecordedCheck[],
+): Promise<{ alone: RecordedCheck[]; together: RecordedCheck[] }> {
   const last = await readReplays(input.dataDir, input.runId);
   const needs = (check: RecordedCheck) =>
     last[check.featureId]?.needsCleanApp === true && last[check.featureId]?.version === check.version;
-  return [...checks.filter(needs), ...checks.filter((check) => !needs(check))];
+  const rest = checks.filter((check) => !needs(check));
+  return {
+    alone: [...checks.filter(needs), ...rest.filter((check) => runsAlone(check) !== undefined)],
+    together: rest.filter((check) => runsAlone(check) === undefined),
+  };
 }
 
 /** A suffix unique to a replay of the sweep, none a prefix of another (`r007`). */
 function replayToken(index: number): string {
   return `r${index.toString(36).padStart(3, '0')}`;
-}
-
-/**
- * The replays of one app: one context of the pool (behind its gate, reaching the app's origin only), reused and
- * cleared between checks; a new one when it cannot be cleared (a crash).
- */
-class SweepReplays {
-  private current: Promise<{ evaluation: SourceContext; reused: ReusedReplayContext }> | undefined;
-
-  constructor(
-    private readonly browser: BrowserSource,
-    private readonly baseUrl: string,
-    private readonly evidenceDir: string,
-  ) {}
-
-  async replay(check: RecordedCheck, options: { screenshotDir: string }): Promise<ReplayResult> {
-    for (let attempt = 0; ; attempt += 1) {
-      const { reused } = await this.context();
-      try {
-        return await reused.replay(check, options);
-      } catch (error) {
-        if (!(error instanceof ReplayContextResetError) || attempt >= 1) throw error;
-        log.warn(
-          { err: error, featureId: check.featureId },
-          'replay context lost; a new one replays the rest',
-        );
-        await this.close();
-      }
-    }
-  }
-
-  async close(): Promise<void> {
-    const current = this.current;
-    this.current = undefined;
-    const opened = await current?.catch(() => undefined);
-    await opened?.evaluation.close().catch(() => undefined);
-  }
-
-  private context() {
-    this.current ??= this.browser
-      .acquireContext({ evidenceDir: this.evidenceDir, trace: false })
-      .then((evaluation) => {
-        evaluation.allowOrigin(this.baseUrl);
-        const reused = new ReusedReplayContext(evaluation.page.context(), this.baseUrl, evaluation.page);
-        return { evaluation, reused };
-      });
-    const opened = this.current;
-    opened.catch(() => {
-      if (this.current === opened) this.current = undefined;
-    });
-    return opened;
-  }
 }
 
 function appDidNotStart(check: RecordedCheck, reason: string): ReplayResult {
