@@ -108,6 +108,10 @@ export const RunCounters = z.object({
   progressAt: z.string().nullable().default(null),
   /** The run's seq at that moment: the sessions started since are `seq - progressSeq`. */
   progressSeq: z.number().int().nonnegative().default(0),
+  /** Lanes mode: merges since the last full sweep, when it ran, and the run branch's head it found green. */
+  fullSweep: z
+    .object({ mergesSince: z.number().int().nonnegative(), at: z.string().nullable(), greenHead: z.string().nullable() })
+    .default({ mergesSince: 0, at: null, greenHead: null }),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 
@@ -192,6 +196,8 @@ export const FeatureState = Feature.extend({
   lastCheckedSeq: z.number().int().nonnegative(),
   /** Lanes mode: passed on its lane's branch, waiting for the merge queue (not passing on the run branch yet). */
   mergePending: z.boolean().default(false),
+  /** Lanes mode: checks this feature's next merge replays too (a full sweep found them broken by its last merge). */
+  replayOnMerge: z.array(z.string()).default([]),
 });
 export type FeatureState = z.infer<typeof FeatureState>;
 
@@ -291,6 +297,7 @@ export function emptyCounters(): RunCounters {
     lastHarnessError: null,
     progressAt: null,
     progressSeq: 0,
+    fullSweep: { mergesSince: 0, at: null, greenHead: null },
   };
 }
 
@@ -332,6 +339,7 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
     lastVerdictSeq: 0,
     lastCheckedSeq: 0,
     mergePending: false,
+    replayOnMerge: [],
     ...(previous ?? {}),
     ...feature,
     position,
