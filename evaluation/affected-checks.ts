@@ -4,7 +4,8 @@
  * pages its check opens. A lane's change reaches a check when it touches a footprint file or a file one imports
  * (transitively, through the app's relative imports), or when a changed line names the check's page or one of its
  * feature's files. A file in many footprints (a route table, a nav menu) links only through its changed lines:
- * by file alone every merge would replay everything. What this misses, the scheduled full sweep finds.
+ * by file alone every merge would replay everything. A check with no footprint (its feature never came through the
+ * merge queue) is always replayed. What this misses, the scheduled full sweep finds.
  */
 import { z } from 'zod';
 
@@ -46,12 +47,25 @@ export interface AffectedInput {
 const HOT_SHARE = 0.25;
 const HOT_MIN = 4;
 /** File stems too common to name one feature in a changed line. */
-const GENERIC_STEMS = new Set(['index', 'main', 'app', 'style', 'styles', 'server', 'routes', 'utils', 'util']);
+const GENERIC_STEMS = new Set([
+  'index',
+  'main',
+  'app',
+  'style',
+  'styles',
+  'server',
+  'routes',
+  'utils',
+  'util',
+]);
 
 /** The feature ids whose checks a merge of `changes` replays (the lanes' own included). */
 export function affectedChecks(input: AffectedInput): Set<string> {
   const strategy = input.strategy ?? 'lines';
-  const selected = new Set<string>([...input.changes.map((change) => change.featureId), ...(input.always ?? [])]);
+  const selected = new Set<string>([
+    ...input.changes.map((change) => change.featureId),
+    ...(input.always ?? []),
+  ]);
   if (strategy === 'all') {
     for (const footprint of input.footprints) selected.add(footprint.featureId);
     return selected;
@@ -62,7 +76,9 @@ export function affectedChecks(input: AffectedInput): Set<string> {
   const lines = strategy === 'lines' ? input.changes.flatMap((change) => change.changedLines) : [];
   for (const footprint of input.footprints) {
     if (selected.has(footprint.featureId)) continue;
-    if (footprint.files.some((file) => reached.has(file) || reachesImport(file, reached, input.graph)))
+    // Nothing links a feature that never came through the merge queue to files: it cannot be ruled out.
+    if (footprint.files.length === 0) selected.add(footprint.featureId);
+    else if (footprint.files.some((file) => reached.has(file) || reachesImport(file, reached, input.graph)))
       selected.add(footprint.featureId);
     else if (lines.length > 0 && namedInLines(footprint, hot, lines)) selected.add(footprint.featureId);
   }
@@ -79,7 +95,11 @@ export function hotFiles(footprints: readonly CheckFootprint[]): Set<string> {
 }
 
 /** The changed files and every file that imports one of them, transitively (hot files do not pass it on). */
-export function importersOf(changed: ReadonlySet<string>, graph: ImportGraph, hot: ReadonlySet<string>): Set<string> {
+export function importersOf(
+  changed: ReadonlySet<string>,
+  graph: ImportGraph,
+  hot: ReadonlySet<string>,
+): Set<string> {
   const importedBy = new Map<string, string[]>();
   for (const [file, imports] of graph)
     for (const imported of imports) importedBy.set(imported, [...(importedBy.get(imported) ?? []), file]);
@@ -101,7 +121,11 @@ function reachesImport(file: string, reached: ReadonlySet<string>, graph: Import
 }
 
 /** Whether a changed line names one of the check's pages (not `/`) or one of its feature's own files. */
-function namedInLines(footprint: CheckFootprint, hot: ReadonlySet<string>, lines: readonly string[]): boolean {
+function namedInLines(
+  footprint: CheckFootprint,
+  hot: ReadonlySet<string>,
+  lines: readonly string[],
+): boolean {
   const names = [
     ...footprint.pages.map(pagePathOf).filter((page) => page.length > 1),
     ...footprint.files.filter((file) => !hot.has(file)).flatMap(fileNames),
@@ -120,7 +144,9 @@ function pagePathOf(page: string): string {
 function fileNames(file: string): string[] {
   const withoutExtension = file.replace(/\.[A-Za-z0-9]+$/, '');
   const stem = withoutExtension.slice(withoutExtension.lastIndexOf('/') + 1);
-  return GENERIC_STEMS.has(stem.toLowerCase()) || stem.length < 4 ? [withoutExtension] : [withoutExtension, stem];
+  return GENERIC_STEMS.has(stem.toLowerCase()) || stem.length < 4
+    ? [withoutExtension]
+    : [withoutExtension, stem];
 }
 
 /** Whether `name` occurs in `line` as a whole name (not inside a longer identifier or path segment). */

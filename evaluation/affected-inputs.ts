@@ -88,7 +88,9 @@ export function mergedFeatureOf(subject: string): string | undefined {
 
 /** The app's static relative imports among its tracked source files (the checked-out work tree). */
 export async function importGraph(repo: WorkspaceRepo): Promise<ImportGraph> {
-  const tracked = (await runGit(repo, ['ls-files', '-z'])).split('\0').filter((file) => SOURCE_FILE.test(file));
+  const tracked = (await runGit(repo, ['ls-files', '-z']))
+    .split('\0')
+    .filter((file) => SOURCE_FILE.test(file));
   const known = new Set(tracked);
   const graph = new Map<string, string[]>();
   for (const file of tracked) {
@@ -122,6 +124,8 @@ function resolveSpecifier(file: string, specifier: string, known: ReadonlySet<st
   else if (bare.startsWith('/') && !bare.startsWith('//'))
     return [path.posix.join(directory, bare), bare.slice(1)].find((candidate) => known.has(candidate));
   else return undefined;
-  const candidates = ['', '.js', '.ts', '.mjs', '.jsx', '.tsx', '/index.js', '/index.ts'].map((end) => base + end);
+  const candidates = ['', '.js', '.ts', '.mjs', '.jsx', '.tsx', '/index.js', '/index.ts'].map(
+    (end) => base + end,
+  );
   return candidates.find((candidate) => known.has(candidate));
 }

@@ -21,8 +21,8 @@ import { sandboxForRole } from '../orchestrator/config.js';
 import { type FullSweepResult, sentBackByFeature } from '../orchestrator/lanes/sweep-store.js';
 import type { RunState } from '../orchestrator/run/index.js';
 import { runBranch } from './lane-workspace.js';
-import { type MergeContext, runBranchCopy } from './merge-train.js';
 import { passingChecks } from './merge-selection.js';
+import { type MergeContext, runBranchCopy } from './merge-train.js';
 
 const log = moduleLogger('workers/full-sweep');
 
@@ -33,7 +33,11 @@ interface QueueMerge {
 }
 
 /** Replays every passing feature's check on the run branch's head; red ones traced to their merge and sent back. */
-export async function fullSweep(context: MergeContext, state: RunState, seq: number): Promise<FullSweepResult> {
+export async function fullSweep(
+  context: MergeContext,
+  state: RunState,
+  seq: number,
+): Promise<FullSweepResult> {
   const { run } = state;
   const branch = await runBranch(context, run);
   const target = await runBranchCopy(context, run, branch);
@@ -66,7 +70,14 @@ export async function fullSweep(context: MergeContext, state: RunState, seq: num
 /** The queue's merge commits after `since` (all of them when null) up to `until`, oldest first. */
 async function queueMerges(repo: WorkspaceRepo, since: string | null, until: string): Promise<QueueMerge[]> {
   const range = since ? `${since}..${until}` : until;
-  const log = await runGit(repo, ['log', '--first-parent', '--merges', '--reverse', '--format=%H%x00%s', range]);
+  const log = await runGit(repo, [
+    'log',
+    '--first-parent',
+    '--merges',
+    '--reverse',
+    '--format=%H%x00%s',
+    range,
+  ]);
   return log
     .split('\n')
     .filter((line) => line.includes('\0'))

@@ -47,12 +47,24 @@ export async function checksForMerge(
   try {
     const [first, ...rest] = step.merged.map((lane) => lane.featureId) as [string, ...string[]];
     const change = await laneChange(repo, { before: step.before, after: step.after }, first);
-    const changes = [change, ...[...rest, ...step.passed].map((featureId) => ({ featureId, files: [], changedLines: [] }))];
+    const changes = [
+      change,
+      ...[...rest, ...step.passed].map((featureId) => ({ featureId, files: [], changedLines: [] })),
+    ];
     const footprints = await checkFootprints(repo, step.after, all);
-    const selected = affectedChecks({ changes, footprints, graph: await importGraph(repo), strategy, always });
+    const selected = affectedChecks({
+      changes,
+      footprints,
+      graph: await importGraph(repo),
+      strategy,
+      always,
+    });
     return all.filter((check) => selected.has(check.featureId));
   } catch (error) {
-    log.warn({ err: error, runId: state.run.id }, 'could not work out the affected checks; replaying all of them');
+    log.warn(
+      { err: error, runId: state.run.id },
+      'could not work out the affected checks; replaying all of them',
+    );
     return all;
   }
 }

@@ -4,7 +4,7 @@ import { Feature, VerdictValue } from '../../handoff/formats.js';
 import { maskRemoteUrl } from '../../handoff/remote-url.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../../roles/session-result.js';
 import { RunConfig } from '../config.js';
-import { LaneRecord } from '../lanes/lanes.js';
+import { FullSweepMark, LaneRecord } from '../lanes/lanes.js';
 
 /**
  * Lifecycle of a run: `created → initializing → building ⇄ paused → done | incomplete | failed | cancelled`.
@@ -109,9 +109,7 @@ export const RunCounters = z.object({
   /** The run's seq at that moment: the sessions started since are `seq - progressSeq`. */
   progressSeq: z.number().int().nonnegative().default(0),
   /** Lanes mode: merges since the last full sweep, when it ran, and the run branch's head it found green. */
-  fullSweep: z
-    .object({ mergesSince: z.number().int().nonnegative(), at: z.string().nullable(), greenHead: z.string().nullable() })
-    .default({ mergesSince: 0, at: null, greenHead: null }),
+  fullSweep: FullSweepMark.default({ mergesSince: 0, at: null, greenHead: null }),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 

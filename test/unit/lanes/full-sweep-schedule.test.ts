@@ -3,7 +3,9 @@ import { fullSweepDue, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/
 import { laneBranch } from '../../../orchestrator/lanes/lanes.js';
 import { featureState, makeState, T0 } from '../orchestrator/fixtures.js';
 
-const sweep = (mergesSince: number, at: string | null = null) => ({ fullSweep: { mergesSince, at, greenHead: null } });
+const sweep = (mergesSince: number, at: string | null = null) => ({
+  fullSweep: { mergesSince, at, greenHead: null },
+});
 const minutes = (count: number) => new Date(T0.getTime() + count * 60_000);
 
 describe('the scheduled full sweep (lanes mode)', () => {
@@ -19,8 +21,19 @@ describe('the scheduled full sweep (lanes mode)', () => {
   });
 
   it('runs before the waiting merges when due, in the same step of the run slot', () => {
-    const features = [featureState(1, { passes: true }), featureState(2, { mergePending: true }), featureState(3)];
-    const lane = { lane: 1, featureId: 'F-002', branch: laneBranch('r-test', 1, 'F-002'), seq: 11, last: null, mergeSetbacks: 0 };
+    const features = [
+      featureState(1, { passes: true }),
+      featureState(2, { mergePending: true }),
+      featureState(3),
+    ];
+    const lane = {
+      lane: 1,
+      featureId: 'F-002',
+      branch: laneBranch('r-test', 1, 'F-002'),
+      seq: 11,
+      last: null,
+      mergeSetbacks: 0,
+    };
     const state = makeState(features, { config: { lanes: 2 }, counters: sweep(8), lanes: [lane] });
     const plan = nextLaneActions(state, minutes(1), new Set());
     expect(plan.kind === 'work' && plan.actions[0]).toEqual({
@@ -30,13 +43,19 @@ describe('the scheduled full sweep (lanes mode)', () => {
   });
 
   it('comes before the run is declared done, and the run finishes once it ran', () => {
-    const features = [featureState(1, { passes: true, lastCheckedSeq: 9 }), featureState(2, { passes: true, lastCheckedSeq: 9 })];
+    const features = [
+      featureState(1, { passes: true, lastCheckedSeq: 9 }),
+      featureState(2, { passes: true, lastCheckedSeq: 9 }),
+    ];
     const after = makeState(features, { config: { lanes: 2 }, counters: { ...sweep(1), lastPassSeq: 9 } });
     expect(nextLaneActions(after, minutes(1), new Set())).toEqual({
       kind: 'work',
       actions: [{ slot: MAIN_SLOT, action: { kind: 'merge', lanes: [], fullSweep: true } }],
     });
     const swept = makeState(features, { config: { lanes: 2 }, counters: { ...sweep(0), lastPassSeq: 9 } });
-    expect(nextLaneActions(swept, minutes(1), new Set())).toEqual({ kind: 'run', action: { kind: 'finish' } });
+    expect(nextLaneActions(swept, minutes(1), new Set())).toEqual({
+      kind: 'run',
+      action: { kind: 'finish' },
+    });
   });
 });
