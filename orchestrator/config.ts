@@ -4,6 +4,7 @@ import { ModelSettingsTable } from '../agent/models.js';
 import type { NetworkMode } from '../box/network-policy.js';
 import { InputError } from '../core/errors.js';
 import { formatZodIssues } from '../core/zod-issues.js';
+import { AffectedStrategy } from '../evaluation/affected-checks.js';
 import { FailoverConfig } from './failover.js';
 import { SandboxConfig } from './sandbox-config.js';
 
@@ -146,6 +147,19 @@ export const RunConfig = z.strictObject({
    * serial loop). See docs/lanes.md for the measurements behind the default.
    */
   lanes: z.number().int().min(1).max(8).default(1),
+  /**
+   * Lanes mode: which checks a merge replays (`lines`: the ones the lanes' changes can affect, and their own; `all`:
+   * every passing feature's), and when every check is replayed anyway (docs/configuration.md, "Merge queue").
+   */
+  mergeChecks: z
+    .strictObject({
+      affected: AffectedStrategy.default('lines'),
+      /** A full sweep after this many merges since the last one. */
+      fullSweepEveryMerges: z.number().int().positive().default(8),
+      /** A full sweep once this many minutes passed since the last one (with a merge since). */
+      fullSweepEveryMinutes: z.number().positive().default(20),
+    })
+    .prefault({}),
   limits: Limits.prefault({}),
   /** How many features the initializer should write. */
   featureCount: z

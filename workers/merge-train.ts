@@ -8,8 +8,6 @@
  * run's lock, so one train runs at a time.
  */
 import path from 'node:path';
-import type { RecordedCheck } from '../checks/format.js';
-import { readCheckFile } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
@@ -33,6 +31,7 @@ import {
   runBranch,
   syncLane,
 } from './lane-workspace.js';
+import { checksForMerge } from './merge-selection.js';
 
 const log = moduleLogger('workers/merge-train');
 
@@ -94,7 +93,7 @@ async function mergeAndCheck(
     else results.set(lane.lane, outcome);
   }
   if (merged.length === 0) return results;
-  const checked = await checkHead(train, merged).catch((error: unknown) => error as Error);
+  const checked = await checkHead(train, merged, before).catch((error: unknown) => error as Error);
   if (checked instanceof Error || checked.red.length > 0) {
     await undoMerge(target, before);
     if (merged.length > 1 && mayRetryAlone) {
@@ -138,17 +137,16 @@ async function mergeOne(train: MergeTrain, lane: LaneRecord): Promise<'merged' |
   return { ...laneBase(lane), outcome: 'conflict', detail: `conflicting files: ${attempt.files.join(', ')}` };
 }
 
-/** Replays the recorded checks of every passing feature and of the merged ones on the merged head. */
+/** Replays on the merged head the recorded checks the merged lanes can affect and their own (merge-selection.ts). */
 async function checkHead(
   train: MergeTrain,
   merged: LaneRecord[],
+  before: string,
 ): Promise<{ green: string[]; red: string[] }> {
   const { context, state, target, seq } = train;
   const { run } = state;
-  const checks = await checksToReplay(target, state, [
-    ...train.passed,
-    ...merged.map((lane) => lane.featureId),
-  ]);
+  const after = (await head(target)) as string;
+  const checks = await checksForMerge(target, state, { before, after, merged, passed: train.passed });
   const results = await replayOnOneApp(
     {
       runId: run.id,
@@ -179,7 +177,7 @@ function errorResult(lane: LaneRecord, error: unknown): MergeResult {
 }
 
 /** Where the run branch is checked out for the merge: the local workspace, or this worker's clone of the remote. */
-async function runBranchCopy(
+export async function runBranchCopy(
   context: LaneWorkerContext,
   run: RunRecord,
   branch: string,
@@ -194,21 +192,6 @@ async function runBranchCopy(
     credentials: harnessRemoteCredentials(context.dataDir),
   });
   return synced.repo;
-}
-
-/** The recorded checks of every passing feature and of `also`, as they are on the merged head. */
-async function checksToReplay(
-  repo: WorkspaceRepo,
-  state: RunState,
-  also: readonly string[],
-): Promise<RecordedCheck[]> {
-  const ids = state.features.filter((f) => f.passes || also.includes(f.id)).map((f) => f.id);
-  const checks: RecordedCheck[] = [];
-  for (const id of ids) {
-    const file = await readCheckFile(repo.dir, id).catch(() => null);
-    if (file) checks.push(file.current);
-  }
-  return checks;
 }
 
 /** The run branch merged into the lane (conflict markers committed), the feedback written, the lane pushed. */

@@ -16,6 +16,7 @@ import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lanes/lane-scheduler.js';
 import { recordMergeResults } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
+import { recordFullSweep } from '../orchestrator/lanes/sweep-store.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
 import { SessionJobData } from '../orchestrator/queues.js';
@@ -30,6 +31,7 @@ import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
+import { fullSweep } from './full-sweep.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
 import { mergeLanes } from './merge-train.js';
 import { failingProvider } from './provider-factory.js';
@@ -87,12 +89,10 @@ export async function processSessionJob(deps: SessionWorkerDeps, job: Job): Prom
     const stale = staleReason(run, data);
     if (stale) return skip(data, stale);
     if (data.action.kind === 'merge') {
-      await runMerge(
-        deps,
-        data.runId,
-        data.seq,
-        data.action.lanes.map((entry) => entry.lane),
-      );
+      await runMerge(deps, data.runId, data.seq, {
+        lanes: data.action.lanes.map((entry) => entry.lane),
+        fullSweep: data.action.fullSweep === true,
+      });
     } else {
       const existing = await orchestrator.store.getSession(data.runId, data.seq);
       if (existing?.finishedAt) return skip(data, 'this session already has a result');
@@ -158,11 +158,26 @@ function staleReason(run: RunRecord, data: SessionJobData): string | undefined {
   return current === data.seq ? undefined : `stale job: slot ${data.slot} is at job ${current ?? 'none'}`;
 }
 
-/** A merge-queue step: merge, check the merged head, record the result in one step. */
-async function runMerge(deps: SessionWorkerDeps, runId: string, seq: number, laneNumbers: number[]) {
+/** A merge-queue step: a full sweep first when due, then merge, check the merged head, record each in one step. */
+async function runMerge(
+  deps: SessionWorkerDeps,
+  runId: string,
+  seq: number,
+  step: { lanes: number[]; fullSweep: boolean },
+) {
   const { orchestrator } = deps;
+  if (step.fullSweep) {
+    const before = await orchestrator.store.loadState(runId);
+    // A sweep that cannot run must not hold up the merges, nor be retried forever: it counts, with its error.
+    const swept = await fullSweep(deps, before, seq).catch((error: unknown) => {
+      log.error({ err: error, runId, seq }, 'the full sweep failed');
+      const message = error instanceof Error ? error.message : String(error);
+      return { head: '', green: [], checked: 0, sentBack: [], error: message.split('\n')[0] ?? 'failed' };
+    });
+    await recordFullSweep(orchestrator.store, runId, seq, swept, orchestrator.now());
+  }
   const state = await orchestrator.store.loadState(runId);
-  const lanes = state.run.lanes.filter((lane) => laneNumbers.includes(lane.lane) && lane.seq === seq);
+  const lanes = state.run.lanes.filter((lane) => step.lanes.includes(lane.lane) && lane.seq === seq);
   if (lanes.length === 0) return;
   const results = await mergeLanes(deps, state, lanes, seq);
   await recordMergeResults(orchestrator.store, runId, seq, results, orchestrator.now());

@@ -20,10 +20,14 @@ export const LaneAction = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('generate'), featureId: z.string() }),
   z.object({ kind: z.literal('evaluate'), featureId: z.string() }),
   z.object({ kind: z.literal('regress'), featureIds: z.array(z.string()).min(1) }),
-  /** Every lane waiting to merge, merged in one step and checked once (a merge train; see docs/lanes.md). */
+  /**
+   * Every lane waiting to merge, merged in one step and checked once (a merge train; see docs/lanes.md); with
+   * `fullSweep`, every passing feature's check is replayed first (none waiting: the sweep alone).
+   */
   z.object({
     kind: z.literal('merge'),
-    lanes: z.array(z.object({ lane: z.number().int().positive(), featureId: z.string() })).min(1),
+    lanes: z.array(z.object({ lane: z.number().int().positive(), featureId: z.string() })),
+    fullSweep: z.boolean().optional(),
   }),
 ]);
 export type LaneAction = z.infer<typeof LaneAction>;
@@ -73,7 +77,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   const actions: SlotAction[] = [];
   const merging = new Set<number>();
   if (!busy.has(MAIN_SLOT)) {
-    const main = mainSlotAction(state, busy, { pending, candidates });
+    const main = mainSlotAction(state, now, busy, { pending, candidates });
     if (main) {
       actions.push({ slot: MAIN_SLOT, action: main });
       if (main.kind === 'merge') for (const { lane } of main.lanes) merging.add(lane);
@@ -118,7 +122,9 @@ function runLevelAction(
     return { kind: 'run', action: { kind: 'wait', reason: `run is ${run.status}${why}` } };
   }
   const allDone = features.length > 0 && context.pending.length === 0 && context.candidates.length === 0;
-  if (allDone && context.idle) return { kind: 'run', action: { kind: 'finish' } };
+  // Lanes mode: a full sweep after the last merge comes before the run is declared done.
+  if (allDone && context.idle && run.counters.fullSweep.mergesSince === 0)
+    return { kind: 'run', action: { kind: 'finish' } };
   const stop = checkStopConditions(state, now);
   if (stop) return { kind: 'run', action: { kind: 'pause', reason: stop.reason, detail: stop.detail } };
   const budgets = run.config.budgets;
@@ -142,9 +148,10 @@ function runLevelAction(
   return undefined;
 }
 
-/** The run slot's next job: a merge, a window sweep, or a due regression sweep. */
+/** The run slot's next job: a merge (a full sweep first when due), a window sweep, or a due regression sweep. */
 function mainSlotAction(
   state: RunState,
+  now: Date,
   busy: ReadonlySet<number>,
   context: { pending: FeatureState[]; candidates: FeatureState[] },
 ): LaneAction | undefined {
@@ -155,17 +162,32 @@ function mainSlotAction(
     .sort((a, b) => b.mergeSetbacks - a.mergeSetbacks || a.lane - b.lane)
     .filter((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending)
     .map(({ lane, featureId }) => ({ lane, featureId }));
+  const last = context.pending.length === 0 && run.lanes.length === 0;
+  if (fullSweepDue(run, now) || (last && run.counters.fullSweep.mergesSince > 0))
+    return { kind: 'merge', lanes: toMerge, fullSweep: true };
   if (toMerge.length > 0) return { kind: 'merge', lanes: toMerge };
   const batch = run.config.regressBatchSize;
   const windowSweep = windowSweepCandidates(state);
   if (windowSweep.length > 0)
     return { kind: 'regress', featureIds: windowSweep.slice(0, batch).map((f) => f.id) };
-  const due =
-    run.counters.passesSinceLastRegression >= run.config.regressEvery ||
-    (context.pending.length === 0 && run.lanes.length === 0);
+  // The full sweeps replay every recorded check; a regression session is left for what they could not replay.
+  const due = last;
   if (context.candidates.length > 0 && due)
     return { kind: 'regress', featureIds: context.candidates.slice(0, batch).map((f) => f.id) };
   return undefined;
+}
+
+/**
+ * Whether a full sweep is due (lanes mode): merges since the last one, and `fullSweepEveryMerges` of them or
+ * `fullSweepEveryMinutes` since it (or since the run started) passed.
+ */
+export function fullSweepDue(run: RunState['run'], now: Date): boolean {
+  const { mergesSince, at } = run.counters.fullSweep;
+  if (mergesSince === 0) return false;
+  const config = run.config.mergeChecks;
+  if (mergesSince >= config.fullSweepEveryMerges) return true;
+  const since = Date.parse(at ?? run.createdAt);
+  return now.getTime() - since >= config.fullSweepEveryMinutes * 60_000;
 }
 
 /** What a lane does next with its feature, from its last counted step. */

@@ -150,8 +150,18 @@ function applyMerge(
       const checked = changes.changed.get(id) ?? features.find((candidate) => candidate.id === id);
       if (checked?.passes) changes.changed.set(id, { ...checked, lastCheckedSeq: seq });
     }
-    changes.changed.set(feature.id, { ...feature, passes: true, mergePending: false, lastCheckedSeq: seq });
+    changes.changed.set(feature.id, {
+      ...feature,
+      passes: true,
+      mergePending: false,
+      lastCheckedSeq: seq,
+      replayOnMerge: [],
+    });
     changes.counters.passesSinceLastRegression += 1;
+    // Replaying every check on each merge leaves nothing for a full sweep to find.
+    const sweep = changes.counters.fullSweep;
+    if (current.config.mergeChecks.affected !== 'all')
+      changes.counters.fullSweep = { ...sweep, mergesSince: sweep.mergesSince + 1 };
     changes.counters.lastPassSeq = Math.max(changes.counters.lastPassSeq, seq);
     changes.counters.evaluationsSinceLastPass = 0;
     free();

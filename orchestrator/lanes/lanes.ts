@@ -46,6 +46,15 @@ export const LaneRecord = z.object({
 });
 export type LaneRecord = z.infer<typeof LaneRecord>;
 
+/** Lanes mode's full sweeps (workers/full-sweep.ts): merges since the last, when it ran, the head it found green. */
+export const FullSweepMark = z.object({
+  mergesSince: z.number().int().nonnegative(),
+  at: z.string().nullable(),
+  /** The run branch's head at the last full sweep that found every check green: where a bisect starts. */
+  greenHead: z.string().nullable(),
+});
+export type FullSweepMark = z.infer<typeof FullSweepMark>;
+
 /** The branch of lane `lane` working on `featureId`. */
 export function laneBranch(runId: string, lane: number, featureId: string): string {
   const safe = featureId.replace(/[^A-Za-z0-9._-]/g, '-');

@@ -5,7 +5,7 @@ import { maskRemoteUrl } from '../../handoff/remote-url.js';
 import { HumanNote } from '../../roles/human-notes.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../../roles/session-result.js';
 import { RunConfig } from '../config.js';
-import { LaneRecord } from '../lanes/lanes.js';
+import { FullSweepMark, LaneRecord } from '../lanes/lanes.js';
 
 /**
  * Lifecycle of a run: `created → initializing → building ⇄ paused → done | incomplete | failed | cancelled`.
@@ -109,6 +109,8 @@ export const RunCounters = z.object({
   progressAt: z.string().nullable().default(null),
   /** The run's seq at that moment: the sessions started since are `seq - progressSeq`. */
   progressSeq: z.number().int().nonnegative().default(0),
+  /** Lanes mode: merges since the last full sweep, when it ran, and the run branch's head it found green. */
+  fullSweep: FullSweepMark.default({ mergesSince: 0, at: null, greenHead: null }),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 
@@ -195,54 +197,10 @@ export const FeatureState = Feature.extend({
   mergePending: z.boolean().default(false),
   /** What people wrote about it (`note`, `reopen`, `unblock`), oldest first: its generator sessions read them. */
   humanNotes: z.array(HumanNote).default([]),
+  /** Lanes mode: checks this feature's next merge replays too (a full sweep found them broken by its last merge). */
+  replayOnMerge: z.array(z.string()).default([]),
 });
 export type FeatureState = z.infer<typeof FeatureState>;
-
-/** One verdict as summarized in the session history. */
-export const SessionVerdict = z.object({
-  featureId: z.string(),
-  verdict: VerdictValue,
-  mode: z.enum(['evaluate', 'regression']),
-});
-export type SessionVerdict = z.infer<typeof SessionVerdict>;
-
-/** What kind of step a session was (the planner action that queued it). */
-export const SessionKind = z.enum(['initialize', 'generate', 'evaluate', 'regress']);
-export type SessionKind = z.infer<typeof SessionKind>;
-
-/** One session in a run's history. Fields after `startedAt` are set when its result is recorded. */
-export const SessionRecord = z.object({
-  seq: z.number().int().nonnegative(),
-  jobId: z.string(),
-  role: RoleName,
-  kind: SessionKind.nullable(),
-  featureIds: z.array(z.string()),
-  workerId: z.string(),
-  startedAt: z.string(),
-  finishedAt: z.string().nullable(),
-  outcome: SessionOutcome.nullable(),
-  reason: z.string().nullable(),
-  model: z.string().nullable(),
-  usage: z
-    .object({
-      inputTokens: z.number(),
-      outputTokens: z.number(),
-      cacheReadTokens: z.number(),
-      cacheWriteTokens: z.number(),
-    })
-    .nullable(),
-  costUsd: z.number().nullable(),
-  durationMs: z.number().nullable(),
-  steps: z.number().nullable(),
-  startCommit: z.string().nullable(),
-  endCommit: z.string().nullable(),
-  commits: z.array(z.string()),
-  violations: z.number().int().nonnegative(),
-  verdicts: z.array(SessionVerdict),
-  /** The lane the session worked on (lanes mode), null for the run's own slot and serial runs. */
-  lane: z.number().int().positive().nullable().default(null),
-});
-export type SessionRecord = z.infer<typeof SessionRecord>;
 
 /** Everything the planner reads: the run record and its features in list order. */
 export interface RunState {
@@ -250,23 +208,15 @@ export interface RunState {
   features: FeatureState[];
 }
 
-/** What `recordSessionStarted` needs. */
-export const SessionStart = z.object({
-  seq: z.number().int().positive(),
-  jobId: z.string().min(1),
-  role: RoleName,
-  kind: SessionKind.optional(),
-  featureIds: z.array(z.string()),
-  workerId: z.string().min(1),
-  /** The lane (lanes mode). */
-  lane: z.number().int().positive().optional(),
-  /** Defaults to now. */
-  startedAt: z.string().optional(),
-});
-export type SessionStart = z.input<typeof SessionStart>;
-
-/** Re-export for callers that only import run-state. */
+/** Re-exports for callers that only import run-state. */
 export { IntegrityViolation };
+export {
+  emptySession,
+  SessionKind,
+  SessionRecord,
+  SessionStart,
+  SessionVerdict,
+} from './session-record.js';
 
 /** A fresh run id: `r-<time base36><6 hex>`, sortable by creation time, url-safe, no `:`. */
 export function newRunId(now: Date = new Date(), random: (bytes: number) => Buffer = randomBytes): string {
@@ -294,6 +244,7 @@ export function emptyCounters(): RunCounters {
     lastHarnessError: null,
     progressAt: null,
     progressSeq: 0,
+    fullSweep: { mergesSince: 0, at: null, greenHead: null },
   };
 }
 
@@ -336,6 +287,7 @@ export function toFeatureState(feature: Feature, position: number, previous?: Fe
     lastCheckedSeq: 0,
     mergePending: false,
     humanNotes: [],
+    replayOnMerge: [],
     ...(previous ?? {}),
     ...feature,
     position,
@@ -359,36 +311,4 @@ export function windowSweepCandidates(state: RunState): FeatureState[] {
   return state.features.filter(
     (feature) => feature.passes && !feature.blocked && feature.lastCheckedSeq < before,
   );
-}
-
-/** A session record with nothing recorded yet but who started it. */
-export function emptySession(
-  seq: number,
-  jobId: string,
-  role: SessionRecord['role'],
-  startedAt: string,
-): SessionRecord {
-  return {
-    seq,
-    jobId,
-    role,
-    kind: null,
-    featureIds: [],
-    workerId: 'unknown',
-    startedAt,
-    finishedAt: null,
-    outcome: null,
-    reason: null,
-    model: null,
-    usage: null,
-    costUsd: null,
-    durationMs: null,
-    steps: null,
-    startCommit: null,
-    endCommit: null,
-    commits: [],
-    violations: 0,
-    verdicts: [],
-    lane: null,
-  };
 }
