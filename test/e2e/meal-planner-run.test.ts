@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxInfo } from '../../box/bubblewrap.js';
 import { CheckRunReport } from '../../cli/checks.js';
 import { RunStatusJson } from '../../cli/status.js';
-import { sandboxInfo } from '../../box/bubblewrap.js';
 import type { AppRegistry } from '../../testkit/app-registry.js';
 import { MEAL_PLANNER_SPEC_PATH } from '../../testkit/policies/meal-planner/sources.js';
 import { withScriptedFeatureCount } from '../../testkit/policies/todo-features.js';
@@ -54,14 +54,22 @@ describe.skipIf(bubblewrap.skip || packageCache.skip)('a meal-planner run in two
     });
     const env = cliEnv(context, { home, configFile, anthropicBaseURL: server.anthropicBaseURL });
     const spec = path.join(context.root, 'meal-planner.md');
-    fs.writeFileSync(spec, withScriptedFeatureCount(fs.readFileSync(MEAL_PLANNER_SPEC_PATH, 'utf8'), FEATURES));
+    fs.writeFileSync(
+      spec,
+      withScriptedFeatureCount(fs.readFileSync(MEAL_PLANNER_SPEC_PATH, 'utf8'), FEATURES),
+    );
     const workspace = path.join(context.root, 'meal-planner');
     const started = Date.now();
     const out = await runCliOnce(['run', spec, '--workspace', workspace, '--lanes', '2', '--json'], env);
-    console.log(`[meal-planner-run] ${FEATURES} features in two lanes: ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `[meal-planner-run] ${FEATURES} features in two lanes: ${Math.round((Date.now() - started) / 1000)} s`,
+    );
     expect(out.code, out.stderr.slice(-3_000)).toBe(0);
     const run = RunStatusJson.parse(JSON.parse(out.stdout));
-    expect(run).toMatchObject({ status: 'done', features: { total: FEATURES, passing: FEATURES, blocked: 0 } });
+    expect(run).toMatchObject({
+      status: 'done',
+      features: { total: FEATURES, passing: FEATURES, blocked: 0 },
+    });
     expect(run.blocked).toEqual([]);
     // npm in the boxes fetched the app's packages from the loopback registry.
     expect(registry.log()).toMatch(/GET \/sql\.js\/-\/sql\.js-1\.17\.0\.tgz/);

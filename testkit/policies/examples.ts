@@ -17,11 +17,11 @@ import { MEAL_PLANNER_EXAMPLE } from './meal-planner/example.js';
 import type { ScriptIO } from './script.js';
 import {
   featureListJson,
-  verifyCommand,
   featureMentionedIn,
   type ScriptedFeature,
   squash,
   TODO_FEATURES,
+  verifyCommand,
 } from './todo-features.js';
 import { SCRIPTED_SOURCES_DIR } from './todo-sources.js';
 
