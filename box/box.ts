@@ -21,7 +21,7 @@ import { moduleLogger } from '../core/log.js';
 import { isInside } from '../core/paths.js';
 import { bubblewrapArgs } from './bubblewrap.js';
 import { type EgressProxy, type EgressRefusal, startEgressProxy } from './egress-proxy.js';
-import { buildSandboxEnv, proxyEnv } from './env.js';
+import { buildSandboxEnv, proxyEnv, registryEnv } from './env.js';
 import type { NetworkPolicy } from './network-policy.js';
 
 const log = moduleLogger('box/box');
@@ -202,7 +202,7 @@ export async function prepareBox(request: BoxRequest, payload: readonly string[]
     const nodeBinDir = path.dirname(process.execPath);
     const env = {
       ...buildSandboxEnv({ home: BOX_HOME, tmpdir: '/tmp', extra: request.env, nodeBinDir }),
-      ...(proxy ? proxyEnv(EGRESS_PORT) : {}),
+      ...(proxy ? { ...proxyEnv(EGRESS_PORT), ...registryEnv(request.network, true) } : {}),
     };
     const args = bubblewrapArgs({
       workspace: request.workspace,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { isHarnessOrSecretVariable } from '../core/secrets.js';
+import { type NetworkPolicy, registryUrlInBox } from './network-policy.js';
 
 const log = moduleLogger('box');
 
@@ -68,4 +69,14 @@ export function proxyEnv(port: number): Record<string, string> {
     no_proxy: noProxy,
     NODE_USE_ENV_PROXY: '1',
   };
+}
+
+/**
+ * npm's registry for a box whose policy names one (`sandbox.npmRegistry`): set after the scrub that drops every
+ * `npm_*` variable, because it comes from the run's config, not the workspace. `inBox`: the process runs in a
+ * bubblewrap box, where this host's loopback has another name.
+ */
+export function registryEnv(policy: NetworkPolicy, inBox: boolean): Record<string, string> {
+  if (policy.npmRegistry === undefined || policy.mode === 'none') return {};
+  return { npm_config_registry: inBox ? registryUrlInBox(policy.npmRegistry) : policy.npmRegistry };
 }

@@ -88,17 +88,45 @@ export interface NetworkPolicy {
   mode: NetworkMode;
   /** Extra destinations (see {@link AllowHost}); the only way to reach loopback or private addresses. */
   allowHosts: readonly string[];
+  /** An npm registry (mirror) URL as the host reaches it; npm in the box is pointed at it (box/env.ts). */
+  npmRegistry?: string;
+}
+
+/** An npm registry URL (`sandbox.npmRegistry`): http or https, e.g. verdaccio on `http://127.0.0.1:4873/`. */
+export const NpmRegistryUrl = z
+  .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as "http://127.0.0.1:4873/"' })
+  .transform((url) => (url.endsWith('/') ? url : `${url}/`));
+export type NpmRegistryUrl = z.infer<typeof NpmRegistryUrl>;
+
+/** The `allowHosts` entry that lets a box reach the registry: its host and (explicit or default) port. */
+export function registryAllowHost(registryUrl: string): string {
+  const url = new URL(registryUrl);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  return `${url.hostname}:${port}`;
+}
+
+/** The registry URL as the box must name it: this host's loopback is {@link HOST_LOOPBACK_ALIAS} inside a box. */
+export function registryUrlInBox(registryUrl: string): string {
+  const url = new URL(registryUrl);
+  if (['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) url.hostname = HOST_LOOPBACK_ALIAS;
+  return url.toString();
 }
 
 /** No network at all. */
 export const NO_NETWORK: NetworkPolicy = { mode: 'none', allowHosts: [] };
 
 /**
- * The policy of one box from a mode and extra hosts. The mode is normalized once, where the run config is parsed
+ * The policy of one box from a mode, extra hosts and an npm registry (added to the hosts). The mode is normalized once, where the run config is parsed
  * (orchestrator/sandbox-config.ts: the old boolean is accepted there and nowhere else).
  */
-export function networkPolicy(mode: NetworkMode, allowHosts: readonly string[] = []): NetworkPolicy {
-  return { mode, allowHosts };
+export function networkPolicy(
+  mode: NetworkMode,
+  allowHosts: readonly string[] = [],
+  npmRegistry?: string,
+): NetworkPolicy {
+  if (npmRegistry === undefined || mode === 'none') return { mode, allowHosts };
+  // The registry's own host:port goes on the allow list: a loopback mirror is reachable only when named.
+  return { mode, allowHosts: [...allowHosts, registryAllowHost(npmRegistry)], npmRegistry };
 }
 
 /** A host name as compared: lower case, no trailing dot, no brackets. */

@@ -28,7 +28,7 @@ import {
   memoryKills,
 } from './cgroup.js';
 import type { EgressRefusal } from './egress-proxy.js';
-import { buildSandboxEnv } from './env.js';
+import { buildSandboxEnv, registryEnv } from './env.js';
 import type { NetworkPolicy } from './network-policy.js';
 import { killCommandProcesses } from './proc.js';
 
@@ -188,6 +188,7 @@ export async function prepareLaunch(request: LaunchRequest, payload: readonly st
     extra: request.env,
     nodeBinDir: path.dirname(process.execPath),
   });
+  Object.assign(env, registryEnv(request.network, false));
   const markerValue = randomUUID();
   env.SANDBOX_CALL_ID = markerValue;
   const [file, ...args] = payload as [string, ...string[]];

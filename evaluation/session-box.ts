@@ -12,7 +12,7 @@ import type { EgressRefusal } from '../box/egress-proxy.js';
  */
 export type SessionSandbox = Pick<
   BashToolOptions,
-  'sandbox' | 'network' | 'allowHosts' | 'hiddenPaths' | 'maxMemoryBytes' | 'maxFileSizeBytes'
+  'sandbox' | 'network' | 'allowHosts' | 'npmRegistry' | 'hiddenPaths' | 'maxMemoryBytes' | 'maxFileSizeBytes'
 >;
 
 /** Which session events are reported for: the run, the session's number, the event sink and the clock. */
@@ -45,6 +45,7 @@ export function boxOptions(
   | 'sandbox'
   | 'network'
   | 'allowHosts'
+  | 'npmRegistry'
   | 'hiddenPaths'
   | 'onEgressRefused'
   | 'maxMemoryBytes'

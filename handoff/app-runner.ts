@@ -54,6 +54,8 @@ export interface StartAppOptions {
   network?: NetworkMode;
   /** Extra destinations for the policy. */
   allowHosts?: string[];
+  /** An npm registry URL (as the host reaches it) for init.sh's installs: allowed, and npm's registry in the box. */
+  npmRegistry?: string;
   /** Extra absolute paths hidden from the app (home directories, `/run` and the data dir always are). */
   hiddenPaths?: string[];
   /** Workspace-relative paths the app may not change (default {@link APP_READ_ONLY_PATHS}). */
@@ -151,7 +153,7 @@ async function launch(options: StartAppOptions, output: (chunk: Buffer) => void)
     sandbox,
     command: `exec bash ./${WORKSPACE_FILES.initScript}`,
     ...(options.port === undefined ? {} : { port: options.port }),
-    network: networkPolicy(options.network ?? 'registries', options.allowHosts ?? []),
+    network: networkPolicy(options.network ?? 'registries', options.allowHosts ?? [], options.npmRegistry),
     hiddenPaths: [...ALWAYS_HIDDEN, os.homedir(), dataDir(), ...(options.hiddenPaths ?? [])],
     readOnlyPaths: readOnly,
     ...(options.env ? { env: options.env } : {}),

@@ -1,7 +1,7 @@
 /** The run's box settings: network policy, memory and file-size limits, per-role overrides. */
 import { z } from 'zod';
 import { BOX_LIMIT_DEFAULTS } from '../box/limits.js';
-import { AllowHost, NetworkMode } from '../box/network-policy.js';
+import { AllowHost, NetworkMode, NpmRegistryUrl } from '../box/network-policy.js';
 
 /**
  * A network policy: `none`, `registries` or `open` (box/network-policy.ts). The old boolean is
@@ -43,11 +43,12 @@ export type RoleSandbox = z.infer<typeof RoleSandbox>;
  * The box every workspace-controlled process runs in (bash, init.sh and the app): bubblewrap `auto` or
  * `required` (both: the box, refused where bubblewrap cannot run) or `off` (no box: only where the machine
  * or container is the boundary); the network policy (default `registries`), extra hosts, per-role overrides
- * (`app` is the evaluator's app).
+ * (`app` is the evaluator's app), and an npm registry mirror every box's npm uses (`npmRegistry`).
  */
 export const SandboxConfig = z.strictObject({
   network: NetworkSetting.default('registries'),
   allowHosts: z.array(AllowHost).default([]),
+  npmRegistry: NpmRegistryUrl.optional(),
   bubblewrap: z.enum(['auto', 'required', 'off']).default('auto'),
   memoryMiB: MemoryMiB.default(BOX_LIMIT_DEFAULTS.maxMemoryBytes / 1024 ** 2),
   fileSizeMiB: FileSizeMiB.default(BOX_LIMIT_DEFAULTS.maxFileSizeBytes / 1024 ** 2),
@@ -67,6 +68,8 @@ export interface RoleSandboxSettings {
   sandbox: 'bubblewrap' | 'none';
   network: NetworkMode;
   allowHosts: string[];
+  /** npm's registry in every box of the role (its host is allowed too), when the run names one. */
+  npmRegistry?: string;
   /** Memory of each box of the role (bash commands; the evaluator's: the app's). */
   maxMemoryBytes: number;
   /** `ulimit -f` of each box of the role. */
@@ -83,6 +86,7 @@ export function sandboxForRole(
     sandbox: config.bubblewrap === 'off' ? 'none' : 'bubblewrap',
     network: override?.network ?? config.network,
     allowHosts: [...config.allowHosts, ...(override?.allowHosts ?? [])],
+    ...(config.npmRegistry ? { npmRegistry: config.npmRegistry } : {}),
     maxMemoryBytes: (override?.memoryMiB ?? config.memoryMiB) * 1024 ** 2,
     maxFileSizeBytes: (override?.fileSizeMiB ?? config.fileSizeMiB) * 1024 ** 2,
   };

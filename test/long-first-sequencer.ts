@@ -7,6 +7,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /** Path prefixes (from the repository root) of the slowest files, slowest first (measured by a full run, 2026-12-01). */
 export const LONG_FIRST: readonly string[] = [
+  'test/e2e/meal-planner-run',
   'test/integration/examples/meal-planner-app',
   'test/e2e/exported-checks',
   'test/integration/demo-policies/evaluator-bug',

@@ -27,6 +27,8 @@ export interface BashToolOptions {
   network?: NetworkMode;
   /** Extra destinations for the policy (`host`, `host:port`, `*.domain`). */
   allowHosts?: string[];
+  /** An npm registry URL (as the host reaches it): on the allow list, and npm's registry in the box. */
+  npmRegistry?: string;
   /**
    * Ports inside the box forwarded to Unix sockets outside (e.g. a running app box's `socketPath`); a
    * function is asked before each command, so forwards can be added during a session.
@@ -75,7 +77,7 @@ export const BashArgs = z.object({
 export type BashArgs = z.infer<typeof BashArgs>;
 
 type ResolvedOptions = Required<
-  Omit<BashToolOptions, 'env' | 'network' | 'allowHosts' | 'onEgressRefused' | 'forwards'>
+  Omit<BashToolOptions, 'env' | 'network' | 'allowHosts' | 'npmRegistry' | 'onEgressRefused' | 'forwards'>
 > & {
   env: Record<string, string>;
   network: NetworkPolicy;
@@ -84,7 +86,7 @@ type ResolvedOptions = Required<
 };
 
 function withDefaults(options: BashToolOptions): ResolvedOptions {
-  const { network, allowHosts, ...rest } = options;
+  const { network, allowHosts, npmRegistry, ...rest } = options;
   return {
     ...BASH_DEFAULTS,
     hiddenPaths: [],
@@ -93,7 +95,7 @@ function withDefaults(options: BashToolOptions): ResolvedOptions {
     forwards: [],
     ...Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)),
     env: options.env ?? {},
-    network: networkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? []),
+    network: networkPolicy(network ?? BASH_DEFAULTS.network, allowHosts ?? [], npmRegistry),
   } as ResolvedOptions;
 }
 

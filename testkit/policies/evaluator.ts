@@ -72,10 +72,12 @@ export function evaluateFeature(
       ],
     };
   }
+  const example = exampleOf(feature);
+  if (example.evaluate) return example.evaluate(io, url, featureId, feature, tag);
   const steps = new StepRecorder(feature.steps);
   const page = new PageDriver(io, url);
   try {
-    const check = exampleOf(feature).checks[feature.check];
+    const check = example.checks[feature.check];
     if (!check) throw new CheckBlocked(`The scripted evaluator has no browser check "${feature.check}".`);
     check(page, steps, tag);
     return { feature_id: featureId, verdict: 'pass', steps: steps.complete(), issues: [] };

@@ -1,7 +1,7 @@
 /**
  * The example apps the scripted model knows, told apart by their spec (the initializer's first message) or by
  * a feature's text (generators and evaluators): the todo demo (examples/todo) and the app with accounts
- * (examples/accounts). Each brings its features in build order, the sources its roles write and the
+ * (examples/accounts) and the meal planner (examples/meal-planner). Each brings its features in build order, the sources its roles write and the
  * evaluator's browser check of each feature.
  */
 import path from 'node:path';
@@ -11,13 +11,17 @@ import {
   accountsFeatureListJson,
   isAccountsSpec,
 } from './accounts-features.js';
+import type { SubmittedVerdictArgs } from './evaluator.js';
 import { BROWSER_CHECKS, type BrowserCheck } from './evaluator-checks.js';
+import { MEAL_PLANNER_EXAMPLE } from './meal-planner/example.js';
+import type { ScriptIO } from './script.js';
 import {
   featureListJson,
   featureMentionedIn,
   type ScriptedFeature,
   squash,
   TODO_FEATURES,
+  verifyCommand,
 } from './todo-features.js';
 import { SCRIPTED_SOURCES_DIR } from './todo-sources.js';
 
@@ -32,7 +36,17 @@ export interface ScriptedExample {
   featureListJson(count?: number): string;
   /** A shell check (`verifyCommand` body) that the skeleton serves its page. */
   skeletonServes: string;
+  /** The whole shell script of a check (`verify`) against the app started from `init.sh`. */
+  verifyCommand(checks: string, okMessage: string): string;
   checks: Readonly<Record<string, BrowserCheck>>;
+  /** The evaluator's check of a feature when the example brings its own runner (else `checks[feature.check]`). */
+  evaluate?(
+    io: ScriptIO,
+    url: string,
+    featureId: string,
+    feature: ScriptedFeature,
+    tag: string,
+  ): SubmittedVerdictArgs;
 }
 
 /** The todo demo (examples/todo). */
@@ -43,6 +57,7 @@ export const TODO_EXAMPLE: ScriptedExample = {
   sourcesDir: SCRIPTED_SOURCES_DIR,
   featureListJson,
   skeletonServes: `curl -sf "$base/" | grep -q '<h1>Todos</h1>' || fail "the page did not load"`,
+  verifyCommand,
   checks: BROWSER_CHECKS,
 };
 
@@ -54,11 +69,15 @@ export const ACCOUNTS_EXAMPLE: ScriptedExample = {
   sourcesDir: path.resolve(SCRIPTED_SOURCES_DIR, '../../accounts/scripted'),
   featureListJson: accountsFeatureListJson,
   skeletonServes: `curl -sf "$base/" | grep -q '<h1>Notes</h1>' || fail "the page did not load"`,
+  verifyCommand,
   checks: ACCOUNTS_CHECKS,
 };
 
-/** Every example, the accounts one first (the todo spec's "Out of scope" names accounts, not the reverse). */
-export const EXAMPLES: readonly ScriptedExample[] = [ACCOUNTS_EXAMPLE, TODO_EXAMPLE];
+/**
+ * Every example, the accounts one before the todo one (the todo spec's "Out of scope" names accounts, not the
+ * reverse) and the meal planner first (its long descriptions hold no other example's).
+ */
+export const EXAMPLES: readonly ScriptedExample[] = [MEAL_PLANNER_EXAMPLE, ACCOUNTS_EXAMPLE, TODO_EXAMPLE];
 
 /** The example whose spec the text is. */
 export function exampleOfSpec(text: string): ScriptedExample | undefined {

@@ -15,7 +15,7 @@ import {
 } from './examples.js';
 import { commitAll } from './initializer.js';
 import { type CallResult, exitCodeOf, fileTextOfRead, type ScriptIO } from './script.js';
-import { type MarkerInsertion, type ScriptedFeature, verifyCommand } from './todo-features.js';
+import type { MarkerInsertion, ScriptedFeature } from './todo-features.js';
 import { featureFiles } from './todo-sources.js';
 
 /** What the generator's first message asks for. */
@@ -119,7 +119,7 @@ export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
   const notes = work.notes;
   const check = io.call(
     'bash',
-    { command: verifyCommand(feature.verify, `${featureId} checks passed`) },
+    { command: exampleOf(feature).verifyCommand(feature.verify, `${featureId} checks passed`) },
     'Starting the app on a free port and checking the feature with curl.',
   );
   const verified = exitCodeOf(check.content) === 0;

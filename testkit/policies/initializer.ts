@@ -5,7 +5,7 @@
  */
 import { exampleOfSpec, type ScriptedExample, TODO_EXAMPLE } from './examples.js';
 import { type CallResult, exitCodeOf, type ScriptIO } from './script.js';
-import { scriptedFeatureCount, verifyCommand } from './todo-features.js';
+import { scriptedFeatureCount } from './todo-features.js';
 import { skeletonFiles } from './todo-sources.js';
 
 /** Corrections the initializer answers before it gives up and just stops. */
@@ -31,7 +31,7 @@ export function initializerScript(io: ScriptIO): void {
   const example = exampleOfSpec(io.firstMessage);
   if (!example) {
     io.finish(
-      'This scripted model only knows the example specs (examples/todo and examples/accounts app_spec.md); nothing written.',
+      'This scripted model only knows the example specs (examples/todo, accounts and meal-planner app_spec.md); nothing written.',
     );
     return;
   }
@@ -47,7 +47,7 @@ export function initializerScript(io: ScriptIO): void {
   const check = io.call(
     'bash',
     {
-      command: `chmod +x init.sh\n${verifyCommand(
+      command: `chmod +x init.sh\n${example.verifyCommand(
         example.skeletonServes,
         'the skeleton starts with init.sh and serves the page',
       )}`,

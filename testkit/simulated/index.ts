@@ -19,6 +19,7 @@ import { parseEvaluatorBrief } from '../policies/evaluator.js';
 import { generatorScript, parseGeneratorBrief } from '../policies/generator.js';
 import { recordedTurns, type Script } from '../policies/script.js';
 import { unitHash } from '../policies/seeded.js';
+import { isTodoFeature } from '../policies/todo-features.js';
 import type { Fault, Policy, ScriptedConversation } from '../types.js';
 import { HONEST_STYLES, simulatedEvaluator } from './evaluator.js';
 import { mistakenIO, regressionTarget } from './generator-mistakes.js';
@@ -51,6 +52,12 @@ export interface SimulatedModel {
   /** Every mistake that showed in a reply, in the order the sessions began. */
   mistakes(): MistakeRecord[];
 }
+
+/**
+ * Mistakes played on the todo example's module registries (generator-mistakes.ts); on the other examples a
+ * generator makes only the mistakes any app has: no commit, a reply cut at the limit, a burst.
+ */
+const TODO_ONLY_MISTAKES: readonly MistakeKind[] = ['appDoesNotStart', 'halfDone', 'regression'];
 
 /** What the model decided for one session at its first request. */
 interface SessionPlan {
@@ -123,8 +130,13 @@ function planSession(
   const subject = `${role ?? 'unknown'}:${featureIds.join(',')}`;
   const ordinal = ledger.ordinal(subject, key);
   const droppedLine = generator?.feature ? regressionTarget(generator.feature) : undefined;
+  const todo = generator?.feature !== undefined && isTodoFeature(generator.feature);
   const applicable: MistakeKind[] = generator?.feature
-    ? MISTAKE_KINDS.filter((kind) => kind !== 'regression' || droppedLine !== undefined)
+    ? MISTAKE_KINDS.filter(
+        (kind) =>
+          (kind !== 'regression' || droppedLine !== undefined) &&
+          (todo || !TODO_ONLY_MISTAKES.includes(kind)),
+      )
     : ['burst'];
   const misread = new Set(
     role === 'evaluator'

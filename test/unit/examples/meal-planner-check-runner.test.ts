@@ -64,6 +64,23 @@ function feature(check: CheckStepInput[]): MealPlannerFeature {
 const ok = (content: string): CallResult => ({ name: 'x', arguments: {}, content, isError: false });
 
 describe('the meal-planner check interpreter', () => {
+  it('quotes what the page shows in a step that only saw things gone (a grounded pass quotes the page)', () => {
+    const { io } = cannedIo(() => ok(LIST_PAGE));
+    const verdict = runMealPlannerCheck(
+      io,
+      'http://app.test/',
+      'F-001',
+      feature([
+        { do: [{ goto: '/plan' }], expect: [{ see: 'Meal plan' }] },
+        { do: [], expect: [{ notSee: 'Signed in as' }, { noElement: { role: 'button', name: 'Log out' } }] },
+      ]),
+      'k1',
+    );
+    expect(verdict.verdict).toBe('pass');
+    expect(verdict.steps[1]?.evidence).toMatch(/no longer shows Signed in as/);
+    expect(verdict.steps[1]?.evidence).toMatch(/heading says "Meal plan"/);
+  });
+
   it('passes when the page shows what the step expects, quoting it, and reads names holding ": "', () => {
     const { io } = cannedIo(() => ok(LIST_PAGE));
     const verdict = runMealPlannerCheck(

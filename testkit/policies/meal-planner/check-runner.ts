@@ -224,7 +224,9 @@ function judge(run: CheckRun, expectation: Expectation): string {
 function runStep(run: CheckRun, step: CheckStep): string {
   const done = step.do.map((action) => perform(run, action));
   const seen = step.expect.map((expectation) => judge(run, expectation));
-  return [...done, ...seen].join(' ');
+  const evidence = [...done, ...seen].join(' ');
+  // A step that only saw things gone quotes nothing; a grounded pass quotes the page, so say what it showed.
+  return evidence.includes('"') ? evidence : `${evidence} ${run.page.summary()}`;
 }
 
 /** Runs a feature's browser check against the app at `baseUrl` and turns what happened into a verdict. */
