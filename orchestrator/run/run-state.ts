@@ -208,8 +208,6 @@ export interface RunState {
   features: FeatureState[];
 }
 
-/** Re-exports for callers that only import run-state. */
-export { IntegrityViolation };
 export {
   emptySession,
   SessionKind,
@@ -217,6 +215,8 @@ export {
   SessionStart,
   SessionVerdict,
 } from './session-record.js';
+/** Re-exports for callers that only import run-state. */
+export { IntegrityViolation };
 
 /** A fresh run id: `r-<time base36><6 hex>`, sortable by creation time, url-safe, no `:`. */
 export function newRunId(now: Date = new Date(), random: (bytes: number) => Buffer = randomBytes): string {
