@@ -18,6 +18,7 @@ import { recordMergeResults } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
+import { askQuestion } from '../orchestrator/questions.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import {
   ACTIVE_STATUSES,
@@ -257,6 +258,19 @@ function roleSessionInput(
           : { costUsd: state.costUsd },
       ),
     secrets: session.secrets,
+    questions: run.questions,
+    ...(role === 'generator'
+      ? {
+          askHuman: async (request: { featureId: string; question: string; options: string[] }) => {
+            const asked = await askQuestion(deps.orchestrator, run.id, {
+              ...request,
+              role,
+              seq: session.seq,
+            });
+            return asked.kind === 'asked' ? { kind: 'asked' as const, question: asked.question } : asked;
+          },
+        }
+      : {}),
   };
 }
 
