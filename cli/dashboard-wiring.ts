@@ -1,4 +1,4 @@
-import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
+import { answerRunQuestion, cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
 import { nextScheduledStart } from '../orchestrator/schedules.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
@@ -22,6 +22,8 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
         resume: (runId) => resumeRun(orchestrator, runId),
         cancel: (runId) => cancelRun(orchestrator, runId),
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
+        answerQuestion: (runId, questionId, answer, by) =>
+          answerRunQuestion(orchestrator, runId, questionId, answer, by),
       },
       nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
       connectedWorkers: () => connectedWorkers(orchestrator.queues),

@@ -324,9 +324,7 @@ function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: S
         ? `raise the budget and go on: \`nightshift resume ${run.id} --budget-usd N\` (or --max-sessions N)`
         : run.pausedReason === 'deadline'
           ? `\`nightshift resume ${run.id}\` (add --for DURATION for a new deadline)`
-          : run.pausedReason === 'questions'
-            ? `answer them (\`nightshift questions ${run.id}\`, then \`nightshift answer ${run.id} Q-N "text"\`): the run goes on`
-            : run.pausedReason === 'harness-error' || run.pausedReason === 'no-progress'
+          : run.pausedReason === 'harness-error' || run.pausedReason === 'no-progress'
             ? `fix the cause above (the worker log has the whole error), then \`nightshift resume ${run.id}\``
             : `\`nightshift resume ${run.id}\``;
     case 'done':

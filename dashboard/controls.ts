@@ -1,3 +1,4 @@
+import { answerQuestion as recordAnswer } from '../orchestrator/questions.js';
 import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import { resumeStatus } from '../orchestrator/run/index.js';
 
@@ -14,6 +15,13 @@ export interface RunControls {
   cancel(runId: string): Promise<unknown>;
   /** Unblocks a feature and resets its attempts so the planner picks it again. */
   retryFeature(runId: string, featureId: string): Promise<unknown>;
+  /** Answers a run's open question (`by`: the dashboard's page, or another client of the HTTP API). */
+  answerQuestion(
+    runId: string,
+    questionId: string,
+    answer: string,
+    by: 'dashboard' | 'api',
+  ): Promise<unknown>;
 }
 
 /** Controls that only change the run store (status and feature state); nothing is enqueued, the reconciler advances. */
@@ -26,5 +34,7 @@ export function storeRunControls(store: RunStore): RunControls {
     },
     cancel: (runId) => store.setStatus(runId, 'cancelled'),
     retryFeature: (runId, featureId) => store.retryFeature(runId, featureId),
+    answerQuestion: (runId, questionId, answer, by) =>
+      recordAnswer({ redis: store.redis, store, now: () => new Date() }, runId, questionId, answer, by),
   };
 }

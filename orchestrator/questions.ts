@@ -13,6 +13,9 @@ import type { RunRecord } from './run/run-state.js';
 
 const log = moduleLogger('orchestrator/questions');
 
+/** The orchestrator parts questions use: Redis, the store, the clock and the notifier. */
+export type QuestionsDeps = Pick<Orchestrator, 'redis' | 'store' | 'now' | 'onSessionEvents'>;
+
 /** What a session asks. */
 export interface AskRequest {
   featureId: string;
@@ -47,7 +50,7 @@ export class QuestionAnsweredError extends InputError {
 
 /** Records a question, unless the run has `questions.maxOpen` open ones already; appends `question.asked`. */
 export async function askQuestion(
-  orchestrator: Orchestrator,
+  orchestrator: QuestionsDeps,
   runId: string,
   request: AskRequest,
 ): Promise<AskOutcome> {
@@ -83,7 +86,7 @@ export async function askQuestion(
 
 /** Answers an open question (a person's answer, trimmed); throws QuestionNotFoundError, QuestionAnsweredError. */
 export async function answerQuestion(
-  orchestrator: Orchestrator,
+  orchestrator: QuestionsDeps,
   runId: string,
   questionId: string,
   answer: string,
@@ -116,7 +119,7 @@ export function expiredQuestions(run: RunRecord, now: Date): Question[] {
 }
 
 /** Answers every question past its timeout with "decide yourself…"; returns the run as it is after. */
-export async function expireQuestions(orchestrator: Orchestrator, run: RunRecord): Promise<RunRecord> {
+export async function expireQuestions(orchestrator: QuestionsDeps, run: RunRecord): Promise<RunRecord> {
   let current = run;
   for (const question of expiredQuestions(run, orchestrator.now())) {
     try {
@@ -130,7 +133,7 @@ export async function expireQuestions(orchestrator: Orchestrator, run: RunRecord
 }
 
 /** Appends the events and hands them to the notifier (webhooks); a failed notification never fails the change. */
-async function tell(orchestrator: Orchestrator, run: RunRecord, events: RunEvent[]): Promise<void> {
+async function tell(orchestrator: QuestionsDeps, run: RunRecord, events: RunEvent[]): Promise<void> {
   for (const event of events) await orchestrator.store.appendEvent(run.id, event);
   try {
     orchestrator.onSessionEvents?.(run, events);

@@ -5,8 +5,8 @@ import { readTool } from './read.js';
 import { writeTool } from './write.js';
 
 export { OutputCollector, type TruncatedText, truncateMiddle } from '../../core/truncate.js';
-export { type BashToolOptions, createBashTool } from './bash.js';
 export { type AskHuman, AskHumanArgs, type AskHumanReply, createAskHumanTool } from './ask-human.js';
+export { type BashToolOptions, createBashTool } from './bash.js';
 export { CommitArgs, type CommitReceipt, type Committer, createCommitTool } from './commit.js';
 export { EditArgs, editTool } from './edit.js';
 export { type ResolvedPath, resolveInWorkspace } from './paths.js';

@@ -63,5 +63,11 @@ export const api = {
     call<RunResponse>(`${run(id)}/${action}`, { method: 'POST' }),
   retry: (id: string, featureId: string) =>
     call<{ ok: true }>(`${run(id)}/features/${encodeURIComponent(featureId)}/retry`, { method: 'POST' }),
+  answer: (id: string, questionId: string, answer: string) =>
+    call<{ question: unknown }>(`${run(id)}/questions/${encodeURIComponent(questionId)}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ answer, by: 'dashboard' }),
+    }),
   eventsUrl: (id: string, replay: number) => `${run(id)}/events?replay=${replay}`,
 };
