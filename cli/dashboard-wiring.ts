@@ -1,4 +1,4 @@
-import { cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
+import { answerRunQuestion, cancelRun, pauseRun, resumeRun, retryFeature } from '../orchestrator/controls.js';
 import { connectedWorkers } from '../orchestrator/queues.js';
 import { nextScheduledStart } from '../orchestrator/schedules.js';
 import { steerFeature } from '../orchestrator/steering.js';
@@ -25,6 +25,8 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
         steer: (runId, featureId, request, by) =>
           steerFeature(orchestrator, { runId, featureId, request, by }),
+        answerQuestion: (runId, questionId, answer, by) =>
+          answerRunQuestion(orchestrator, runId, questionId, answer, by),
       },
       nextScheduledStart: (runId) => nextScheduledStart(orchestrator, runId),
       connectedWorkers: () => connectedWorkers(orchestrator.queues),

@@ -26,6 +26,7 @@ import { registerInitCommand } from './init.js';
 import { registerLogsCommand } from './logs.js';
 import { registerPlanCommand } from './plan.js';
 import { registerPruneCommand } from './prune.js';
+import { registerQuestionsCommands } from './questions.js';
 import { registerRunCommand } from './run.js';
 import { registerScheduleCommand } from './schedule.js';
 import { registerSteerCommands } from './steer.js';
@@ -76,6 +77,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerDoctorCommand(program, deps);
   registerInitCommand(program, deps);
   registerPruneCommand(program, deps);
+  registerQuestionsCommands(program, deps);
   return program;
 }
 

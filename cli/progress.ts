@@ -22,7 +22,14 @@ export interface ProgressSession {
 
 /** One snapshot of a run for the progress line. */
 export interface ProgressUpdate {
-  run: { id: string; status: RunStatus; pausedReason: PausedReason | null; features: FeatureSummary };
+  run: {
+    id: string;
+    status: RunStatus;
+    pausedReason: PausedReason | null;
+    features: FeatureSummary;
+    /** Questions to a person; the open ones are shown (`waiting for an answer: Q-1 (F-003)`). */
+    questions?: readonly { id: string; featureId: string; answer: string | null }[];
+  };
   /** The session in flight, or null between sessions (in lanes: the run's own slot's session, if any). */
   current: ProgressSession | null;
   /** A run in lanes (config `lanes` > 1): its busy lanes, shown instead of the one session in flight. */
@@ -75,6 +82,9 @@ export function formatProgressLine(update: ProgressUpdate, now: Date): string {
     total > 0 ? `${formatBar(passing, total)} ${passing}/${total} passing` : 'no feature list yet',
   ];
   if (blocked > 0) parts.push(`${blocked} blocked`);
+  const open = (run.questions ?? []).filter((question) => question.answer === null);
+  if (open.length > 0)
+    parts.push(`waiting for an answer: ${open.map((q) => `${q.id} (${q.featureId})`).join(', ')}`);
   if (run.status === 'paused') parts.push(`paused (${run.pausedReason ?? 'user'})`);
   else if (current || update.lanes?.length) {
     if (current) parts.push(describeCurrent(current, now));

@@ -1,4 +1,5 @@
 // Response shapes of the dashboard's JSON API, shared (type-only) by the server and the web UI.
+import type { Question } from '../handoff/questions.js';
 import type { LaneActivity, LaneMergeView, LanesView } from '../orchestrator/lanes/lane-view.js';
 import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orchestrator/run/index.js';
 import type { HumanNote } from '../roles/human-notes.js';
@@ -45,6 +46,13 @@ export interface RunView {
   workers: number | null;
   /** An active run with no worker connected: what to do (start one, or work it here), as text; else null. */
   noWorker: string | null;
+  /** Questions sessions asked a person (`ask_human`), in the order asked; open while `answer` is null. */
+  questions: Question[];
+}
+
+/** `GET /api/runs/:id/questions`. */
+export interface QuestionsResponse {
+  questions: Question[];
 }
 
 /** The newest nightly summary of a run. */

@@ -7,6 +7,7 @@ import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
 import { loadLanesView, withMerges } from '../orchestrator/lanes/lane-view.js';
+import { QuestionAnsweredError, QuestionNotFoundError } from '../orchestrator/questions.js';
 import {
   FeatureNotFoundError,
   RunNotFoundError,
@@ -15,7 +16,7 @@ import {
 } from '../orchestrator/run/index.js';
 import { SteerRefusedError, type SteerRequest } from '../orchestrator/steering.js';
 import { runActivity } from './activity.js';
-import type { RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
+import type { QuestionsResponse, RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
 import { checksView } from './checks-view.js';
 import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
@@ -78,7 +79,8 @@ export function errorResponse(error: unknown, c: Context): Response {
   if (
     error instanceof RunNotFoundError ||
     error instanceof FeatureNotFoundError ||
-    error instanceof NotFoundError
+    error instanceof NotFoundError ||
+    error instanceof QuestionNotFoundError
   ) {
     return c.json({ error: 'not_found', message: error.message }, 404);
   }
@@ -86,7 +88,8 @@ export function errorResponse(error: unknown, c: Context): Response {
     error instanceof RunTransitionError ||
     error instanceof RetryRefusedError ||
     error instanceof ResumeRefusedError ||
-    error instanceof SteerRefusedError
+    error instanceof SteerRefusedError ||
+    error instanceof QuestionAnsweredError
   )
     return c.json({ error: 'conflict', message: error.describe() }, 409);
   if (error instanceof NightshiftError && error.exitCode === 2) {
@@ -209,7 +212,21 @@ function addRunReadRoutes(app: Hono, deps: ApiDeps, runResponse: RunResponseLoad
     c.json(await checksView(await store.getRun(runIdOf(c)), deps.dataDir)),
   );
   app.get('/runs/:id/progress', async (c) => c.json(await progress.get(await store.getRun(runIdOf(c)))));
+  app.get('/runs/:id/questions', async (c) => {
+    const run = await store.getRun(runIdOf(c));
+    return c.json({ questions: run.questions } satisfies QuestionsResponse);
+  });
 }
+
+/** `POST /runs/:id/questions/:qid/answer`: `{ answer, by? }` (by: `dashboard` from its page, else `api`). */
+export const AnswerRequest = z.strictObject({
+  answer: z.string().trim().min(1, 'the answer is empty').max(4_000),
+  by: z.enum(['dashboard', 'api']).default('api'),
+});
+export type AnswerRequest = z.infer<typeof AnswerRequest>;
+
+/** Path parameter `:qid`. */
+export const QuestionIdParam = z.string().regex(/^Q-\d+$/, 'question ids look like Q-1');
 
 /** `GET /runs/:id/sessions` and a session's transcript. */
 function addSessionRoutes(app: Hono, deps: ApiDeps): void {
@@ -254,6 +271,14 @@ function addControlRoutes(app: Hono, deps: ApiDeps, runResponse: RunResponseLoad
     if (refusal) throw new RetryRefusedError(run.id, featureId, refusal);
     await controls.retryFeature(run.id, featureId);
     return c.json({ ok: true });
+  });
+  app.post('/runs/:id/questions/:qid/answer', async (c) => {
+    const id = runIdOf(c);
+    const questionId = parseParam(QuestionIdParam, c.req.param('qid'), 'question id');
+    const body = parseParam(AnswerRequest, await c.req.json().catch(() => null), 'answer');
+    await controls.answerQuestion(id, questionId, body.answer, body.by);
+    const run = await deps.store.getRun(id);
+    return c.json({ question: run.questions.find((question) => question.id === questionId) });
   });
 }
 

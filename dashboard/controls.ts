@@ -1,3 +1,4 @@
+import { answerQuestion as recordAnswer } from '../orchestrator/questions.js';
 import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import { resumeStatus } from '../orchestrator/run/index.js';
 import type { SteerFeature } from './steering.js';
@@ -17,6 +18,13 @@ export interface RunControls {
   retryFeature(runId: string, featureId: string): Promise<unknown>;
   /** Steers a feature (note, reopen, unblock; dashboard/steering.ts); default: the store-only `storeSteer`. */
   steer?: SteerFeature;
+  /** Answers a run's open question (`by`: the dashboard's page, or another client of the HTTP API). */
+  answerQuestion(
+    runId: string,
+    questionId: string,
+    answer: string,
+    by: 'dashboard' | 'api',
+  ): Promise<unknown>;
 }
 
 /** Controls that only change the run store (status and feature state); nothing is enqueued, the reconciler advances. */
@@ -29,5 +37,7 @@ export function storeRunControls(store: RunStore): RunControls {
     },
     cancel: (runId) => store.setStatus(runId, 'cancelled'),
     retryFeature: (runId, featureId) => store.retryFeature(runId, featureId),
+    answerQuestion: (runId, questionId, answer, by) =>
+      recordAnswer({ redis: store.redis, store, now: () => new Date() }, runId, questionId, answer, by),
   };
 }

@@ -52,6 +52,7 @@ export function toRunView(
     nextScheduledAt: nextScheduledAt ?? readNextScheduled(run),
     workers: active ? workers : null,
     noWorker: active && workers === 0 ? `${capitalized(noWorkerNote(run))}.` : null,
+    questions: run.questions,
   };
 }
 

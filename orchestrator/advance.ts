@@ -3,6 +3,7 @@ import { sessionJobId } from './keys.js';
 import { advanceLanes } from './lanes/advance-lanes.js';
 import { usesLanes } from './lanes/lanes.js';
 import type { Orchestrator } from './orchestrator.js';
+import { expiredQuestions, expireQuestions } from './questions.js';
 import type { SessionJobData } from './queues.js';
 import { withShortRunLock } from './run/run-lock.js';
 import {
@@ -67,9 +68,13 @@ async function advanceLocked(
   options: AdvanceOptions,
 ): Promise<AdvanceResult> {
   const { store, queues } = orchestrator;
-  const state = await store.loadState(runId);
+  let state = await store.loadState(runId);
+  if (!ACTIVE_STATUSES.includes(state.run.status))
+    return { kind: 'idle', reason: `run is ${state.run.status}` };
+  // A question nobody answered in time is answered "decide yourself": its feature goes on.
+  if (expiredQuestions(state.run, orchestrator.now()).length > 0)
+    state = { ...state, run: await expireQuestions(orchestrator, state.run) };
   const { run } = state;
-  if (!ACTIVE_STATUSES.includes(run.status)) return { kind: 'idle', reason: `run is ${run.status}` };
   if (usesLanes(run.config)) return advanceLanes(orchestrator, state, options, applyAction);
   if (run.seq > 0) {
     const jobId = sessionJobId(runId, run.seq);
@@ -116,7 +121,7 @@ async function pauseForStopCondition(
   reason: PausedReason,
   detail: string,
 ) {
-  if (reason !== 'user' && reason !== 'rate-limited') {
+  if (reason !== 'user' && reason !== 'rate-limited' && reason !== 'questions') {
     await orchestrator.store.appendEvent(run.id, {
       type: 'budget.exceeded',
       runId: run.id,

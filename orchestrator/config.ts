@@ -102,6 +102,8 @@ export const NotificationEvent = z.enum([
   'run.failed',
   'feature.regressed',
   'nightly.summary',
+  'question.asked',
+  'question.answered',
 ]);
 export type NotificationEvent = z.infer<typeof NotificationEvent>;
 
@@ -133,6 +135,17 @@ function modelKeyed<T extends z.ZodType>(table: T, field: string) {
     }
   });
 }
+
+/** How sessions may ask a person (`ask_human`) and how long the run waits for answers. */
+export const Questions = z.strictObject({
+  /** Open questions at once per run; past that `ask_human` answers "decide yourself". 0: no questions at all. */
+  maxOpen: z.number().int().min(0).max(50).default(3),
+  /** A question unanswered this long is answered "decide yourself…" by the harness (0: never). */
+  answerTimeoutMinutes: z.number().min(0).default(120),
+  /** A run with only waiting features left pauses this long after the last question (reason: the questions). */
+  pauseAfterHours: z.number().positive().default(8),
+});
+export type Questions = z.infer<typeof Questions>;
 
 /** Everything that shapes one run; stored with the run. Parse `{}` to get the defaults. */
 export const RunConfig = z.strictObject({
@@ -181,6 +194,7 @@ export const RunConfig = z.strictObject({
    */
   app: z.strictObject({ readyTimeoutSeconds: z.number().positive().max(3_600).default(180) }).prefault({}),
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
+  questions: Questions.prefault({}),
 });
 export type RunConfig = z.infer<typeof RunConfig>;
 

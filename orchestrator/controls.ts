@@ -1,4 +1,5 @@
-import { NightshiftError } from '../core/errors.js';
+import { InputError, NightshiftError } from '../core/errors.js';
+import type { AnsweredBy, Question } from '../handoff/questions.js';
 import { advanceRun } from './advance.js';
 import { checkStopConditions } from './budgets.js';
 import { changeStatus } from './change-status.js';
@@ -6,6 +7,7 @@ import { RunConfig } from './config.js';
 import { sessionJobId } from './keys.js';
 import { noWorkerNote } from './no-worker.js';
 import type { Orchestrator } from './orchestrator.js';
+import { answerQuestion } from './questions.js';
 import { connectedWorkers } from './queues.js';
 import { ACTIVE_STATUSES, type FeatureState, type RunRecord, type RunStatus } from './run/run-state.js';
 import { resumeStatus } from './run/transitions.js';
@@ -148,4 +150,29 @@ async function removeWaitingJob(orchestrator: Orchestrator, run: RunRecord): Pro
       await job.remove().catch(() => undefined);
     }
   }
+}
+
+/**
+ * A person's answer to a run's question: recorded (`question.answered`), a run paused for its questions goes on,
+ * and the run advances (the waiting feature's next session gets the answer in its brief).
+ */
+export async function answerRunQuestion(
+  orchestrator: Orchestrator,
+  runId: string,
+  questionId: string,
+  answer: string,
+  by: AnsweredBy,
+): Promise<Question> {
+  if (answer.trim() === '') {
+    throw new InputError('ANSWER_EMPTY', `The answer to ${questionId} is empty.`, {
+      hint: 'Give the answer as text, e.g. `nightshift answer RUN Q-1 "use euros"`.',
+    });
+  }
+  const { run, question } = await answerQuestion(orchestrator, runId, questionId, answer, by);
+  if (run.status === 'paused' && run.pausedReason === 'questions') {
+    await changeStatus(orchestrator, run, resumeStatus(run.features.total));
+  }
+  if (ACTIVE_STATUSES.includes(run.status) || run.pausedReason === 'questions')
+    await advanceRun(orchestrator, runId);
+  return question;
 }

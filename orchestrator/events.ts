@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
 import { VerdictValue } from '../handoff/formats.js';
+import { Question } from '../handoff/questions.js';
 import { HumanNoteKind } from '../roles/human-notes.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../roles/session-result.js';
 import { MergeOutcome } from './lanes/lanes.js';
@@ -188,6 +189,10 @@ export const RunEvent = z.discriminatedUnion('type', [
    * chained list); `run` prints it once (orchestrator/lanes/lanes-payoff.ts).
    */
   z.object({ type: z.literal('lanes.estimate'), ...base, estimate: LanesEstimate }),
+  /** A session asked a person (`ask_human`): its feature waits for the answer. */
+  z.object({ type: z.literal('question.asked'), ...base, question: Question }),
+  /** A question got its answer: from a person (who: cli, dashboard, api) or the harness (`timeout`). */
+  z.object({ type: z.literal('question.answered'), ...base, question: Question }),
   z.object({ type: z.literal('agent'), ...base, seq: z.number().int(), event: AgentEvent }),
 ]);
 export type RunEvent = z.infer<typeof RunEvent>;

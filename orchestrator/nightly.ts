@@ -70,6 +70,7 @@ const WINDOW_CLOSING_PAUSES: readonly (RunRecord['pausedReason'] & string)[] = [
   'stuck',
   'harness-error',
   'no-progress',
+  'questions',
 ];
 
 /** True when this status change ends a scheduled window: paused for a stop condition ({@link WINDOW_CLOSING_PAUSES}), or finished. */

@@ -43,7 +43,8 @@ export interface NotifierOptions {
 export interface Notifier extends StatusListener {
   /**
    * Sends notifications for events a session produced (the worker passes `recordSessionResult`'s events):
-   * the `feature.regressed` ones become one regression notification. Returns at once.
+   * the `feature.regressed` ones become one regression notification, each question asked or answered one of its
+   * own. Returns at once.
    */
   notifyEvents(run: RunRecord, events: readonly RunEvent[]): void;
   /** Resolves when every delivery started so far (retries included) has succeeded or finally failed. */
@@ -92,8 +93,12 @@ export function createStatusListener(options: NotifierOptions): Notifier {
       const regressions = events.flatMap((event) =>
         event.type === 'feature.regressed' ? [{ featureId: event.featureId, issues: event.issues }] : [],
       );
-      if (regressions.length === 0) return;
       try {
+        for (const event of events) {
+          if (event.type === 'question.asked' || event.type === 'question.answered')
+            notify({ type: event.type, run, question: event.question, at: event.at });
+        }
+        if (regressions.length === 0) return;
         notify({ type: 'feature.regressed', run, regressions, at: orchestrator.now().toISOString() });
       } catch (error) {
         log.warn({ err: error, runId: run.id }, 'could not start webhook deliveries');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkStopConditions } from './budgets.js';
 import { blockedDependency, dependenciesMet } from './dependencies.js';
+import { waitForAnswers, waitingFeatureIds } from './question-schedule.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -37,7 +38,9 @@ export type NextAction = z.infer<typeof NextAction>;
  *    did not start: then generate, the feedback file holding init.sh's exit code and log tail);
  * 7. a regression sweep when `regressEvery` new passes accumulated, or before finishing (batches of `regressBatchSize`);
  * 8. the first failing, non-blocked feature in list order whose `depends_on` all pass → generate. A feature
- *    whose dependency is blocked is never started (it counts as blocked; apply-result records why).
+ *    whose dependency is blocked is never started (it counts as blocked; apply-result records why). A feature
+ *    with an open question waits for its answer (no follow-up either); when only such features (and those that
+ *    depend on them) are left → wait, then pause `questions` after `questions.pauseAfterHours`.
  * Every loop is bounded: failed evaluations block a feature after `maxAttemptsPerFeature`, `blocked` verdicts after
  * `maxBlockedEvaluations`, and `maxSessions` caps everything, including sessions that did not count.
  */
@@ -70,7 +73,9 @@ export function nextAction(state: RunState, now: Date): NextAction {
       featureIds: windowSweep.slice(0, run.config.regressBatchSize).map((f) => f.id),
     };
   }
-  const followUp = followUpOfLastSession(state);
+  const waiting = waitingFeatureIds(run);
+  const workable = pending.filter((feature) => !waiting.has(feature.id));
+  const followUp = followUpOfLastSession(state, waiting);
   if (followUp) return followUp;
   if (
     candidates.length > 0 &&
@@ -81,8 +86,12 @@ export function nextAction(state: RunState, now: Date): NextAction {
       featureIds: candidates.slice(0, run.config.regressBatchSize).map((feature) => feature.id),
     };
   }
-  // List order, but a feature whose dependencies do not pass yet waits for them.
-  const next = pending.find((feature) => dependenciesMet(feature, byId)) ?? (pending[0] as FeatureState);
+  // List order, but a feature whose dependencies do not pass yet waits for them (a cycle: the first one anyway,
+  // unless something waits for an answer: its answer may unlock the rest).
+  const next =
+    workable.find((feature) => dependenciesMet(feature, byId)) ??
+    (workable.length === pending.length ? pending[0] : undefined);
+  if (!next) return waitForAnswers(run, now) ?? { kind: 'wait', reason: 'waiting for an answer' };
   return workOn(next, budgets.maxGeneratorSessionsPerAttempt);
 }
 
@@ -120,13 +129,16 @@ function workOn(feature: FeatureState, maxGeneratorSessions: number): NextAction
 }
 
 /** What the last counted session calls for on its own feature, if anything. */
-function followUpOfLastSession(state: RunState): NextAction | undefined {
+function followUpOfLastSession(state: RunState, waiting: ReadonlySet<string>): NextAction | undefined {
   const last = state.run.lastSession;
   if (!last) return undefined;
   const byId = new Map(state.features.map((feature) => [feature.id, feature]));
   const open = last.featureIds
     .map((id) => byId.get(id))
-    .filter((feature): feature is FeatureState => !!feature && !feature.passes && !feature.blocked);
+    .filter(
+      (feature): feature is FeatureState =>
+        !!feature && !feature.passes && !feature.blocked && !waiting.has(feature.id),
+    );
   if (last.role === 'generator') {
     const feature = open[0];
     if (!feature) return undefined;

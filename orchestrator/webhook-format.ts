@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Question } from '../handoff/questions.js';
 import { NotificationEvent, type Webhook } from './config.js';
 import { WindowSummary } from './events.js';
 import {
@@ -32,6 +33,8 @@ export const WebhookPayload = z.object({
   costUnknownSessions: z.number().int().optional(),
   summary: WindowSummary.optional(),
   regressions: z.array(NotifiedRegression).optional(),
+  /** `question.asked` / `question.answered`: the question (with its answer once answered). */
+  question: Question.optional(),
   at: z.string(),
 });
 export type WebhookPayload = z.infer<typeof WebhookPayload>;
@@ -44,7 +47,8 @@ export type SlackPayload = z.infer<typeof SlackPayload>;
 export type Notification =
   | { type: 'run.finished' | 'run.failed' | 'run.paused'; run: RunRecord; at: string }
   | { type: 'feature.regressed'; run: RunRecord; regressions: NotifiedRegression[]; at: string }
-  | { type: 'nightly.summary'; run: RunRecord; summary: WindowSummary; at: string };
+  | { type: 'nightly.summary'; run: RunRecord; summary: WindowSummary; at: string }
+  | { type: 'question.asked' | 'question.answered'; run: RunRecord; question: Question; at: string };
 
 /** The notification a status change calls for, if any (`done` and `cancelled` are "finished"). */
 export function statusNotificationType(
@@ -88,6 +92,7 @@ export function jsonPayload(notification: Notification): WebhookPayload {
     costUnknownSessions: run.counters.costUnknownSessions,
     summary: notification.type === 'nightly.summary' ? notification.summary : undefined,
     regressions: notification.type === 'feature.regressed' ? notification.regressions : undefined,
+    question: 'question' in notification ? notification.question : undefined,
     at: notification.at,
   });
 }
@@ -119,6 +124,14 @@ export function slackText(notification: Notification): string {
           : 'features that passed before now fail';
       return `${name}: regression — ${notification.regressions.length} ${noun}: ${list}. ${cap(progress)}.`;
     }
+    case 'question.asked':
+      return questionAskedText(name, run.id, notification.question);
+    case 'question.answered': {
+      const q = notification.question;
+      const who =
+        q.answeredBy === 'timeout' ? 'nobody answered in time' : `answered from the ${q.answeredBy}`;
+      return `${name}: ${q.id} (${q.featureId}) ${who}: "${escapeSlack(q.answer ?? '')}".`;
+    }
     case 'nightly.summary': {
       const s = notification.summary;
       return (
@@ -129,6 +142,17 @@ export function slackText(notification: Notification): string {
       );
     }
   }
+}
+
+/** A question as a person reads it in Slack, with the command that answers it. */
+function questionAskedText(name: string, runId: string, question: Question): string {
+  const options = question.options.length
+    ? ` Options: ${question.options.map((option) => escapeSlack(option)).join(' | ')}.`
+    : '';
+  return (
+    `${name}: ${question.id} (${question.featureId}) asks: "${escapeSlack(question.question)}".${options} ` +
+    `The feature waits; answer with \`nightshift answer ${runId} ${question.id} "…"\` or on the dashboard.`
+  );
 }
 
 /** Slack treats `&`, `<` and `>` as markup (links, @channel); these three must be escaped. */

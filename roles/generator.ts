@@ -9,6 +9,7 @@ import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { checkpoint, commitsSince, head, isClean, type WorkspaceRepo } from '../handoff/git.js';
 import { restoreProtectedPaths } from '../handoff/git-commit.js';
 import { UnsafeFileError } from '../handoff/safe-fs.js';
+import { AskedQuestion, answersText, askHumanTool, commitQuestionsFile, endWhenAsked } from './ask-human.js';
 import { sessionCommitTool, withReadOnlyGitHint } from './commit.js';
 import { sprintContract } from './contract.js';
 import { humanNotesText } from './human-notes.js';
@@ -52,6 +53,8 @@ export async function prepareGenerator(
   ]);
   const specFile = spec && 'text' in spec ? spec : undefined;
   const section = specFile ? specSectionFor(specFile.text, feature) : undefined;
+  const asked = new AskedQuestion();
+  const answers = answersText(input.questions, feature.id);
   return {
     system: rolePrompt('generator'),
     firstMessage: generatorMessage({
@@ -63,17 +66,19 @@ export async function prepareGenerator(
       appPort,
       ...(specFile && section ? { specSection: { file: specFile.name, ...section } } : {}),
       contract: sprintContract(feature, checkFile),
+      ...(answers ? { answers } : {}),
     }),
-    tools: generatorTools(input, repo),
+    tools: [...generatorTools(input, repo), ...askHumanTool(input, asked)],
     protectedPaths: GENERATOR_PROTECTED_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
+      beforeTurn: endWhenAsked(asked),
       beforeStop: async () => {
         const problem = await uncommittedWork(repo, startCommit);
         return problem ? { stop: false, message: problem } : { stop: true };
       },
     },
-    finish: (result) => finishGenerator(input, repo, startCommit, result),
+    finish: (result) => finishGenerator(input, repo, { startCommit, asked }, result),
   };
 }
 
@@ -105,7 +110,7 @@ async function uncommittedWork(repo: WorkspaceRepo, startCommit: string): Promis
 async function finishGenerator(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
-  startCommit: string,
+  { startCommit, asked }: { startCommit: string; asked: AskedQuestion },
   result: Parameters<PreparedSession['finish']>[0],
 ): Promise<RoleFinish> {
   const interrupted = outcomeOfInterruptedLoop(result);
@@ -121,12 +126,15 @@ async function finishGenerator(
     wip: true,
   });
   if (wip) input.onNotice?.({ type: 'checkpoint', sha: wip, wip: true });
+  // The questions and answers so far go into the history (the harness's commit, after the session's own).
+  await commitQuestionsFile(input, repo, asked);
   if (interrupted)
     return {
       outcome: interrupted,
       ...(result.reason ? { reason: result.reason } : {}),
       verdicts: [],
       violations,
+      ...(asked.question ? { askedQuestion: asked.question.id } : {}),
     };
   const commits = await commitsSince(repo, startCommit);
   if (commits.length === 0)

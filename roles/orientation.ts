@@ -70,6 +70,8 @@ export function generatorMessage(input: {
   specSection?: { file: string; heading: string; line: number; excerpt: string };
   /** What the evaluator will check (roles/contract.ts); without it, the feature's steps. */
   contract?: SprintContract;
+  /** A person's answers to the questions asked about this feature (`ask_human`), as text. */
+  answers?: string;
 }): string {
   const { feature, snapshot } = input;
   const contract = input.contract ?? sprintContract(feature, null);
@@ -80,6 +82,8 @@ export function generatorMessage(input: {
   ];
   if (input.humanNotes) parts.push(section('Notes from a person about this feature', input.humanNotes));
   if (input.specSection) parts.push(specSectionText(input.specSection));
+  if (input.answers)
+    parts.push(section('Answers to the questions asked about this feature (follow them)', input.answers));
   if (input.feedback)
     parts.push(section('Evaluator feedback from the last attempt (fix this)', input.feedback));
   parts.push(

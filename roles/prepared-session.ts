@@ -14,6 +14,8 @@ export interface RoleFinish {
   violations?: IntegrityViolation[];
   /** The app did not start (evaluator: for the evaluation; initializer: the harness's check after it). */
   appStart?: AppStartFailure;
+  /** The question the session asked a person (`ask_human`); it ended to wait for the answer. */
+  askedQuestion?: string;
 }
 
 /** One session of one role, prepared: what the loop runs and how the role closes the session. */

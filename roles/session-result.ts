@@ -61,5 +61,7 @@ export const SessionResult = z.object({
   providerFailure: z.object({ kind: z.string(), message: z.string() }).optional(),
   /** The app did not start (an evaluation, or the harness's start after the initializer): exit code, log tail. */
   appStart: AppStartFailure.optional(),
+  /** The id of the question the session asked a person (`ask_human`): its feature waits for the answer. */
+  askedQuestion: z.string().optional(),
 });
 export type SessionResult = z.infer<typeof SessionResult>;

@@ -177,6 +177,7 @@ function sessionResult(
       ? {}
       : { retryAfterMs: finished.agent.failure.retryAfterMs }),
     ...(finished.appStart ? { appStart: finished.appStart } : {}),
+    ...(finished.askedQuestion ? { askedQuestion: finished.askedQuestion } : {}),
     ...(finished.agent?.failure && finished.outcome === 'provider_error'
       ? { providerFailure: { kind: finished.agent.failure.kind, message: finished.agent.failure.message } }
       : {}),

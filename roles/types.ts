@@ -5,6 +5,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import type { SessionSandbox } from '../evaluation/session-box.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
+import type { Question } from '../handoff/questions.js';
 import type { HumanNote } from './human-notes.js';
 import type { RoleName } from './session-result.js';
 
@@ -78,4 +79,15 @@ export interface RoleSessionInput {
   secrets?: readonly string[];
   /** Milliseconds clock, injectable. */
   clock?: () => number;
+  /**
+   * Generator: records a question for a person (the run keeps it; past the run's cap, none is recorded and the
+   * session decides itself). Absent: the session has no `ask_human` tool.
+   */
+  askHuman?: (request: {
+    featureId: string;
+    question: string;
+    options: string[];
+  }) => Promise<{ kind: 'asked'; question: Question } | { kind: 'decide'; reason: string }>;
+  /** The run's questions so far: the answered ones on this session's feature go in its brief; all in `.nightshift/questions.md`. */
+  questions?: readonly Question[];
 }

@@ -19,6 +19,7 @@ import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import { recordFullSweep } from '../orchestrator/lanes/sweep-store.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
+import { askQuestion } from '../orchestrator/questions.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import {
   ACTIVE_STATUSES,
@@ -282,6 +283,19 @@ function roleSessionInput(
           : { costUsd: state.costUsd },
       ),
     secrets: session.secrets,
+    questions: run.questions,
+    ...(role === 'generator'
+      ? {
+          askHuman: async (request: { featureId: string; question: string; options: string[] }) => {
+            const asked = await askQuestion(deps.orchestrator, run.id, {
+              ...request,
+              role,
+              seq: session.seq,
+            });
+            return asked.kind === 'asked' ? { kind: 'asked' as const, question: asked.question } : asked;
+          },
+        }
+      : {}),
   };
 }
 

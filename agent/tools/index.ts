@@ -1,10 +1,11 @@
-/** The file tools (`read`, `write`, `edit`), the sandboxed `bash` tool and `commit`. Browser tools live in browser*.ts. */
+/** The file tools (`read`, `write`, `edit`), the sandboxed `bash` tool, `commit` and `ask_human`. Browser tools live in browser*.ts. */
 import type { Tool } from '../tool.js';
 import { editTool } from './edit.js';
 import { readTool } from './read.js';
 import { writeTool } from './write.js';
 
 export { OutputCollector, type TruncatedText, truncateMiddle } from '../../core/truncate.js';
+export { type AskHuman, AskHumanArgs, type AskHumanReply, createAskHumanTool } from './ask-human.js';
 export { type BashToolOptions, createBashTool } from './bash.js';
 export { CommitArgs, type CommitReceipt, type Committer, createCommitTool } from './commit.js';
 export { EditArgs, editTool } from './edit.js';

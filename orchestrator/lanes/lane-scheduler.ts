@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { checkStopConditions } from '../budgets.js';
 import { blockedDependency, dependenciesMet } from '../dependencies.js';
+import { waitForAnswers, waitingFeatureIds } from '../question-schedule.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -57,6 +58,8 @@ export type LaneSchedule =
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
  * 4. lanes without a feature: the next failing features in list order whose `depends_on` pass on the run branch
  *    and that no lane holds. A feature waiting on one in flight waits for its merge.
+ * A feature with an open question keeps its lane but gets no step until it is answered; when nothing else can run
+ * and nothing is in flight, the run waits (then pauses `questions`, as in `nextAction`).
  */
 export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<number>): LaneSchedule {
   const { run, features } = state;
@@ -74,6 +77,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
       ? { kind: 'work', actions: [] }
       : { kind: 'work', actions: [{ slot: MAIN_SLOT, action: { kind: 'initialize' } }] };
   }
+  const waiting = waitingFeatureIds(run);
   const actions: SlotAction[] = [];
   const merging = new Set<number>();
   if (!busy.has(MAIN_SLOT)) {
@@ -86,7 +90,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   for (const lane of [...run.lanes].sort((a, b) => a.lane - b.lane)) {
     const feature = byId.get(lane.featureId);
     if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) continue;
-    if (feature.passes || feature.blocked || feature.mergePending) continue;
+    if (feature.passes || feature.blocked || feature.mergePending || waiting.has(feature.id)) continue;
     actions.push({
       slot: lane.lane,
       action: laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
@@ -96,9 +100,10 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   const free = Array.from({ length: run.config.lanes }, (_, index) => index + 1).filter(
     (lane) => !used.has(lane) && !busy.has(lane),
   );
-  const ready = pending.filter((feature) => !held.has(feature.id) && dependenciesMet(feature, byId));
+  const workable = pending.filter((feature) => !waiting.has(feature.id));
+  const ready = workable.filter((feature) => !held.has(feature.id) && dependenciesMet(feature, byId));
   // Nothing can start and nothing is in flight (a dependency cycle): take the first open feature anyway.
-  if (ready.length === 0 && idle && actions.length === 0 && pending[0]) ready.push(pending[0]);
+  if (ready.length === 0 && idle && actions.length === 0 && workable[0]) ready.push(workable[0]);
   for (const feature of ready) {
     const slot = free.shift();
     if (slot === undefined) break;
@@ -108,7 +113,8 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
       assign: true,
     });
   }
-  return { kind: 'work', actions };
+  const waitingRun = actions.length === 0 && busy.size === 0 ? waitForAnswers(run, now) : undefined;
+  return waitingRun ? { kind: 'run', action: waitingRun } : { kind: 'work', actions };
 }
 
 function runLevelAction(

@@ -66,7 +66,8 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   const byId = new Map(features.map((feature) => [feature.id, feature]));
   if (counted && result.role === 'initializer') countInitializer(counters, result, features.length);
   if (result.appStart) events.push(appStartFailedEvent(input, result.appStart));
-  if (counted && result.role === 'generator') {
+  // A session that ended to ask a person is not one of the attempt's generator sessions: the answer starts afresh.
+  if (counted && result.role === 'generator' && !result.askedQuestion) {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
   // An evaluation that did not count (interrupted, a provider failure) judged only what it submitted: those

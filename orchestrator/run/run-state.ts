@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { Feature, VerdictValue } from '../../handoff/formats.js';
+import { Question } from '../../handoff/questions.js';
 import { maskRemoteUrl } from '../../handoff/remote-url.js';
 import { HumanNote } from '../../roles/human-notes.js';
 import { IntegrityViolation, RoleName, SessionOutcome } from '../../roles/session-result.js';
@@ -32,6 +33,8 @@ export const PausedReason = z.enum([
   'user',
   'harness-error',
   'no-progress',
+  /** Only features waiting for answers were left, for `questions.pauseAfterHours`. */
+  'questions',
 ]);
 export type PausedReason = z.infer<typeof PausedReason>;
 
@@ -160,6 +163,8 @@ export const RunRecord = z.object({
   lanes: z.array(LaneRecord).default([]),
   /** Lanes mode: the seq of the last job of the run's own slot (initializer, sweep, merge queue); 0 = none. */
   mainSeq: z.number().int().nonnegative().default(0),
+  /** Questions sessions asked a person (`ask_human`); a feature with an open one waits for its answer. */
+  questions: z.array(Question).default([]),
 });
 export type RunRecord = z.infer<typeof RunRecord>;
 

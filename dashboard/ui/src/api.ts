@@ -74,5 +74,11 @@ export const api = {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }),
+  answer: (id: string, questionId: string, answer: string) =>
+    call<{ question: unknown }>(`${run(id)}/questions/${encodeURIComponent(questionId)}/answer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ answer, by: 'dashboard' }),
+    }),
   eventsUrl: (id: string, replay: number) => `${run(id)}/events?replay=${replay}`,
 };

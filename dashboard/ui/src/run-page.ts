@@ -18,6 +18,7 @@ import { dateTime, money } from './format.js';
 import { readHash, updateHash } from './hash.js';
 import { createLanesCard, type LanesCard } from './lanes-card.js';
 import { LoadGap, subscribeRun } from './live.js';
+import { createQuestionsCard, type QuestionsCard } from './questions-card.js';
 import { createRunHeader, type RunHeader } from './run-header.js';
 import { createTimeline } from './timeline.js';
 import { openTranscript, type TranscriptDialog } from './transcript.js';
@@ -27,13 +28,15 @@ const REFRESH_DEBOUNCE_MS = 250;
 const REPLAY = 50;
 
 /** Builds the run page's cards and panels and puts them into `root`, in page order. */
-function renderRunLayout(root: HTMLElement, runId: string) {
+function renderRunLayout(root: HTMLElement, runId: string, onAnswered: () => void) {
   const activity = createActivityCard();
   const lanes = createLanesCard();
+  const questions = createQuestionsCard(runId, onAnswered);
   const header = createRunHeader(runId, (response) => {
     header.render(response);
     activity.show(response);
     lanes.show(response.lanes);
+    questions.show(response.run.questions);
   });
   const summary = el('section', { class: 'panel', id: 'nightly-summary' });
   summary.hidden = true;
@@ -50,27 +53,31 @@ function renderRunLayout(root: HTMLElement, runId: string) {
     root,
     header.element,
     activity.element,
+    questions.element,
     lanes.element,
     summary,
     chart,
     el('div', { class: 'grid-row' }, grid.element, detail),
     timeline.element,
   );
-  return { header, activity, lanes, summary, chart, detail, grid, timeline };
+  return { header, activity, lanes, questions, summary, chart, detail, grid, timeline };
 }
 
 /** Renders the page of run `runId` into `root`; returns a disposer (closes the event stream). */
 export function renderRunPage(root: HTMLElement, runId: string): () => void {
   document.title = `${runId} · nightshift`;
-  const { header, activity, lanes, summary, chart, detail, grid, timeline } = renderRunLayout(root, runId);
-
   let timer: ReturnType<typeof setTimeout> | undefined;
   const schedule = () => {
     clearTimeout(timer);
     timer = setTimeout(() => void refresh(), REFRESH_DEBOUNCE_MS);
   };
+  const { header, activity, lanes, questions, summary, chart, detail, grid, timeline } = renderRunLayout(
+    root,
+    runId,
+    schedule,
+  );
   const route = hashRouter(runId, detail, grid, schedule);
-  const refresh = refresher(runId, { header, activity, lanes, summary, chart, grid, timeline });
+  const refresh = refresher(runId, { header, activity, lanes, questions, summary, chart, grid, timeline });
   // The load and the event stream start together; LoadGap tells whether an event may have slipped between them.
   const gap = new LoadGap(REPLAY);
   let loaded = false;
@@ -180,6 +187,7 @@ interface Parts {
   header: RunHeader;
   activity: ReturnType<typeof createActivityCard>;
   lanes: LanesCard;
+  questions: QuestionsCard;
   summary: HTMLElement;
   chart: HTMLElement;
   grid: FeatureGrid;
@@ -222,6 +230,7 @@ function refresher(runId: string, parts: Parts): () => Promise<void> {
           parts.header.render(run);
           parts.activity.show(run);
           parts.lanes.show(run.lanes);
+          parts.questions.show(run.run.questions);
           parts.grid.markLanes(laneMarks(run.lanes));
           parts.timeline.setLanes(run.lanes?.configured ?? 0);
           renderSummary(parts.summary, run.nightlySummary);

@@ -221,6 +221,7 @@ describe('the way on from a finished run', () => {
     lastSession: null,
     lanes: [],
     mainSeq: 0,
+    questions: [],
   });
 
   it('is a new run on the same workspace (--new), the command written out', () => {

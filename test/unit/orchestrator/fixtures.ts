@@ -39,6 +39,7 @@ export function makeRun(
     pausedReason?: RunRecord['pausedReason'];
     lanes?: RunRecord['lanes'];
     mainSeq?: number;
+    questions?: RunRecord['questions'];
   } = {},
 ): RunRecord {
   return {
@@ -61,6 +62,7 @@ export function makeRun(
     lastSession: options.lastSession ?? null,
     lanes: options.lanes ?? [],
     mainSeq: options.mainSeq ?? 0,
+    questions: options.questions ?? [],
   };
 }
 

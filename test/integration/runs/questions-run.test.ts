@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openRepo, runGit } from '../../../handoff/git.js';
+import { createStatusListener } from '../../../orchestrator/notifications.js';
+import { startRun } from '../../../orchestrator/start-run.js';
+import { askingPolicy } from '../../../testkit/policies/asking.js';
+import { roleOf } from '../../../testkit/policies/demo.js';
+import type { ScriptedConversation } from '../../../testkit/types.js';
+import { cliEnv, runCli, tempDir } from '../cli/helpers.js';
+import { createRunHarness, type RunHarness, shortTodoSpec, waitFor } from './harness.js';
+
+// A whole run where a generator asks a person (real Redis, git, worker, Chromium; the scripted model): F-003 asks
+// and waits, F-004 asks past the cap (one open question) and decides itself, the answer comes through the CLI
+// (a real process) and reaches F-003's next brief; the webhooks get both events, JSON and Slack.
+let harness: RunHarness | undefined;
+let hooks: http.Server | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+  hooks?.close();
+  hooks = undefined;
+}, 120_000);
+
+function briefOf(conversation: ScriptedConversation): string {
+  const first = conversation.messages[0];
+  return (first?.content ?? []).map((block) => ('text' in block ? block.text : '')).join('\n');
+}
+
+/** A webhook receiver keeping every body by path. */
+async function receiver(): Promise<{
+  url: string;
+  bodies: Array<{ path: string; body: Record<string, unknown> }>;
+}> {
+  const bodies: Array<{ path: string; body: Record<string, unknown> }> = [];
+  hooks = http.createServer((request, response) => {
+    let text = '';
+    request.on('data', (chunk) => {
+      text += chunk;
+    });
+    request.on('end', () => {
+      bodies.push({ path: request.url ?? '', body: JSON.parse(text) });
+      response.end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => hooks?.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(hooks.address() as AddressInfo).port}`, bodies };
+}
+
+describe('questions to a person in a whole run', () => {
+  it('F-003 waits for its answer while F-004 is built; the CLI answer reaches its next brief and it passes', async () => {
+    const generatorBriefs: string[] = [];
+    const inner = askingPolicy({ featureIds: ['F-003', 'F-004'] });
+    const h = await createRunHarness((conversation) => {
+      if (roleOf(conversation) === 'generator' && conversation.messages.length === 1)
+        generatorBriefs.push(briefOf(conversation));
+      return inner(conversation);
+    });
+    harness = h;
+    const notifier = createStatusListener({
+      orchestrator: h.orchestrator,
+      retry: { attempts: 1, baseDelayMs: 10 },
+    });
+    h.orchestrator.onSessionEvents = notifier.notifyEvents.bind(notifier);
+    const webhooks = await receiver();
+    await h.startWorker();
+    await h.orchestrator.queues.control.removeJobScheduler('reconcile');
+    const workspace = path.join(h.root, 'todo');
+    const run = await startRun(h.orchestrator, {
+      specPath: shortTodoSpec(h.root, 4),
+      workspace: { kind: 'local', dir: workspace },
+      config: h.config({
+        questions: { maxOpen: 1 },
+        notifications: {
+          webhooks: [
+            { url: `${webhooks.url}/json`, format: 'json', events: ['question.asked', 'question.answered'] },
+            { url: `${webhooks.url}/slack`, format: 'slack', events: ['question.asked'] },
+          ],
+        },
+      }),
+      dataDir: h.dataDir,
+    });
+
+    // F-003 asked and waits; F-004 (its dependencies pass too) is built meanwhile, past the cap it decided itself.
+    const waiting = await waitFor(
+      'F-004 to pass while F-003 waits',
+      async () => {
+        const features = await h.orchestrator.store.listFeatures(run.id);
+        return features.find((feature) => feature.id === 'F-004')?.passes ? features : undefined;
+      },
+      900_000,
+    );
+    expect(waiting.find((feature) => feature.id === 'F-003')?.passes).toBe(false);
+    const asked = await h.orchestrator.store.getRun(run.id);
+    expect(asked.status).toBe('building');
+    expect(asked.questions).toEqual([
+      expect.objectContaining({ id: 'Q-1', featureId: 'F-003', answer: null, options: ['todos', 'tasks'] }),
+    ]);
+    const home = tempDir('questions');
+    const env = cliEnv(home, h.prefix);
+    const listed = await runCli(['questions', run.id], { env, cwd: home });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/Q-1\s+F-003\s.*open.*Should the page say "todos" or "tasks"\?/);
+
+    const answered = await runCli(['answer', run.id, 'Q-1', 'Say tasks everywhere'], { env, cwd: home });
+    expect(answered.stderr).toBe('');
+    expect(answered.stdout).toContain("Q-1 answered: F-003's next session gets the answer in its brief.");
+    const again = await runCli(['answer', run.id, 'Q-1', 'no, todos'], { env, cwd: home });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('was answered already (cli): "Say tasks everywhere"');
+
+    const done = await waitFor(
+      'the run to finish',
+      async () => {
+        const current = await h.orchestrator.store.getRun(run.id);
+        return ['done', 'failed', 'paused', 'incomplete'].includes(current.status) ? current : undefined;
+      },
+      900_000,
+    );
+    expect(done.status).toBe('done');
+    const f003Briefs = generatorBriefs.filter((brief) => brief.startsWith('# Feature F-003'));
+    expect(f003Briefs).toHaveLength(2);
+    expect(f003Briefs[0]).not.toContain('Answers to the questions');
+    expect(f003Briefs[1]).toContain(
+      '## Answers to the questions asked about this feature (follow them)\nQ-1: Should the page say "todos" or "tasks"?\nOptions you gave: todos | tasks\nAnswer: Say tasks everywhere',
+    );
+
+    // Both are in the history: the question when asked, the answer after the session that got it.
+    const repo = openRepo(workspace);
+    const log = await runGit(repo, ['log', '--format=%s', '--', '.nightshift/questions.md']);
+    expect(log).toContain('nightshift(harness): F-003 question Q-1 asked');
+    const file = fs.readFileSync(path.join(workspace, '.nightshift/questions.md'), 'utf8');
+    expect(file).toMatch(
+      /## Q-1 \(F-003, session \d+, .*\)\n\nQuestion: Should the page say "todos" or "tasks"\?/,
+    );
+    expect(file).toMatch(/Answer \(cli, .*\): Say tasks everywhere/);
+    const progress = fs.readFileSync(path.join(workspace, 'progress.md'), 'utf8');
+    expect(progress).toContain('F-003: a person answered: Say tasks everywhere');
+    expect(progress).toMatch(
+      /F-004: nobody to ask \(No person can be asked now \(1 of at most 1 questions are open\)/,
+    );
+
+    const events = (await h.orchestrator.store.readEvents(run.id, { count: 100_000 })).map((s) => s.event);
+    expect(events.filter((event) => event.type.startsWith('question.')).map((event) => event.type)).toEqual([
+      'question.asked',
+      'question.answered',
+    ]);
+    await notifier.flush();
+    const json = webhooks.bodies.filter((entry) => entry.path === '/json').map((entry) => entry.body);
+    expect(json.map((body) => body.type)).toEqual(['question.asked', 'question.answered']);
+    expect(json[0]).toMatchObject({
+      runId: run.id,
+      question: { id: 'Q-1', featureId: 'F-003', answer: null },
+    });
+    expect(json[1]).toMatchObject({
+      question: { id: 'Q-1', answer: 'Say tasks everywhere', answeredBy: 'cli' },
+    });
+    const slack = webhooks.bodies.filter((entry) => entry.path === '/slack').map((entry) => entry.body.text);
+    expect(slack).toEqual([
+      expect.stringContaining(
+        `Q-1 (F-003) asks: "Should the page say "todos" or "tasks"?". Options: todos | tasks. The feature waits; answer with \`nightshift answer ${run.id} Q-1 "…"\``,
+      ),
+    ]);
+  }, 1_800_000);
+});

@@ -1,0 +1,68 @@
+/**
+ * An opt-in scripted generator that asks a person (`ask_human`) before building chosen features: its first
+ * session on such a feature asks and ends; the next one finds the answer in its brief, notes in progress.md what
+ * it was told (or, past the run's cap, what it decided itself) and builds the feature as the demo generator does.
+ */
+import type { Policy } from '../types.js';
+import { scriptedPolicy } from './demo.js';
+import { generatorScript, parseGeneratorBrief } from './generator.js';
+import type { ScriptIO } from './script.js';
+
+/** What the asking generator asks, and about which features. */
+export interface AskingOptions {
+  /** Features whose first generator session asks. */
+  featureIds: readonly string[];
+  /** The question (default: one about the wording of the page). */
+  question?: string;
+}
+
+/** The question the asking generator sends unless told another. */
+export const DEFAULT_QUESTION = 'Should the page say "todos" or "tasks"?';
+
+/** The heading of the brief's answers section (roles/orientation.ts). */
+const ANSWERS_HEADING = /^## Answers to the questions asked about this feature[^\n]*\n([\s\S]*?)(?=\n## |$)/m;
+
+/** The answer lines of the brief's answers section (`Answer…: text`), in order. */
+export function answersInBrief(firstMessage: string): string[] {
+  const section = ANSWERS_HEADING.exec(firstMessage)?.[1] ?? '';
+  return [...section.matchAll(/^Answer[^:\n]*: (.*)$/gm)].map((match) => match[1] as string);
+}
+
+/** The generator session: ask first on a chosen feature, use the answer once it is in the brief. */
+export function askingGenerator(io: ScriptIO, options: AskingOptions): void {
+  const brief = parseGeneratorBrief(io.firstMessage);
+  const answers = answersInBrief(io.firstMessage);
+  if (brief && options.featureIds.includes(brief.featureId) && io.toolNames.includes('ask_human')) {
+    if (answers.length === 0) {
+      const reply = io.call(
+        'ask_human',
+        { question: options.question ?? DEFAULT_QUESTION, options: ['todos', 'tasks'] },
+        `Before building ${brief.featureId}: the spec does not say which word the page uses. Asking.`,
+      );
+      if (/recorded for a person/.test(reply.content)) {
+        io.finish('Asked; the harness ends this session.');
+        return;
+      }
+      io.call('bash', {
+        command: progressNote(
+          `${brief.featureId}: nobody to ask (${reply.content.split('\n')[0]}); I decided myself: "todos".`,
+        ),
+      });
+    } else {
+      io.call('bash', {
+        command: progressNote(`${brief.featureId}: a person answered: ${answers.join(' / ')}`),
+      });
+    }
+  }
+  generatorScript(io);
+}
+
+/** Bash appending one line to progress.md (quoted heredoc: nothing is expanded). */
+function progressNote(line: string): string {
+  return `cat >> progress.md <<'PROGRESS_NOTE'\n\n- ${line}\nPROGRESS_NOTE\n`;
+}
+
+/** The demo policy whose generator asks before building `featureIds`. */
+export function askingPolicy(options: AskingOptions): Policy {
+  return scriptedPolicy({ generator: (io) => askingGenerator(io, options) });
+}
