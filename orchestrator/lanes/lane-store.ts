@@ -61,6 +61,8 @@ export const MergeResult = z.object({
   head: z.string().nullable(),
   /** Features whose recorded checks replayed green on the merged head. */
   checked: z.array(z.string()),
+  /** App files whose conflict the harness merged by rule (handoff/merge-rules.ts), no model involved. */
+  resolved: z.array(z.string()).optional(),
 });
 export type MergeResult = z.infer<typeof MergeResult>;
 

@@ -95,7 +95,7 @@ describe('lane merges', () => {
     write(repo, { 'app.js': 'a\nmain\n// marker\n' });
     const before = await checkpoint(repo, { role: 'merge', runId: 'r-test', session: 2, summary: 'main' });
     const refused = await mergeInto(repo, 'lane', { message: 'merge lane' });
-    expect(refused).toEqual({ kind: 'conflict', files: ['app.js'], head: before });
+    expect(refused).toEqual({ kind: 'conflict', files: ['app.js'], head: before, resolved: [] });
     expect((await runGit(repo, ['rev-parse', 'HEAD'])).trim()).toBe(before);
     expect((await runGit(repo, ['status', '--porcelain'])).trim()).toBe('');
 
