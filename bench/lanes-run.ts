@@ -81,7 +81,12 @@ function generator(conversation: ScriptedConversation, sharedEvery: number): Pol
     toolCalls: [
       { name: 'write', arguments: { path: `features/${featureId}.txt`, content: `${featureId} is done\n` } },
       ...(shares
-        ? [{ name: 'bash', arguments: { command: `sed -i "s|^${SHARED_END}$|  '/${featureId}',\\n&|" ${SHARED}` } }]
+        ? [
+            {
+              name: 'bash',
+              arguments: { command: `sed -i "s|^${SHARED_END}$|  '/${featureId}',\\n&|" ${SHARED}` },
+            },
+          ]
         : []),
       { name: 'commit', arguments: { message: `${featureId}: its file` } },
     ],

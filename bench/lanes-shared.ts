@@ -41,7 +41,7 @@ export function sharedLanesTargetRow(
       ...(met
         ? {}
         : {
-            note: 'The merge queue is serial and replays every passing feature\'s check on each merged head (issue 29\'s affected-check selection and parallel replays address it); on this shared 2-core machine the load average was far above 2.',
+            note: "The merge queue is serial and replays every passing feature's check on each merged head (issue 29's affected-check selection and parallel replays address it); on this shared 2-core machine the load average was far above 2.",
           }),
     },
   ];

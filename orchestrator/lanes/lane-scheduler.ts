@@ -46,8 +46,8 @@ export type LaneSchedule =
  * 1. the run-level rules of `nextAction` (not active → wait; all done → finish, only once no lane holds a
  *    feature and nothing is in flight; budgets → pause; provider errors → fail; no feature list → initialize,
  *    alone);
- * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch; the lane sent
- *    back most often first, then in lane order), else
+ * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch, or whose
+ *    generator resolved a conflict the queue sent back; the lane sent back most often first, then in lane order), else
  *    a nightly-window sweep, else a regression sweep when due (before finishing only once every lane is empty);
  * 3. every free lane that holds a feature: its follow-up (generator done → evaluate; failed, blocked by the app,
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
@@ -82,7 +82,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   for (const lane of [...run.lanes].sort((a, b) => a.lane - b.lane)) {
     const feature = byId.get(lane.featureId);
     if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) continue;
-    if (feature.passes || feature.blocked || feature.mergePending) continue;
+    if (feature.passes || feature.blocked || feature.mergePending || awaitsMerge(lane)) continue;
     actions.push({
       slot: lane.lane,
       action: laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
@@ -153,7 +153,7 @@ function mainSlotAction(
   // The lane sent back most often goes first: in a train, the earlier lanes win the conflicts.
   const toMerge = [...run.lanes]
     .sort((a, b) => b.mergeSetbacks - a.mergeSetbacks || a.lane - b.lane)
-    .filter((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending)
+    .filter((lane) => !busy.has(lane.lane) && (byId.get(lane.featureId)?.mergePending || awaitsMerge(lane)))
     .map(({ lane, featureId }) => ({ lane, featureId }));
   if (toMerge.length > 0) return { kind: 'merge', lanes: toMerge };
   const batch = run.config.regressBatchSize;
@@ -166,6 +166,16 @@ function mainSlotAction(
   if (context.candidates.length > 0 && due)
     return { kind: 'regress', featureIds: context.candidates.slice(0, batch).map((f) => f.id) };
   return undefined;
+}
+
+/**
+ * Whether the lane's generator resolved a conflict the merge queue sent back (or its merge then failed to run): it
+ * goes back to the queue with no evaluator session, its feature having passed before the conflict (issue 29).
+ */
+export function awaitsMerge(lane: LaneRecord): boolean {
+  if (!lane.resolvingConflict || !lane.last) return false;
+  const { role, outcome } = lane.last;
+  return (role === 'generator' && outcome === 'completed') || (role === 'merge' && outcome === 'error');
 }
 
 /** What a lane does next with its feature, from its last counted step. */

@@ -161,8 +161,12 @@ function applyMerge(
   }
   const setbacks = lane.mergeSetbacks + 1;
   const last = { seq, role: 'merge' as const, outcome: merge.outcome };
+  // A conflict: the lane's next generator resolves it and the lane goes straight back to the queue; a red merge
+  // must be evaluated again; an error leaves it as it was.
+  const resolvingConflict =
+    merge.outcome === 'conflict' || (merge.outcome === 'error' && lane.resolvingConflict === true);
   changes.lanes = changes.lanes.map((other) =>
-    other.lane === merge.lane ? { ...other, mergeSetbacks: setbacks, last } : other,
+    other.lane === merge.lane ? { ...other, mergeSetbacks: setbacks, last, resolvingConflict } : other,
   );
   if (merge.outcome === 'error') {
     if (setbacks >= MAX_MERGE_ERRORS) block(`the merge queue failed ${setbacks} times: ${merge.detail}`);
