@@ -1,33 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { checkpoint, ensureRepo, runGit, type WorkspaceRepo } from '../../../handoff/git.js';
+import { describe, expect, it } from 'vitest';
+import { checkpoint, runGit, type WorkspaceRepo } from '../../../handoff/git.js';
 import { mergeInto } from '../../../handoff/lane-merge.js';
 import { SandboxConfig } from '../../../orchestrator/config.js';
 import { boxedLockfileRegenerator } from '../../../workers/lockfile-box.js';
+import { cleanUpRepos, repoWith, write } from './git-fixture.js';
 
 // Mechanical merges (issue 29) on real git repositories: which app-file conflicts the harness resolves by rule.
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
-
-async function repoWith(files: Record<string, string>): Promise<WorkspaceRepo> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-merge-rules-'));
-  dirs.push(dir);
-  const repo = await ensureRepo(dir);
-  write(repo, files);
-  await checkpoint(repo, { role: 'harness', runId: 'r-test', session: 0, summary: 'base' });
-  return repo;
-}
-
-function write(repo: WorkspaceRepo, files: Record<string, string>): void {
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(repo.dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(repo.dir, file), text);
-  }
-}
+cleanUpRepos();
 
 const read = (repo: WorkspaceRepo, file: string) => fs.readFileSync(path.join(repo.dir, file), 'utf8');
 
