@@ -10,6 +10,19 @@ import { cleanUpRepos, repoWith, write } from './git-fixture.js';
 // Lane merges on real git repositories: harness files merged by the harness, app conflicts reported or kept.
 cleanUpRepos();
 
+const list = (passes: boolean[]) =>
+  `${JSON.stringify(
+    passes.map((pass, i) => ({
+      id: `F-00${i + 1}`,
+      category: 'functional',
+      description: `f${i}`,
+      steps: ['s'],
+      passes: pass,
+    })),
+    null,
+    2,
+  )}\n`;
+
 async function onBranch(repo: WorkspaceRepo, branch: string, from: string, files: Record<string, string>) {
   await runGit(repo, ['checkout', '-q', '-b', branch, from]);
   write(repo, files);
