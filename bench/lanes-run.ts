@@ -1,7 +1,8 @@
 /**
  * The lanes benchmark's workspace and model: 24 independent features of a one-page app. Each generator writes its
- * feature's own file and commits; every fourth also appends a line to one shared file, so lanes that run together
- * conflict and a generator resolves the conflict on its lane. Each evaluator opens the app and passes its feature
+ * feature's own file and commits; every fourth (or every one, in the shared-file variant) also adds its line to one
+ * shared route table at the same place, so lanes that run together conflict: the harness merges such additions
+ * mechanically (handoff/merge-rules.ts), and a generator resolves any conflict left on its lane. Each evaluator opens the app and passes its feature
  * (its recorded check replays on every merged head). Every request waits a fixed simulated model latency.
  */
 import fs from 'node:fs';
@@ -17,8 +18,9 @@ const APP = `const http = require('node:http');
 http.createServer((req, res) => res.end('<!doctype html><title>lanes</title><h1>ok</h1>')).listen(Number(process.env.PORT), '127.0.0.1');
 `;
 
-/** The shared file every fourth feature appends to. */
-const SHARED = 'shared.txt';
+/** The shared file (a route table) some features add a line to, all at the same place: above its closing line. */
+const SHARED = 'routes.js';
+const SHARED_END = '];';
 
 /** Writes a committed workspace (git on `main`) with `count` independent features F-001…. */
 export function createLanesWorkspace(dir: string, count: number): void {
@@ -36,7 +38,7 @@ export function createLanesWorkspace(dir: string, count: number): void {
     'progress.md': '# Progress\n',
     'init.sh': '#!/usr/bin/env bash\nexec env PORT="$PORT" node app.js\n',
     'app.js': APP,
-    [SHARED]: 'shared lines:\n',
+    [SHARED]: `const routes = [\n  '/',\n${SHARED_END}\nmodule.exports = routes;\n`,
     '.gitignore': '*.log\n',
   };
   writeCommittedWorkspace(dir, files, 'lanes workspace');
@@ -51,7 +53,7 @@ function featureOf(conversation: ScriptedConversation): string {
   return /F-\d{3}/.exec(firstText(conversation))?.[0] ?? 'F-001';
 }
 
-function generator(conversation: ScriptedConversation): PolicyReply {
+function generator(conversation: ScriptedConversation, sharedEvery: number): PolicyReply {
   const featureId = featureOf(conversation);
   const turn = turnIndex(conversation);
   const conflicted = conflictedFiles(firstText(conversation));
@@ -73,13 +75,18 @@ function generator(conversation: ScriptedConversation): PolicyReply {
     return { text: `${featureId}: conflicts resolved and committed.` };
   }
   if (turn > 0) return { text: `${featureId} done and committed.` };
-  const shares = Number(featureId.slice(2)) % 4 === 0;
+  const shares = Number(featureId.slice(2)) % sharedEvery === 0;
   return {
     text: `Implementing ${featureId}.`,
     toolCalls: [
       { name: 'write', arguments: { path: `features/${featureId}.txt`, content: `${featureId} is done\n` } },
       ...(shares
-        ? [{ name: 'bash', arguments: { command: `echo "${featureId} was here" >> ${SHARED}` } }]
+        ? [
+            {
+              name: 'bash',
+              arguments: { command: `sed -i "s|^${SHARED_END}$|  '/${featureId}',\\n&|" ${SHARED}` },
+            },
+          ]
         : []),
       { name: 'commit', arguments: { message: `${featureId}: its file` } },
     ],
@@ -124,12 +131,15 @@ function evaluator(conversation: ScriptedConversation): PolicyReply {
   return { text: 'Verdict submitted.' };
 }
 
-/** The lanes benchmark's model: each request answered after `latencyMs`. */
-export function lanesPolicy(latencyMs: number): Policy {
+/**
+ * The lanes benchmark's model: each request answered after `latencyMs`; every `sharedEvery`-th feature's generator
+ * also adds its route to the shared route table (1: every feature).
+ */
+export function lanesPolicy(latencyMs: number, sharedEvery = 4): Policy {
   return async (conversation) => {
     if (latencyMs > 0) await sleep(latencyMs);
     const role = roleOf(conversation);
-    if (role === 'generator') return generator(conversation);
+    if (role === 'generator') return generator(conversation, sharedEvery);
     if (role === 'evaluator') return evaluator(conversation);
     return { text: 'The lanes benchmark policy plays only the generator and the evaluator.' };
   };

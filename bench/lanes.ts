@@ -33,6 +33,10 @@ export const LanesRun = z.object({
   /** Commits recorded by sessions that are not in the run branch's final history. */
   commitsLost: z.number().int(),
   modelRequests: z.number().int(),
+  /** Merges whose conflicts the harness resolved by rule (issue 29; 0 in results recorded before). */
+  mechanical: z.number().int().default(0),
+  /** Features blocked because their lane kept conflicting with the run branch. */
+  blockedByConflicts: z.number().int().default(0),
 });
 export type LanesRun = z.infer<typeof LanesRun>;
 
@@ -41,6 +45,8 @@ export const LanesResult = z.object({
   features: z.number().int(),
   latencyMs: z.number(),
   workers: z.number().int(),
+  /** Every how many features one adds a line to the shared file (4 in results recorded before issue 29). */
+  sharedEvery: z.number().int().positive().default(4),
   runs: z.array(LanesRun),
 });
 export type LanesResult = z.infer<typeof LanesResult>;
@@ -50,22 +56,30 @@ export async function measureLanes(options: {
   laneCounts: readonly number[];
   features: number;
   latencyMs: number;
+  /** Every how many features one also adds a line to the shared file (default 4; 1: every feature). */
+  sharedEvery?: number;
   log?: (line: string) => void;
 }): Promise<LanesResult> {
   const runs: LanesRun[] = [];
+  const sharedEvery = options.sharedEvery ?? 4;
   for (const lanes of options.laneCounts) {
-    const run = await buildWithLanes(lanes, options.features, options.latencyMs);
+    const run = await buildWithLanes(lanes, options.features, options.latencyMs, sharedEvery);
     options.log?.(
       `${lanes} lane(s): ${run.status} ${run.passing}/${options.features} in ${Math.round(run.wallMs / 1000)} s`,
     );
     runs.push(run);
   }
-  return { features: options.features, latencyMs: options.latencyMs, workers: 2, runs };
+  return { features: options.features, latencyMs: options.latencyMs, workers: 2, sharedEvery, runs };
 }
 
-async function buildWithLanes(lanes: number, features: number, latencyMs: number): Promise<LanesRun> {
+async function buildWithLanes(
+  lanes: number,
+  features: number,
+  latencyMs: number,
+  sharedEvery: number,
+): Promise<LanesRun> {
   const env = openBenchEnv(`lanes${lanes}`);
-  const server = await startModelServer({ policy: lanesPolicy(latencyMs) });
+  const server = await startModelServer({ policy: lanesPolicy(latencyMs, sharedEvery) });
   const children: WorkerChild[] = [];
   try {
     const workspace = path.join(env.root, 'ws');
@@ -112,9 +126,19 @@ function sessionFigures(
   sessions: readonly SessionRecord[],
   events: readonly RunEvent[],
   ended: RunRecord | undefined,
-): Pick<LanesRun, 'wallMs' | 'sessions' | 'peakConcurrentSessions' | 'merges'> {
+): Pick<
+  LanesRun,
+  'wallMs' | 'sessions' | 'peakConcurrentSessions' | 'merges' | 'mechanical' | 'blockedByConflicts'
+> {
   const merges = { merged: 0, conflict: 0, rejected: 0, error: 0 };
-  for (const event of events) if (event.type === 'lane.merge') merges[event.outcome] += 1;
+  let mechanical = 0;
+  let blockedByConflicts = 0;
+  for (const event of events) {
+    if (event.type === 'lane.merge') merges[event.outcome] += 1;
+    if (event.type === 'lane.merge' && (event.resolved?.length ?? 0) > 0) mechanical += 1;
+    if (event.type === 'feature.blocked' && /conflicted with the run branch/.test(event.reason))
+      blockedByConflicts += 1;
+  }
   const starts = sessions.map((session) => Date.parse(session.startedAt));
   const ends = sessions.filter((s) => s.finishedAt).map((s) => Date.parse(s.finishedAt as string));
   const finishedAt = Date.parse(ended?.finishedAt ?? new Date().toISOString());
@@ -127,6 +151,8 @@ function sessionFigures(
         .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt as string)] as const),
     ),
     merges,
+    mechanical,
+    blockedByConflicts,
   };
 }
 

@@ -11,6 +11,7 @@ import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
 import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
+import { measureSharedLanes } from './lanes-shared.js';
 import { measureOvernight, OvernightOptions } from './overnight.js';
 import { measureRecovery } from './recovery.js';
 import { renderReport } from './report.js';
@@ -60,6 +61,7 @@ export const SECTIONS = [
   'recovery',
   'checks',
   'lanes',
+  'lanes-shared',
   'grounding',
   'overnight',
 ] as const;
@@ -75,6 +77,7 @@ const SECTION_LABEL: Record<Section, string> = {
   recovery: 'recovery:',
   checks: 'checks:',
   lanes: 'lanes:',
+  'lanes-shared': 'lanes-shared:',
   grounding: 'grounding:',
   overnight: 'overnight:',
 };
@@ -147,6 +150,15 @@ async function parallelLanes(quick: boolean, mark: Mark, started: number) {
     features: quick ? 12 : 24,
     latencyMs: LANES_LATENCY_MS,
     log: (line) => progress(`lanes: ${line}`, started),
+  });
+}
+
+async function sharedFileLanes(quick: boolean, mark: Mark, started: number) {
+  mark('lanes-shared', 'lanes-shared: every feature adds a line to one shared file, 1 and 4 lanes');
+  return measureSharedLanes({
+    features: quick ? 8 : 16,
+    latencyMs: LANES_LATENCY_MS,
+    log: (line) => progress(`lanes-shared: ${line}`, started),
   });
 }
 
@@ -225,6 +237,10 @@ async function measureSections(
   const lanes = only.has('lanes')
     ? await parallelLanes(quick, mark, started)
     : keep('lanes', previous?.lanes);
+  // Older results have no shared-file lanes section either.
+  const lanesShared = only.has('lanes-shared')
+    ? await sharedFileLanes(quick, mark, started)
+    : keep('lanes-shared', previous?.lanesShared);
   // Older results have no grounding section either.
   const grounding = only.has('grounding')
     ? await groundedVerdicts(mark, started)
@@ -242,6 +258,7 @@ async function measureSections(
     recovery,
     checks,
     lanes,
+    lanesShared,
     grounding,
     overnight: overnightFigures,
   };

@@ -1,6 +1,7 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
 import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
+import { sharedLanesSection } from './lanes-shared.js';
 import { overnightSection } from './overnight-report.js';
 import { cell, demoSections } from './report-demo.js';
 import type { BenchResults } from './results.js';
@@ -336,6 +337,7 @@ export function renderReport(results: BenchResults): string {
     recoverySection(results),
     checksSection(results),
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
+    sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
   ].join('\n');

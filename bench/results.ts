@@ -66,6 +66,8 @@ export const BenchResults = z.object({
   checks: ChecksResult.optional(),
   /** Parallel lanes: one spec built with 1, 2, 4 and 8 lanes (absent in results recorded before them). */
   lanes: LanesResult.optional(),
+  /** Lanes on a shared file: every feature adds a line to one file, 1 and 4 lanes (absent before issue 29). */
+  lanesShared: LanesResult.optional(),
   /** Grounded verdicts as models write them (absent in results recorded before them). */
   grounding: GroundingResult.optional(),
   /** The overnight run: the example built by the simulated model three ways (absent in results recorded before it). */

@@ -1,6 +1,7 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
 import { groundingTargetRows } from './grounding.js';
 import { lanesTargetRow } from './lanes.js';
+import { sharedLanesTargetRow } from './lanes-shared.js';
 import { overnightTargetRows } from './overnight-report.js';
 import type { BenchResults, TargetRow } from './results.js';
 
@@ -229,6 +230,7 @@ export function targetRows(results: Measured): TargetRow[] {
     ...dashboardRows(results),
     ...checksRow(results),
     ...lanesTargetRow(results.lanes),
+    ...sharedLanesTargetRow(results.lanesShared),
     ...groundingTargetRows(results.grounding),
     ...overnightTargetRows(results.overnight),
   ];

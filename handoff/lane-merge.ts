@@ -3,20 +3,22 @@
  * (so its generator resolves a conflict or a broken merged head on top of what the run has). Always a merge commit
  * (`--no-ff`): each lane's commits stay in the history as they were made, and undoing a merge is one reset. The
  * files the harness itself appends to (progress notes, the verdict log) and the feature list's `passes` flags are
- * merged by the harness; any other conflict is the app's and goes to a generator.
+ * merged by the harness; an app-file conflict a mechanical rule fits is resolved by the harness too (with `rules`:
+ * handoff/merge-rules.ts); any other conflict is the app's and goes to a generator.
  */
 import { formatFeatureList, parseFeatureListOnDisk } from './feature-list.js';
 import { WORKSPACE_FILES } from './formats.js';
 import { askGit, headUnlocked, locked, runGit, type WorkspaceRepo } from './git.js';
+import { type MergeRules, resolveByRules } from './merge-rules.js';
 import { writeWorkspaceFile } from './safe-fs.js';
 
 /** Files whose lines both sides appended: merged as ours plus their new lines. */
 const APPENDED_FILES = ['progress.md', 'claude-progress.txt', WORKSPACE_FILES.verdicts];
 
-/** How a merge ended: a new head, or the app files that conflict. */
+/** How a merge ended: a new head, or the app files that conflict; `resolved`: app files merged by a rule. */
 export type MergeAttempt =
-  | { kind: 'merged'; head: string }
-  | { kind: 'conflict'; files: string[]; head: string | null };
+  | { kind: 'merged'; head: string; resolved: string[] }
+  | { kind: 'conflict'; files: string[]; head: string | null; resolved: string[] };
 
 /** Options of {@link mergeInto}. */
 export interface MergeOptions {
@@ -27,6 +29,8 @@ export interface MergeOptions {
    * lane: its generator resolves them). Default: abort and leave the branch as it was.
    */
   keepConflicts?: boolean;
+  /** Resolve app-file conflicts a rule fits (handoff/merge-rules.ts) before any is left to a model. */
+  rules?: MergeRules;
 }
 
 /**
@@ -48,24 +52,30 @@ export async function mergeInto(
     const merging = (await askGit(repo, ['rev-parse', '-q', '--verify', 'MERGE_HEAD'])).trim() !== '';
     if (!merging) {
       if (failure) throw failure;
-      return { kind: 'merged', head: before as string }; // already up to date
+      return { kind: 'merged', head: before as string, resolved: [] }; // already up to date
     }
     const conflicted = (await runGit(repo, ['diff', '--name-only', '--diff-filter=U', '-z']))
       .split('\0')
       .filter(Boolean);
-    const appFiles: string[] = [];
+    const unresolved: string[] = [];
     for (const file of conflicted) {
       if (await resolveHarnessFile(repo, file)) await runGit(repo, ['add', '--', file]);
-      else appFiles.push(file);
+      else unresolved.push(file);
     }
+    const { resolved, remaining: appFiles } =
+      options.rules && unresolved.length > 0
+        ? await resolveByRules(repo, unresolved, options.rules)
+        : { resolved: [], remaining: unresolved };
     if (appFiles.length > 0 && !options.keepConflicts) {
       await runGit(repo, ['merge', '--abort']);
-      return { kind: 'conflict', files: appFiles, head: before };
+      return { kind: 'conflict', files: appFiles, head: before, resolved };
     }
     if (appFiles.length > 0) await runGit(repo, ['add', '--', ...appFiles]);
     await runGit(repo, ['commit', '-q', '--no-verify', '-m', options.message]);
     const head = (await headUnlocked(repo)) as string;
-    return appFiles.length > 0 ? { kind: 'conflict', files: appFiles, head } : { kind: 'merged', head };
+    return appFiles.length > 0
+      ? { kind: 'conflict', files: appFiles, head, resolved }
+      : { kind: 'merged', head, resolved };
   });
 }
 

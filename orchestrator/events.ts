@@ -183,6 +183,8 @@ export const RunEvent = z.discriminatedUnion('type', [
     head: z.string().nullable(),
     /** Features whose recorded checks replayed green on the merged head. */
     checked: z.array(z.string()).default([]),
+    /** App files whose conflict the harness merged by rule, no model involved (issue 29). */
+    resolved: z.array(z.string()).optional(),
   }),
   /**
    * Lanes mode: the feature list is known and the lanes model says the lanes will not pay for themselves (a small or

@@ -70,7 +70,11 @@ export async function refreshLane(
 ): Promise<boolean> {
   const before = await head(repo);
   const message = mergeMessage(run.id, seq, lane, 'into');
-  const attempt = await mergeInto(repo, `refs/remotes/origin/${await runBranch(context, run)}`, { message });
+  // Conflicts a rule fits are merged here too (the run branch's lines first), so the lane works on the run's lines.
+  const attempt = await mergeInto(repo, `refs/remotes/origin/${await runBranch(context, run)}`, {
+    message,
+    rules: { runBranch: 'theirs' },
+  });
   return attempt.kind === 'merged' && attempt.head !== before;
 }
 

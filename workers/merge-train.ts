@@ -16,6 +16,7 @@ import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { mergeInto, undoMerge } from '../handoff/lane-merge.js';
+import type { MergeRules } from '../handoff/merge-rules.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { sandboxForRole } from '../orchestrator/config.js';
@@ -31,6 +32,7 @@ import {
   runBranch,
   syncLane,
 } from './lane-workspace.js';
+import { boxedLockfileRegenerator } from './lockfile-box.js';
 import { checksForMerge } from './merge-selection.js';
 
 const log = moduleLogger('workers/merge-train');
@@ -59,7 +61,7 @@ export async function mergeLanes(
     const target = await runBranchCopy(context, run, branch);
     const before = (await head(target)) as string;
     await rollback(target, before);
-    train = { context, state, target, branch, seq, passed: [] };
+    train = { context, state, target, branch, seq, passed: [], resolved: new Map() };
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'the merge queue could not start');
     return lanes.map((lane) => errorResult(lane, error));
@@ -76,6 +78,8 @@ interface MergeTrain {
   branch: string;
   seq: number;
   passed: string[];
+  /** App files the rules merged, per lane (issue 29). */
+  resolved: Map<number, string[]>;
 }
 
 async function mergeAndCheck(
@@ -120,6 +124,7 @@ async function mergeAndCheck(
       detail: '',
       head: headNow,
       checked: checked.green,
+      resolved: train.resolved.get(lane.lane) ?? [],
     });
   return results;
 }
@@ -129,12 +134,29 @@ async function mergeOne(train: MergeTrain, lane: LaneRecord): Promise<'merged' |
   const { context, state, target, branch, seq } = train;
   const laneRef =
     state.run.workspace.kind === 'local' ? `refs/heads/${lane.branch}` : `refs/remotes/origin/${lane.branch}`;
+  // Conflicts a rule fits are merged here (issue 29); the replay of the recorded checks verifies them like any merge.
+  const rules: MergeRules = {
+    runBranch: 'ours',
+    regenerateLockfile: boxedLockfileRegenerator({
+      runId: state.run.id,
+      session: seq,
+      dataDir: context.dataDir,
+      sandbox: state.run.config.sandbox,
+    }),
+  };
   const attempt = await mergeInto(target, laneRef, {
     message: mergeMessage(state.run.id, seq, lane, 'from'),
+    rules,
   });
+  train.resolved.set(lane.lane, attempt.resolved);
   if (attempt.kind === 'merged') return 'merged';
   await sendBack(context, state.run, lane, branch, seq, conflictFeedback(lane, attempt.files));
-  return { ...laneBase(lane), outcome: 'conflict', detail: `conflicting files: ${attempt.files.join(', ')}` };
+  return {
+    ...laneBase(lane),
+    outcome: 'conflict',
+    detail: `conflicting files: ${attempt.files.join(', ')}`,
+    resolved: attempt.resolved,
+  };
 }
 
 /** Replays on the merged head the recorded checks the merged lanes can affect and their own (merge-selection.ts). */
@@ -167,7 +189,13 @@ async function checkHead(
 }
 
 function laneBase(lane: LaneRecord) {
-  return { lane: lane.lane, featureId: lane.featureId, head: null, checked: [] as string[] };
+  return {
+    lane: lane.lane,
+    featureId: lane.featureId,
+    head: null,
+    checked: [] as string[],
+    resolved: [] as string[],
+  };
 }
 
 function errorResult(lane: LaneRecord, error: unknown): MergeResult {
@@ -205,7 +233,11 @@ async function sendBack(
 ): Promise<void> {
   const repo = await syncLane(context, run, lane);
   const message = mergeMessage(run.id, seq, lane, 'into');
-  await mergeInto(repo, `refs/remotes/origin/${branch}`, { message, keepConflicts: true });
+  await mergeInto(repo, `refs/remotes/origin/${branch}`, {
+    message,
+    keepConflicts: true,
+    rules: { runBranch: 'theirs' },
+  });
   await writeWorkspaceFile(repo.dir, feedbackPath(lane.featureId), feedback);
   await checkpoint(repo, {
     role: 'merge',

@@ -51,8 +51,8 @@ export type LaneSchedule =
  * 1. the run-level rules of `nextAction` (not active → wait; all done → finish, only once no lane holds a
  *    feature and nothing is in flight; budgets → pause; provider errors → fail; no feature list → initialize,
  *    alone);
- * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch; the lane sent
- *    back most often first, then in lane order), else
+ * 2. the run's slot, when free: the merge queue first (every lane whose feature passed on its branch, or whose
+ *    generator resolved a conflict the queue sent back; the lane sent back most often first, then in lane order), else
  *    a nightly-window sweep, else a regression sweep when due (before finishing only once every lane is empty);
  * 3. every free lane that holds a feature: its follow-up (generator done → evaluate; failed, blocked by the app,
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
@@ -91,6 +91,7 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
     const feature = byId.get(lane.featureId);
     if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) continue;
     if (feature.passes || feature.blocked || feature.mergePending || waiting.has(feature.id)) continue;
+    if (awaitsMerge(lane)) continue;
     actions.push({
       slot: lane.lane,
       action: laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
@@ -166,7 +167,7 @@ function mainSlotAction(
   // The lane sent back most often goes first: in a train, the earlier lanes win the conflicts.
   const toMerge = [...run.lanes]
     .sort((a, b) => b.mergeSetbacks - a.mergeSetbacks || a.lane - b.lane)
-    .filter((lane) => !busy.has(lane.lane) && byId.get(lane.featureId)?.mergePending)
+    .filter((lane) => !busy.has(lane.lane) && (byId.get(lane.featureId)?.mergePending || awaitsMerge(lane)))
     .map(({ lane, featureId }) => ({ lane, featureId }));
   const last = context.pending.length === 0 && run.lanes.length === 0;
   if (fullSweepDue(run, now) || (last && run.counters.fullSweep.mergesSince > 0))
@@ -194,6 +195,16 @@ export function fullSweepDue(run: RunState['run'], now: Date): boolean {
   if (mergesSince >= config.fullSweepEveryMerges) return true;
   const since = Date.parse(at ?? run.createdAt);
   return now.getTime() - since >= config.fullSweepEveryMinutes * 60_000;
+}
+
+/**
+ * Whether the lane's generator resolved a conflict the merge queue sent back (or its merge then failed to run): it
+ * goes back to the queue with no evaluator session, its feature having passed before the conflict (issue 29).
+ */
+export function awaitsMerge(lane: LaneRecord): boolean {
+  if (!lane.resolvingConflict || !lane.last) return false;
+  const { role, outcome } = lane.last;
+  return (role === 'generator' && outcome === 'completed') || (role === 'merge' && outcome === 'error');
 }
 
 /** What a lane does next with its feature, from its last counted step. */

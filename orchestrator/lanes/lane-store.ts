@@ -61,6 +61,8 @@ export const MergeResult = z.object({
   head: z.string().nullable(),
   /** Features whose recorded checks replayed green on the merged head. */
   checked: z.array(z.string()),
+  /** App files whose conflict the harness merged by rule (handoff/merge-rules.ts), no model involved. */
+  resolved: z.array(z.string()).optional(),
 });
 export type MergeResult = z.infer<typeof MergeResult>;
 
@@ -169,8 +171,12 @@ function applyMerge(
   }
   const setbacks = lane.mergeSetbacks + 1;
   const last = { seq, role: 'merge' as const, outcome: merge.outcome };
+  // A conflict: the lane's next generator resolves it and the lane goes straight back to the queue; a red merge
+  // must be evaluated again; an error leaves it as it was.
+  const resolvingConflict =
+    merge.outcome === 'conflict' || (merge.outcome === 'error' && lane.resolvingConflict === true);
   changes.lanes = changes.lanes.map((other) =>
-    other.lane === merge.lane ? { ...other, mergeSetbacks: setbacks, last } : other,
+    other.lane === merge.lane ? { ...other, mergeSetbacks: setbacks, last, resolvingConflict } : other,
   );
   if (merge.outcome === 'error') {
     if (setbacks >= MAX_MERGE_ERRORS) block(`the merge queue failed ${setbacks} times: ${merge.detail}`);

@@ -43,6 +43,12 @@ export const LaneRecord = z.object({
   last: LaneLastStep.nullable(),
   /** Merge attempts that ended in a conflict or a red merged head (bounded like failed evaluations). */
   mergeSetbacks: z.number().int().nonnegative().default(0),
+  /**
+   * The merge queue sent the lane back with a conflict no rule fits: once its generator has resolved it, the lane
+   * goes straight back to the merge queue (first in the train); the replay of the recorded checks verifies the
+   * resolution, and only a red replay costs an LLM evaluation again (issue 29).
+   */
+  resolvingConflict: z.boolean().optional(),
 });
 export type LaneRecord = z.infer<typeof LaneRecord>;
 

@@ -1,16 +1,14 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { checkpoint, ensureRepo, runGit, type WorkspaceRepo } from '../../../handoff/git.js';
+import { describe, expect, it } from 'vitest';
+import { checkpoint, runGit, type WorkspaceRepo } from '../../../handoff/git.js';
 import { mergeAppended, mergeFeatureLists, mergeInto, undoMerge } from '../../../handoff/lane-merge.js';
 import { keepBothSides } from '../../../testkit/policies/generator.js';
 
+import { cleanUpRepos, repoWith, write } from './git-fixture.js';
+
 // Lane merges on real git repositories: harness files merged by the harness, app conflicts reported or kept.
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
-});
+cleanUpRepos();
 
 const list = (passes: boolean[]) =>
   `${JSON.stringify(
@@ -24,22 +22,6 @@ const list = (passes: boolean[]) =>
     null,
     2,
   )}\n`;
-
-async function repoWith(files: Record<string, string>): Promise<WorkspaceRepo> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-lane-merge-'));
-  dirs.push(dir);
-  const repo = await ensureRepo(dir);
-  write(repo, files);
-  await checkpoint(repo, { role: 'harness', runId: 'r-test', session: 0, summary: 'base' });
-  return repo;
-}
-
-function write(repo: WorkspaceRepo, files: Record<string, string>): void {
-  for (const [file, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(repo.dir, file)), { recursive: true });
-    fs.writeFileSync(path.join(repo.dir, file), text);
-  }
-}
 
 async function onBranch(repo: WorkspaceRepo, branch: string, from: string, files: Record<string, string>) {
   await runGit(repo, ['checkout', '-q', '-b', branch, from]);
@@ -95,7 +77,7 @@ describe('lane merges', () => {
     write(repo, { 'app.js': 'a\nmain\n// marker\n' });
     const before = await checkpoint(repo, { role: 'merge', runId: 'r-test', session: 2, summary: 'main' });
     const refused = await mergeInto(repo, 'lane', { message: 'merge lane' });
-    expect(refused).toEqual({ kind: 'conflict', files: ['app.js'], head: before });
+    expect(refused).toEqual({ kind: 'conflict', files: ['app.js'], head: before, resolved: [] });
     expect((await runGit(repo, ['rev-parse', 'HEAD'])).trim()).toBe(before);
     expect((await runGit(repo, ['status', '--porcelain'])).trim()).toBe('');
 

@@ -210,4 +210,33 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
       'F-003',
     ]);
   }, 240_000);
+
+  it('two lanes that append to one shared file both merge in one train: resolved by rule, replayed green, no model', async () => {
+    const appendLine = (featureId: string) => async (dir: string) => {
+      const file = path.join(dir, 'public/features.js');
+      await writeFile(file, `${await readFile(file, 'utf8')}// ${featureId} was here\n`);
+    };
+    const requests = server.requests.length;
+    const { state, lanes } = await lanesReadyToMerge('r-shared', {
+      'F-002': appendLine('F-002'),
+      'F-003': appendLine('F-003'),
+    });
+    const results = await mergeLanes(context(), state, lanes, 5);
+    expect(results.map((result) => [result.featureId, result.outcome, result.resolved])).toEqual([
+      ['F-002', 'merged', []],
+      ['F-003', 'merged', ['public/features.js']],
+    ]);
+    expect(results[1]?.checked).toContain('F-001');
+    const merged = await runGit(openRepo(workspace), ['show', 'HEAD:public/features.js']);
+    expect(merged.endsWith('// F-002 was here\n// F-003 was here\n')).toBe(true);
+    // No generator and no evaluator: the scripted model got no request.
+    expect(server.requests.length).toBe(requests);
+    await recordMergeResults(harness.orchestrator.store, 'r-shared', 5, results, new Date());
+    const features = await harness.orchestrator.store.listFeatures('r-shared');
+    expect(features.filter((f) => ['F-002', 'F-003'].includes(f.id)).map((f) => f.passes)).toEqual([
+      true,
+      true,
+    ]);
+    expect((await harness.orchestrator.store.getRun('r-shared')).lanes).toEqual([]);
+  }, 240_000);
 });

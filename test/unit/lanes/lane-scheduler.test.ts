@@ -89,6 +89,50 @@ describe('nextLaneActions (pure)', () => {
     });
   });
 
+  it('a lane whose generator resolved a conflict goes straight back to the merge queue, first, with no evaluator', () => {
+    const resolved = { resolvingConflict: true, mergeSetbacks: 1 };
+    const features = [
+      featureState(1, { mergePending: true }),
+      featureState(2, { generatorSessions: 1 }),
+      featureState(3, { generatorSessions: 1 }),
+    ];
+    const state = makeState(features, {
+      config: { lanes: 3 },
+      lanes: [
+        lane(1, 'F-001'),
+        lane(2, 'F-002', { ...resolved, last: { seq: 12, role: 'generator', outcome: 'completed' } }),
+        // Still resolving (its generator failed): a generator again, not a merge.
+        lane(3, 'F-003', { ...resolved, last: { seq: 13, role: 'generator', outcome: 'failed' } }),
+      ],
+    });
+    expect(actions(nextLaneActions(state, T0, new Set()))).toEqual([
+      {
+        slot: MAIN_SLOT,
+        action: {
+          kind: 'merge',
+          lanes: [
+            { lane: 2, featureId: 'F-002' },
+            { lane: 1, featureId: 'F-001' },
+          ],
+        },
+      },
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' } },
+    ]);
+    // The merge queue busy: the resolved lane waits for it rather than starting an evaluator.
+    expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT])))).toEqual([
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' } },
+    ]);
+    // Without the flag (a red merge sent it back), a completed generator is evaluated as before.
+    const evaluated = makeState(features, {
+      config: { lanes: 3 },
+      lanes: [lane(2, 'F-002', { last: { seq: 12, role: 'generator', outcome: 'completed' } })],
+    });
+    expect(actions(nextLaneActions(evaluated, T0, new Set([MAIN_SLOT])))).toContainEqual({
+      slot: 2,
+      action: { kind: 'evaluate', featureId: 'F-002' },
+    });
+  });
+
   it('follows each lane up on its own: generator done → evaluate, failed → generate, sent back by the merge queue → generate', () => {
     const features = [
       featureState(1, { generatorSessions: 1 }),
