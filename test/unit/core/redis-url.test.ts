@@ -26,7 +26,9 @@ describe('Redis URLs', () => {
     });
     const tls = parseRedisUrl('rediss://h?ca=/etc/ca.pem&servername=redis.internal');
     expect(tls).toMatchObject({ endpoint: { host: 'h', port: 6379 }, db: 0, tls: true, tlsCa: '/etc/ca.pem' });
-    expect(redisOptionsFor(parseRedisUrl('rediss://:pw@h'))).toMatchObject({ tls: {}, password: 'pw' });
+    const secure = parseRedisUrl('rediss://:pw@h');
+    if (secure.kind !== 'standalone') throw new Error('not standalone');
+    expect(redisOptionsFor(secure)).toMatchObject({ tls: {}, password: 'pw' });
     expect(parseRedisUrl('redis://[::1]:7000')).toMatchObject({ endpoint: { host: '::1', port: 7000 } });
   });
 
