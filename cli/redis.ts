@@ -7,9 +7,9 @@ import type { Redis } from 'ioredis';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
+import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
 import { type EmbeddedRedis, ensureEmbeddedRedis, findRedisServer, isExecutable } from './embedded-redis.js';
 import type { TextSink } from './output.js';
-import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
 import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 import { terminalSink } from './terminal-text.js';
 

@@ -37,7 +37,12 @@ const RedisCommon = {
 
 /** A parsed Redis URL: where the data lives and how to reach it. */
 export const RedisTopology = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('standalone'), endpoint: RedisEndpoint, db: z.number().int().min(0), ...RedisCommon }),
+  z.object({
+    kind: z.literal('standalone'),
+    endpoint: RedisEndpoint,
+    db: z.number().int().min(0),
+    ...RedisCommon,
+  }),
   z.object({
     kind: z.literal('sentinel'),
     sentinels: z.array(RedisEndpoint).min(1),
@@ -77,14 +82,23 @@ const QUERY_KEYS = new Set(['ca', 'servername', 'sentinelPassword', 'db']);
 /** Parses a Redis URL of any supported topology; throws RedisUrlError naming the URL and the problem. */
 export function parseRedisUrl(url: string): RedisTopology {
   const match = /^([a-z+]+):\/\/(?:([^@/]*)@)?([^/?#]*)(\/[^?#]*)?(?:\?([^#]*))?$/i.exec(url.trim());
-  if (!match) throw new RedisUrlError(url, 'it is not a URL of the form scheme://[user:password@]host:port[/…]');
+  if (!match)
+    throw new RedisUrlError(url, 'it is not a URL of the form scheme://[user:password@]host:port[/…]');
   const [, rawScheme = '', userInfo, hostList = '', rawPath = '', query = ''] = match;
   const scheme = rawScheme.toLowerCase();
   if (!(REDIS_URL_SCHEMES as readonly string[]).includes(scheme)) {
     throw new RedisUrlError(url, `the scheme "${scheme}://" is not one of ${REDIS_URL_SCHEMES.join(', ')}`);
   }
-  const kind = scheme.endsWith('+sentinel') ? 'sentinel' : scheme.endsWith('+cluster') ? 'cluster' : 'standalone';
-  const common = { ...credentials(url, userInfo), tls: scheme.startsWith('rediss'), ...tlsOptions(url, query) };
+  const kind = scheme.endsWith('+sentinel')
+    ? 'sentinel'
+    : scheme.endsWith('+cluster')
+      ? 'cluster'
+      : 'standalone';
+  const common = {
+    ...credentials(url, userInfo),
+    tls: scheme.startsWith('rediss'),
+    ...tlsOptions(url, query),
+  };
   const defaultPort = kind === 'sentinel' ? 26_379 : 6379;
   const endpoints = parseHosts(url, hostList, defaultPort, kind !== 'standalone');
   const params = new URLSearchParams(query);
@@ -98,7 +112,9 @@ export function parseRedisUrl(url: string): RedisTopology {
             sentinels: endpoints,
             masterName: sentinelMaster(url, path),
             db: parseDb(url, params.get('db') ?? '0'),
-            ...(params.has('sentinelPassword') ? { sentinelPassword: params.get('sentinelPassword') ?? '' } : {}),
+            ...(params.has('sentinelPassword')
+              ? { sentinelPassword: params.get('sentinelPassword') ?? '' }
+              : {}),
             ...common,
           }
         : { kind, nodes: endpoints, ...clusterPath(url, path, params), ...common };
@@ -110,7 +126,8 @@ export function parseRedisUrl(url: string): RedisTopology {
 function credentials(url: string, userInfo: string | undefined): { username?: string; password?: string } {
   if (!userInfo) return {};
   const colon = userInfo.indexOf(':');
-  const [user, password] = colon < 0 ? [userInfo, undefined] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
+  const [user, password] =
+    colon < 0 ? [userInfo, undefined] : [userInfo.slice(0, colon), userInfo.slice(colon + 1)];
   try {
     return {
       ...(user ? { username: decodeURIComponent(user) } : {}),
@@ -125,7 +142,10 @@ function tlsOptions(url: string, query: string): { tlsCa?: string; tlsServername
   const params = new URLSearchParams(query);
   const unknown = [...params.keys()].filter((key) => !QUERY_KEYS.has(key));
   if (unknown.length) {
-    throw new RedisUrlError(url, `unknown option ${unknown.join(', ')} (known: ${[...QUERY_KEYS].join(', ')})`);
+    throw new RedisUrlError(
+      url,
+      `unknown option ${unknown.join(', ')} (known: ${[...QUERY_KEYS].join(', ')})`,
+    );
   }
   return {
     ...(params.get('ca') ? { tlsCa: params.get('ca') ?? '' } : {}),
@@ -135,7 +155,8 @@ function tlsOptions(url: string, query: string): { tlsCa?: string; tlsServername
 
 function parseHosts(url: string, list: string, defaultPort: number, many: boolean): RedisEndpoint[] {
   const parts = list.split(',').map((part) => part.trim());
-  if (parts.some((part) => part === '')) throw new RedisUrlError(url, 'a host is missing (an empty name or ",,")');
+  if (parts.some((part) => part === ''))
+    throw new RedisUrlError(url, 'a host is missing (an empty name or ",,")');
   if (!many && parts.length > 1) {
     throw new RedisUrlError(url, 'only redis+sentinel:// and redis+cluster:// URLs list several hosts');
   }
@@ -151,20 +172,29 @@ function parseHosts(url: string, list: string, defaultPort: number, many: boolea
 }
 
 function parseDb(url: string, text: string): number {
-  if (!/^\d{1,5}$/.test(text)) throw new RedisUrlError(url, `the database "${text}" is not a number (0, 1, …)`);
+  if (!/^\d{1,5}$/.test(text))
+    throw new RedisUrlError(url, `the database "${text}" is not a number (0, 1, …)`);
   return Number(text);
 }
 
 function sentinelMaster(url: string, path: string): string {
-  if (!path) throw new RedisUrlError(url, 'a redis+sentinel:// URL ends in /masterName (the name the sentinels monitor)');
+  if (!path)
+    throw new RedisUrlError(
+      url,
+      'a redis+sentinel:// URL ends in /masterName (the name the sentinels monitor)',
+    );
   if (!/^[A-Za-z0-9_.-]+$/.test(path)) {
-    throw new RedisUrlError(url, `the master name "${path}" may use letters, digits, _ . - only (set the db with ?db=N)`);
+    throw new RedisUrlError(
+      url,
+      `the master name "${path}" may use letters, digits, _ . - only (set the db with ?db=N)`,
+    );
   }
   return path;
 }
 
 function clusterPath(url: string, path: string, params: URLSearchParams): Record<string, never> {
-  if (path || params.has('db')) throw new RedisUrlError(url, 'a Redis Cluster has only database 0: drop the path or ?db=');
+  if (path || params.has('db'))
+    throw new RedisUrlError(url, 'a Redis Cluster has only database 0: drop the path or ?db=');
   return {};
 }
 

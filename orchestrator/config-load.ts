@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { keyPrefixFor, parseRedisUrl } from '../core/redis-url.js';
 import { InputError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
+import { keyPrefixFor, parseRedisUrl } from '../core/redis-url.js';
 import { formatZodIssues, issuePath } from '../core/zod-issues.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { indent, type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';

@@ -17,8 +17,8 @@ import {
   tidyFinishedRun,
 } from './housekeeping.js';
 import { runKeys, runsIndexKey, sessionJobId } from './keys.js';
-import { scanKeys } from './redis-client.js';
 import type { Orchestrator } from './orchestrator.js';
+import { scanKeys } from './redis-client.js';
 import { FINISHED_STATUSES, type RunRecord, RunStatus, runName } from './run/run-state.js';
 import { listSchedules } from './schedules.js';
 

@@ -3,9 +3,9 @@
  * topology core/redis-url.ts parses (one server, Sentinel, Cluster).
  */
 import fs from 'node:fs';
+import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import type { RedisOptions as BullRedisOptions, ConnectionOptions } from 'bullmq';
 import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
-import type { ConnectionOptions as TlsOptions } from 'node:tls';
 import { InputError } from '../core/errors.js';
 import { parseRedisUrl, type RedisTopology } from '../core/redis-url.js';
 
@@ -54,8 +54,6 @@ export function redisOptionsFor(
     db: topology.db,
     ...(topology.sentinelPassword ? { sentinelPassword: topology.sentinelPassword } : {}),
     ...(tls ? { tls, sentinelTLS: tls, enableTLSForSentinelMode: true } : {}),
-    // Told by the sentinels the moment a new master is promoted, instead of waiting for the old socket to fail.
-    failoverDetector: true,
     ...tuning,
   };
 }

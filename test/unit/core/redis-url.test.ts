@@ -25,7 +25,12 @@ describe('Redis URLs', () => {
       tls: false,
     });
     const tls = parseRedisUrl('rediss://h?ca=/etc/ca.pem&servername=redis.internal');
-    expect(tls).toMatchObject({ endpoint: { host: 'h', port: 6379 }, db: 0, tls: true, tlsCa: '/etc/ca.pem' });
+    expect(tls).toMatchObject({
+      endpoint: { host: 'h', port: 6379 },
+      db: 0,
+      tls: true,
+      tlsCa: '/etc/ca.pem',
+    });
     const secure = parseRedisUrl('rediss://:pw@h');
     if (secure.kind !== 'standalone') throw new Error('not standalone');
     expect(redisOptionsFor(secure)).toMatchObject({ tls: {}, password: 'pw' });
@@ -33,7 +38,9 @@ describe('Redis URLs', () => {
   });
 
   it('parses Sentinel: several sentinels, the master name, the sentinels’ password', () => {
-    const topology = parseRedisUrl('redis+sentinel://:pw@s1:26379,s2,s3:26400/mymaster?db=1&sentinelPassword=sp');
+    const topology = parseRedisUrl(
+      'redis+sentinel://:pw@s1:26379,s2,s3:26400/mymaster?db=1&sentinelPassword=sp',
+    );
     expect(topology).toEqual({
       kind: 'sentinel',
       sentinels: [
@@ -48,7 +55,7 @@ describe('Redis URLs', () => {
       tls: false,
     });
     if (topology.kind !== 'sentinel') throw new Error('not sentinel');
-    expect(redisOptionsFor(topology)).toMatchObject({ name: 'mymaster', sentinelPassword: 'sp', failoverDetector: true });
+    expect(redisOptionsFor(topology)).toMatchObject({ name: 'mymaster', sentinelPassword: 'sp' });
   });
 
   it('parses Cluster seed nodes and gives every node the credentials', () => {
@@ -64,7 +71,11 @@ describe('Redis URLs', () => {
       tls: true,
     });
     if (topology.kind !== 'cluster') throw new Error('not cluster');
-    expect(clusterOptionsFor(topology).redisOptions).toMatchObject({ username: 'admin', password: 'pw', tls: {} });
+    expect(clusterOptionsFor(topology).redisOptions).toMatchObject({
+      username: 'admin',
+      password: 'pw',
+      tls: {},
+    });
   });
 
   it.each([
@@ -98,7 +109,8 @@ describe('Redis URLs', () => {
   });
 
   it('checks the configured URL when the config loads, naming where it came from', () => {
-    const load = (env: NodeJS.ProcessEnv) => loadConfig({ cwd: '/nonexistent', env: { NIGHTSHIFT_HOME: '/tmp/x', ...env } });
+    const load = (env: NodeJS.ProcessEnv) =>
+      loadConfig({ cwd: '/nonexistent', env: { NIGHTSHIFT_HOME: '/tmp/x', ...env } });
     expect(() => load({ REDIS_URL: 'redis+sentinel://:hunter2@s1' })).toThrow(
       /redisUrl \(from \$REDIS_URL\): Redis URL redis\+sentinel:\/\/:\*\*\*@s1 is not usable: .*masterName/,
     );
