@@ -18,7 +18,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('a Redis Cluster', () => {
-  it('runs a whole run with every key under one hash-tagged prefix', { timeout: 300_000 }, async () => {
+  it('runs a whole run with every key under one hash-tagged prefix', { timeout: 600_000 }, async () => {
     const ports = await startCluster(processes, 3);
     const url = `redis+cluster://${ports.map((port) => `127.0.0.1:${port}`).join(',')}`;
     const h = await createRunHarness(demoPolicy, { redisUrl: url });

@@ -18,7 +18,7 @@ afterAll(async () => {
 }, 120_000);
 
 describe('Sentinel failover', () => {
-  it('keeps the night when the master is killed mid-session', { timeout: 300_000 }, async () => {
+  it('keeps the night when the master is killed mid-session', { timeout: 600_000 }, async () => {
     const set = await startSentinelSet(processes);
     const sentinels = set.sentinels.map((port) => `127.0.0.1:${port}`).join(',');
     const h = await createRunHarness(demoPolicy, {

@@ -19,10 +19,14 @@ export async function startShortRun(h: RunHarness): Promise<{ runId: string; wor
 
 /** Waits for the run to end (done, incomplete, failed, cancelled) or pause. */
 export function untilEnded(h: RunHarness, runId: string): Promise<RunRecord> {
-  return waitFor(`run ${runId} to end`, async () => {
-    const run = await h.orchestrator.store.getRun(runId);
-    return ['done', 'incomplete', 'failed', 'cancelled', 'paused'].includes(run.status) ? run : undefined;
-  });
+  return waitFor(
+    `run ${runId} to end`,
+    async () => {
+      const run = await h.orchestrator.store.getRun(runId);
+      return ['done', 'incomplete', 'failed', 'cancelled', 'paused'].includes(run.status) ? run : undefined;
+    },
+    540_000,
+  );
 }
 
 /** Every session record of the run, in order. */

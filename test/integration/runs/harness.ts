@@ -46,6 +46,7 @@ export async function createRunHarness(
   // A Cluster gets a hash-tagged prefix, as the CLI's config gives it (keyPrefixFor).
   const prefix = keyPrefixFor(`nstest:${randomBytes(4).toString('hex')}:`, parseRedisUrl(redisUrl));
   const redis = openRedis(redisUrl);
+  redis.on('error', () => undefined); // a failover test's outage is expected; commands wait for the reconnect
   const bull = openBullConnection(redisUrl);
   const connection = bull.connection;
   const queues = openQueues(connection, prefix);
