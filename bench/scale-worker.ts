@@ -4,10 +4,10 @@
  * Config comes as JSON in NSBENCH_WORKER (see {@link WorkerProcessConfig}).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
 import { createProvider } from '../agent/providers/index.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { openQueues } from '../orchestrator/queues.js';
+import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
 import { RunStore } from '../orchestrator/run/index.js';
 import { startWorker } from '../workers/worker.js';
 import { WorkerProcessConfig, type WorkerProcessReport } from './scale-protocol.js';
@@ -59,9 +59,9 @@ function readdirSafe(dir: string): string[] {
 
 async function main(): Promise<void> {
   const config = WorkerProcessConfig.parse(JSON.parse(process.env.NSBENCH_WORKER ?? '{}'));
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
-  const connection = { url: config.redisUrl, maxRetriesPerRequest: null } as const;
-  const queues = openQueues(connection, config.prefix);
+  const redis = openRedis(config.redisUrl);
+  const bull = openBullConnection(config.redisUrl);
+  const queues = openQueues(bull.connection, config.prefix);
   const orchestrator: Orchestrator = {
     redis,
     store: new RunStore(redis, { prefix: config.prefix }),
@@ -78,7 +78,7 @@ async function main(): Promise<void> {
   const startedAt = Date.now();
   const worker = await startWorker({
     orchestrator,
-    connection,
+    connection: bull.connection,
     dataDir: config.dataDir,
     concurrency: config.concurrency,
     shutdownGraceMs: 5_000,

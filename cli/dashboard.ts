@@ -1,6 +1,5 @@
 import type { Queue } from 'bullmq';
 import type { Command } from 'commander';
-import { Redis } from 'ioredis';
 import { InputError } from '../core/errors.js';
 import type { RunControls } from '../dashboard/controls.js';
 import type { PlanDesk } from '../dashboard/plan-desk.js';
@@ -8,7 +7,9 @@ import { createDashboardServer, type DashboardServer } from '../dashboard/server
 import type { NextScheduledStart } from '../dashboard/views.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
 import { loadConfig } from '../orchestrator/config-load.js';
+import { openRedis } from '../orchestrator/redis-client.js';
 import { RunStore } from '../orchestrator/run/index.js';
+import { DEFAULT_REDIS_URL } from './redis-probe.js';
 import { terminalSink } from './terminal-text.js';
 
 /** What the dashboard command serves, opened from the validated config. */
@@ -31,7 +32,7 @@ export type OpenDashboardResources = (config: NightshiftConfig) => Promise<Dashb
 
 /** Default: a Redis client and a RunStore under the configured prefix (no queue, store-only controls). */
 export const openStoreOnly: OpenDashboardResources = async (config) => {
-  const redis = new Redis(config.redisUrl ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  const redis = openRedis(config.redisUrl ?? DEFAULT_REDIS_URL);
   const store = new RunStore(redis, {
     prefix: config.keyPrefix,
     eventLogMaxLength: config.eventLogMaxLength,

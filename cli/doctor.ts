@@ -13,6 +13,7 @@ import type { NightshiftConfig, SandboxConfig } from '../orchestrator/config.js'
 import { loadConfig } from '../orchestrator/config-load.js';
 import { type CliDeps, resolveDeps } from './context.js';
 import { checkModels, DoctorCheck, fail, ok, warn } from './doctor-models.js';
+import { checkRedisTopology } from './doctor-topology.js';
 import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';
 import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 
@@ -56,6 +57,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checkNode(process.versions.node),
     // A broken config file still has a Redis to check: the one REDIS_URL (or NIGHTSHIFT_REDIS_URL) names.
     await checkRedis(config?.redisUrl ?? redisUrlFromEnvironment(options.env), dataDir, options),
+    ...[await checkRedisTopology(config?.redisUrl ?? redisUrlFromEnvironment(options.env))].filter(
+      (check) => check !== undefined,
+    ),
     await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
     await checkGit(),
     await checkBubblewrap(config?.run.sandbox),

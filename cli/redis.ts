@@ -3,13 +3,14 @@
  * for this data dir (started once, shared by every nightshift process of the data dir, left running).
  */
 import type { ConnectionOptions } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
+import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
 import { type EmbeddedRedis, ensureEmbeddedRedis, findRedisServer, isExecutable } from './embedded-redis.js';
 import type { TextSink } from './output.js';
-import { DEFAULT_REDIS_URL, maskUrl, pingRedis, redisOptionsFromUrl } from './redis-probe.js';
+import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 import { terminalSink } from './terminal-text.js';
 
 const log = moduleLogger('cli/redis');
@@ -103,17 +104,19 @@ function openConnection(
   source: RedisConnection['source'],
   embedded?: EmbeddedRedis,
 ): RedisConnection {
-  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  const redis = openRedis(url);
   // Never unhandled (ioredis would print it); an outage is told once by the context's RedisOutageWatch.
   redis.on('error', (error) => log.debug({ err: error, url: maskUrl(url) }, 'redis connection error'));
+  const bull = openBullConnection(url);
   return {
     redis,
     url,
-    connectionOptions: redisOptionsFromUrl(url),
+    connectionOptions: bull.connection,
     source,
     embedded,
     close: async () => {
       await redis.quit().catch(() => redis.disconnect());
+      await bull.close();
     },
   };
 }

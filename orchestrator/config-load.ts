@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { InputError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
+import { keyPrefixFor, parseRedisUrl } from '../core/redis-url.js';
 import { formatZodIssues, issuePath } from '../core/zod-issues.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
 import { indent, type LoadConfigOptions, type LoadedConfig, NightshiftConfig } from './config.js';
@@ -66,7 +67,11 @@ export function loadConfig(options: LoadConfigOptions): LoadedConfig {
   if (raw.dataDir === undefined) raw.dataDir = defaultDataDir(options.env);
 
   const result = NightshiftConfig.safeParse(raw);
-  if (result.success) return { config: result.data, source };
+  if (result.success) {
+    // On a Cluster every key shares one hash-tagged prefix (core/redis-url.ts keyPrefixFor).
+    const topology = result.data.redisUrl ? parseRedisUrl(result.data.redisUrl) : undefined;
+    return { config: { ...result.data, keyPrefix: keyPrefixFor(result.data.keyPrefix, topology) }, source };
+  }
   const lines = formatZodIssues(result.error.issues, {
     input: raw,
     schema: NightshiftConfig,

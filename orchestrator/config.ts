@@ -3,6 +3,7 @@ import { DEFAULT_PRICES, PriceTable } from '../agent/cost.js';
 import { ModelSettingsTable } from '../agent/models.js';
 import type { NetworkMode } from '../box/network-policy.js';
 import { InputError } from '../core/errors.js';
+import { redisUrlProblem } from '../core/redis-url.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { AffectedStrategy } from '../evaluation/affected-checks.js';
 import { FailoverConfig } from './failover.js';
@@ -291,15 +292,25 @@ export function plannerModelId(models: Pick<RoleModels, 'planner' | 'generator'>
 
 /** Global configuration: `nightshift.config.json` merged with the environment. */
 export const NightshiftConfig = z.strictObject({
-  /** `redis://` URL; when absent the CLI tries 127.0.0.1:6379, then an embedded redis-server. */
+  /**
+   * `redis://`, `rediss://`, `redis+sentinel://…/masterName` or `redis+cluster://…` URL (core/redis-url.ts); when
+   * absent the CLI tries 127.0.0.1:6379, then an embedded redis-server.
+   */
   redisUrl: z
     .string()
-    .regex(/^rediss?:\/\/.+/, 'expected a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379)')
+    .superRefine((url, context) => {
+      const problem = redisUrlProblem(url);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    })
     .optional(),
-  /** Prefix of every Redis key (and BullMQ prefix). */
+  /** Prefix of every Redis key (and BullMQ prefix); `{…}` makes it a Cluster hash tag (added for redis+cluster). */
   keyPrefix: z
     .string()
-    .regex(/^[A-Za-z0-9_.-]+:$/, 'expected letters, digits, _ . - and a trailing colon (e.g. nightshift:)')
+    .regex(
+      /^(?:\{[A-Za-z0-9_.-]+\})?[A-Za-z0-9_.-]*:$/,
+      'expected letters, digits, _ . -, an optional leading {hash tag} and a trailing colon (e.g. nightshift: or {nightshift}:)',
+    )
+    .refine((prefix) => prefix !== ':', 'expected a name before the colon (e.g. nightshift:)')
     .default('nightshift:'),
   /** Transcripts, evidence, worker clones, embedded Redis data. */
   dataDir: z.string().min(1),

@@ -18,6 +18,7 @@ import {
 } from './housekeeping.js';
 import { runKeys, runsIndexKey, sessionJobId } from './keys.js';
 import type { Orchestrator } from './orchestrator.js';
+import { scanKeys } from './redis-client.js';
 import { FINISHED_STATUSES, type RunRecord, RunStatus, runName } from './run/run-state.js';
 import { listSchedules } from './schedules.js';
 
@@ -134,13 +135,7 @@ async function deleteRecords(orchestrator: Orchestrator, runId: string): Promise
   const keys = runKeys(orchestrator.prefix, runId);
   const connection = orchestrator.redis.duplicate();
   try {
-    const found: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, batch] = await connection.scan(cursor, 'MATCH', `${keys.run}*`, 'COUNT', 500);
-      cursor = next;
-      found.push(...batch);
-    } while (cursor !== '0');
+    const found = await scanKeys(connection, `${keys.run}*`);
     await connection.watch(keys.run);
     const json = await connection.get(keys.run);
     const status = json ? (JSON.parse(json) as { status?: string }).status : undefined;

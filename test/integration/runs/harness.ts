@@ -2,11 +2,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createProvider } from '../../../agent/providers/index.js';
+import { keyPrefixFor, parseRedisUrl } from '../../../core/redis-url.js';
 import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js';
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { openQueues } from '../../../orchestrator/queues.js';
+import { openBullConnection, openRedis, scanKeys } from '../../../orchestrator/redis-client.js';
 import { RunStore } from '../../../orchestrator/run/index.js';
 import { withScriptedFeatureCount } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
@@ -36,10 +38,17 @@ export const SCRIPTED_MODEL = 'anthropic:scripted';
 export const SCRIPTED_PRICE = { inputPerMTok: 3, outputPerMTok: 15 };
 
 /** Creates a harness: unique prefix on the shared Redis, a scripted model server with `policy`. */
-export async function createRunHarness(policy: Policy): Promise<RunHarness> {
-  const prefix = `nstest:${randomBytes(4).toString('hex')}:`;
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const connection = { url: REDIS_URL, maxRetriesPerRequest: null } as const;
+export async function createRunHarness(
+  policy: Policy,
+  options: { redisUrl?: string } = {},
+): Promise<RunHarness> {
+  const redisUrl = options.redisUrl ?? REDIS_URL;
+  // A Cluster gets a hash-tagged prefix, as the CLI's config gives it (keyPrefixFor).
+  const prefix = keyPrefixFor(`nstest:${randomBytes(4).toString('hex')}:`, parseRedisUrl(redisUrl));
+  const redis = openRedis(redisUrl);
+  redis.on('error', () => undefined); // a failover test's outage is expected; commands wait for the reconnect
+  const bull = openBullConnection(redisUrl);
+  const connection = bull.connection;
   const queues = openQueues(connection, prefix);
   const orchestrator: Orchestrator = {
     redis,
@@ -96,20 +105,16 @@ export async function createRunHarness(policy: Policy): Promise<RunHarness> {
       await queues.close();
       await server.close();
       await deleteKeys(redis, prefix);
+      await bull.close();
       redis.disconnect();
       fs.rmSync(root, { recursive: true, force: true });
     },
   };
 }
 
-/** Deletes every key under a prefix. */
+/** Deletes every key under a prefix (on every master of a Cluster). */
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length) await redis.del(...keys);
-  } while (cursor !== '0');
+  for (const key of await scanKeys(redis, `${prefix}*`)) await redis.del(key);
 }
 
 /** Waits until `check` returns a value (polling), or throws after `timeoutMs` with `what`. */

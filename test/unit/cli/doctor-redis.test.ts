@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { checkNode, formatDoctorReport } from '../../../cli/doctor.js';
-import { maskUrl, redisOptionsFromUrl } from '../../../cli/redis-probe.js';
 
 describe('doctor checks', () => {
   it('requires Node 20 or newer', () => {
@@ -24,24 +23,5 @@ describe('doctor checks', () => {
       '',
       '1 failed, 0 warning(s), 1 ok',
     ]);
-  });
-});
-
-describe('redis URLs', () => {
-  it('turns a URL into BullMQ connection options', () => {
-    expect(redisOptionsFromUrl('redis://user:p%40ss@db.example:6380/2')).toEqual({
-      host: 'db.example',
-      port: 6380,
-      username: 'user',
-      password: 'p@ss',
-      db: 2,
-      maxRetriesPerRequest: null,
-    });
-    expect(redisOptionsFromUrl('rediss://h')).toMatchObject({ host: 'h', port: 6379, db: 0, tls: {} });
-  });
-
-  it('masks the password in messages', () => {
-    expect(maskUrl('redis://:secret@h:1')).toBe('redis://:***@h:1');
-    expect(maskUrl('redis://h:1')).toBe('redis://h:1');
   });
 });
