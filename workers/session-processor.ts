@@ -32,6 +32,7 @@ import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
 import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
 import { mergeLanes } from './merge-train.js';
+import type { NightshiftMetrics } from './metrics.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
@@ -54,6 +55,8 @@ export interface SessionWorkerDeps {
   secrets: readonly string[];
   /** Run lock timing, on the job lock's clock (orchestrator/failover.ts). */
   runLock: Required<Pick<AcquireRunLockOptions, 'ttlMs' | 'renewMs' | 'waitMs'>>;
+  /** Told how long each merge-queue step took (the worker's metrics). */
+  metrics?: Pick<NightshiftMetrics, 'mergeFinished'>;
 }
 
 /** What a session job returned (BullMQ keeps it as the job's return value). */
@@ -164,8 +167,11 @@ async function runMerge(deps: SessionWorkerDeps, runId: string, seq: number, lan
   const state = await orchestrator.store.loadState(runId);
   const lanes = state.run.lanes.filter((lane) => laneNumbers.includes(lane.lane) && lane.seq === seq);
   if (lanes.length === 0) return;
+  const started = orchestrator.now().getTime();
   const results = await mergeLanes(deps, state, lanes, seq);
   await recordMergeResults(orchestrator.store, runId, seq, results, orchestrator.now());
+  const seconds = (orchestrator.now().getTime() - started) / 1000;
+  for (const result of results) deps.metrics?.mergeFinished(seconds, result.outcome);
 }
 
 function skip(data: SessionJobData, reason: string): SessionJobOutcome {
