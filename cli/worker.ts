@@ -15,6 +15,7 @@ import {
   resolveDeps,
 } from './context.js';
 import { intInRange, positiveInt } from './options.js';
+import { startTracing } from './telemetry.js';
 
 /** Starts a worker on an open CLI context (shared by `worker`, `run` and `demo`). */
 export async function startCliWorker(
@@ -24,7 +25,8 @@ export async function startCliWorker(
   metrics?: NightshiftMetrics,
 ): Promise<RunningWorker> {
   const { config } = context;
-  return startWorker({
+  const tracing = startTracing(env);
+  const worker = await startWorker({
     ...(metrics ? { metrics } : {}),
     orchestrator: context.orchestrator,
     connection: context.connection.connectionOptions,
@@ -46,7 +48,13 @@ export async function startCliWorker(
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
     watchConnection: (emitter) => context.outage.watch(emitter),
+  }).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
   });
+  if (!tracing) return worker;
+  // The spans of the last sessions are exported before the process ends.
+  return { workerId: worker.workerId, close: () => worker.close().finally(() => tracing.shutdown()) };
 }
 
 /**

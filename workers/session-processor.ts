@@ -4,6 +4,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -30,7 +31,7 @@ import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
-import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
+import { publishLane, publishSession, refreshLane, syncLane } from './lane-workspace.js';
 import { mergeLanes } from './merge-train.js';
 import type { NightshiftMetrics } from './metrics.js';
 import { failingProvider } from './provider-factory.js';
@@ -168,8 +169,16 @@ async function runMerge(deps: SessionWorkerDeps, runId: string, seq: number, lan
   const lanes = state.run.lanes.filter((lane) => laneNumbers.includes(lane.lane) && lane.seq === seq);
   if (lanes.length === 0) return;
   const started = orchestrator.now().getTime();
-  const results = await mergeLanes(deps, state, lanes, seq);
-  await recordMergeResults(orchestrator.store, runId, seq, results, orchestrator.now());
+  const attributes = {
+    'nightshift.run_id': runId,
+    'nightshift.session.seq': seq,
+    'nightshift.lanes': laneNumbers,
+  };
+  const results = await inSpan('merge', attributes, async () => {
+    const merged = await mergeLanes(deps, state, lanes, seq);
+    await recordMergeResults(orchestrator.store, runId, seq, merged, orchestrator.now());
+    return merged;
+  });
   const seconds = (orchestrator.now().getTime() - started) / 1000;
   for (const result of results) deps.metrics?.mergeFinished(seconds, result.outcome);
 }
@@ -179,8 +188,33 @@ function skip(data: SessionJobData, reason: string): SessionJobOutcome {
   return { kind: 'skipped', reason };
 }
 
+/** Runs one role session in a span of its own (its model requests, tools and git operations nest under it). */
+function runSession(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+  data: SessionJobData & { action: SessionAction },
+  jobId: string,
+  lockLost: AbortSignal,
+): Promise<SessionResult> {
+  const { role, kind, featureIds } = describeAction(data.action);
+  const attributes = {
+    'nightshift.run_id': run.id,
+    'nightshift.session.seq': data.seq,
+    'nightshift.session.role': role,
+    'nightshift.session.kind': kind,
+    'nightshift.feature_ids': featureIds,
+    'nightshift.worker_id': deps.workerId,
+    'nightshift.lane': data.slot,
+  };
+  return inSpan(`session ${role}`, attributes, async (span) => {
+    const result = await runSessionSteps(deps, run, data, jobId, lockLost);
+    span.set({ 'nightshift.session.outcome': result.outcome });
+    return result;
+  });
+}
+
 /** Runs one role session on its workspace (the run's, or its lane's clone) and records its result. */
-async function runSession(
+async function runSessionSteps(
   deps: SessionWorkerDeps,
   run: RunRecord,
   data: SessionJobData & { action: SessionAction },
@@ -357,15 +391,4 @@ async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promis
     branch,
     publish: () => pushFastForward(synced.repo, branch).then(() => undefined),
   };
-}
-
-/** Pushes the session's commits fast-forward; a rejected push means the work is kept only locally — say so. */
-async function publishSession(publish: () => Promise<void>, result: SessionResult): Promise<void> {
-  try {
-    await publish();
-  } catch (error) {
-    log.error({ err: error }, 'push rejected: the session result is recorded as aborted');
-    result.outcome = 'aborted';
-    result.reason = `push rejected: ${(error as Error).message}`;
-  }
 }
