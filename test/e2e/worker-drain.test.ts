@@ -30,7 +30,7 @@ afterAll(() => context.close());
 describe('SIGTERM drains a worker', () => {
   it('the session in flight ends on its worker within the grace period; another worker finishes the run', async () => {
     // Slow replies, so the generator is still working when the signal comes and the 2 s grace runs out.
-    const server = await startScriptedServer(context, DEMO_POLICY, { latencyMs: 700 });
+    const server = await startScriptedServer(context, DEMO_POLICY, { latencyMs: 300 });
     const configFile = writeConfig(context);
     const config = JSON.parse(fs.readFileSync(configFile, 'utf8')) as Record<string, unknown>;
     fs.writeFileSync(configFile, JSON.stringify({ ...config, worker: { shutdownGraceSeconds: 2 } }));

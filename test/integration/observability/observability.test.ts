@@ -93,7 +93,7 @@ afterAll(async () => {
   await harness?.close();
   await tracing?.shutdown();
   await receiver?.close();
-});
+}, 120_000);
 
 describe('metrics and traces of a small run', () => {
   it('counts sessions, tokens and verdicts on both /metrics, and exports secret-free spans', async () => {
