@@ -1,4 +1,5 @@
 import { withRetries } from '../core/retry.js';
+import { inSpan } from '../core/trace.js';
 import type { ProviderFailure, ProviderResult, ToolSchema } from './messages.js';
 import type { Session } from './session.js';
 
@@ -92,15 +93,25 @@ async function send(session: Session, schemas: ToolSchema[], maxTokens: number):
     messages: messages.length,
     bytes: Buffer.byteLength(JSON.stringify(messages)),
   });
-  const startedAt = session.now();
-  const result = await session.options.provider.complete({
-    system: session.system,
-    messages,
-    tools: schemas,
-    maxTokens,
-    vision: session.vision,
-    signal: session.signal,
-    onTextDelta: (text) => session.emit({ type: 'text.delta', text }),
+  const { provider } = session.options;
+  const attributes = { 'gen_ai.request.model': provider.id, 'gen_ai.request.max_tokens': maxTokens };
+  return inSpan('model.request', { ...attributes, 'nightshift.step': session.steps + 1 }, async (span) => {
+    const startedAt = session.now();
+    const result = await provider.complete({
+      system: session.system,
+      messages,
+      tools: schemas,
+      maxTokens,
+      vision: session.vision,
+      signal: session.signal,
+      onTextDelta: (text) => session.emit({ type: 'text.delta', text }),
+    });
+    if (result.ok) {
+      span.set({
+        'gen_ai.usage.input_tokens': result.response.usage.inputTokens,
+        'gen_ai.usage.output_tokens': result.response.usage.outputTokens,
+      });
+    } else span.fail(result.failure.kind);
+    return { ...result, durationMs: session.now() - startedAt };
   });
-  return { ...result, durationMs: session.now() - startedAt };
 }

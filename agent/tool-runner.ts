@@ -1,3 +1,4 @@
+import { inSpan } from '../core/trace.js';
 import { truncateMiddle } from '../core/truncate.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import type { ToolCallBlock, ToolResultBlock } from './messages.js';
@@ -46,12 +47,18 @@ async function runOneCall(session: Session, call: ToolCallBlock): Promise<ToolRe
     return { type: 'tool_result', toolCallId: call.id, content: `Refused: ${denial}`, isError: true };
   }
   const startedAt = session.now();
-  const run = await runToolCall(
-    call,
-    session.tools,
-    session.toolContext,
-    session.options.toolOutputLimitBytes,
-  );
+  // The span names the tool only: its arguments and output may hold anything the workspace holds.
+  const run = await inSpan(`tool ${call.name}`, { 'nightshift.tool.name': call.name }, async (span) => {
+    const ran = await runToolCall(
+      call,
+      session.tools,
+      session.toolContext,
+      session.options.toolOutputLimitBytes,
+    );
+    span.set({ 'nightshift.tool.output_bytes': Buffer.byteLength(ran.output.content) });
+    if (ran.output.isError) span.fail('tool_error');
+    return ran;
+  });
   session.detector.noteResult(run.output);
   await session.options.hooks?.afterToolCall?.(call, run.output, session.state());
   session.emit({

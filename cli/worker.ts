@@ -3,6 +3,8 @@ import { InputError } from '../core/errors.js';
 import { harnessSecrets } from '../orchestrator/harness-secrets.js';
 import { tidyFinishedClones, tidyPending } from '../orchestrator/housekeeping.js';
 import { handleScheduledStart } from '../orchestrator/schedules.js';
+import { NightshiftMetrics } from '../workers/metrics.js';
+import { type MetricsServer, startMetricsServer } from '../workers/metrics-server.js';
 import { providerFactory } from '../workers/provider-factory.js';
 import { type RunningWorker, startWorker } from '../workers/worker.js';
 import {
@@ -12,16 +14,20 @@ import {
   orchestratorOptions,
   resolveDeps,
 } from './context.js';
-import { positiveInt } from './options.js';
+import { intInRange, positiveInt } from './options.js';
+import { startTracing } from './telemetry.js';
 
 /** Starts a worker on an open CLI context (shared by `worker`, `run` and `demo`). */
 export async function startCliWorker(
   context: OpenCliContext,
   env: NodeJS.ProcessEnv,
   concurrency?: number,
+  metrics?: NightshiftMetrics,
 ): Promise<RunningWorker> {
   const { config } = context;
-  return startWorker({
+  const tracing = startTracing(env);
+  const worker = await startWorker({
+    ...(metrics ? { metrics } : {}),
     orchestrator: context.orchestrator,
     connection: context.connection.connectionOptions,
     dataDir: context.dataDir,
@@ -42,7 +48,13 @@ export async function startCliWorker(
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
     watchConnection: (emitter) => context.outage.watch(emitter),
+  }).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
   });
+  if (!tracing) return worker;
+  // The spans of the last sessions are exported before the process ends.
+  return { workerId: worker.workerId, close: () => worker.close().finally(() => tracing.shutdown()) };
 }
 
 /**
@@ -81,23 +93,56 @@ export function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-/** `nightshift worker [--concurrency N]`: runs sessions from the queue until SIGTERM/SIGINT. */
+/** Options of the `worker` command. */
+interface WorkerCommandOptions {
+  concurrency?: number;
+  config?: string;
+  metricsPort?: number;
+  metricsHost?: string;
+}
+
+/**
+ * `nightshift worker [--concurrency N] [--metrics-port P]`: runs sessions from the queue until SIGTERM/SIGINT. The
+ * first signal drains: no new jobs, sessions in flight get `worker.shutdownGraceSeconds` to finish, then checkpoint
+ * and are released to another worker; a second signal exits at once.
+ */
 export function registerWorkerCommand(program: Command, deps: CliDeps = {}): void {
   program
     .command('worker')
     .description('run a worker process that executes sessions from the queue (until SIGTERM/SIGINT)')
     .option('--concurrency <n>', 'sessions at once in this process', positiveInt('--concurrency'))
     .option('--config <file>', 'config file (default ./nightshift.config.json)')
-    .action(async (options: { concurrency?: number; config?: string }) => {
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics at http://<metrics-host>:<port>/metrics (0 = any free port)',
+      intInRange('--metrics-port', 0, 65535, 9464),
+    )
+    .option('--metrics-host <host>', 'interface of the metrics endpoint (default 127.0.0.1)')
+    .action(async (options: WorkerCommandOptions) => {
       const resolved = resolveDeps(deps);
       const context = await openCliContext(orchestratorOptions(resolved, options.config));
-      const worker = await startCliWorker(context, resolved.env, options.concurrency);
+      let metricsServer: MetricsServer | undefined;
+      let metrics: NightshiftMetrics | undefined;
+      if (options.metricsPort !== undefined) {
+        const { orchestrator } = context;
+        metrics = new NightshiftMetrics({
+          store: orchestrator.store,
+          queues: [orchestrator.queues.sessions, orchestrator.queues.control],
+        });
+        metricsServer = await startMetricsServer(metrics, {
+          port: options.metricsPort,
+          ...(options.metricsHost ? { host: options.metricsHost } : {}),
+        });
+      }
+      const worker = await startCliWorker(context, resolved.env, options.concurrency, metrics);
       resolved.stderr.write(`nightshift worker ${worker.workerId} started (Ctrl-C to stop)\n`);
+      if (metricsServer) resolved.stderr.write(`metrics: ${metricsServer.url}\n`);
       const signal = await untilSignal();
       resolved.stderr.write(
-        `${signal}: finishing running sessions (they checkpoint if the grace period ends)…\n`,
+        `${signal}: draining: no new sessions; running ones get ${context.config.worker.shutdownGraceSeconds} s to finish, then checkpoint for another worker…\n`,
       );
       await worker.close();
+      await metricsServer?.close();
       await context.close();
     });
 }

@@ -8,6 +8,7 @@ import type { RunStore } from '../orchestrator/run/index.js';
 import { apiRoutes, errorResponse } from './api.js';
 import { type RunControls, storeRunControls } from './controls.js';
 import { serveCheckScreenshot, serveEvidence } from './evidence.js';
+import { DashboardMetrics } from './metrics.js';
 import type { PlanDesk } from './plan-desk.js';
 import { planRoutes } from './plans-api.js';
 import { QUEUES_PATH, queuesRoutes } from './queues.js';
@@ -108,6 +109,8 @@ export async function createDashboardApp(options: DashboardServerOptions): Promi
       : Array.isArray(options.queue)
         ? options.queue
         : [options.queue as Queue];
+  // Prometheus text, behind the same token as the API (a scrape config sends it as a bearer token).
+  app.get('/metrics', new DashboardMetrics(options.store, queues).handle);
   if (queues.length > 0) app.route(QUEUES_PATH, queuesRoutes(queues));
   else app.get(`${QUEUES_PATH}/*`, (c) => c.text('No queue is connected to this dashboard.', 404));
 

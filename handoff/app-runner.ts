@@ -16,6 +16,7 @@ import { type NetworkMode, networkPolicy } from '../box/network-policy.js';
 import type { MemoryOutcome } from '../box/run.js';
 import { moduleLogger } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import { WORKSPACE_FILES } from './formats.js';
 
 const log = moduleLogger('handoff/app-runner');
@@ -185,7 +186,16 @@ function withFirstLineNote(text: string, note: string | undefined): string {
  * the app: waiting goes on. A non-zero exit before the app answers, or the timeout, stops the box and gives a
  * `blocked` reason; so does a machine where the box cannot run (unless the sandbox is explicitly `none`).
  */
-export async function startApp(options: StartAppOptions): Promise<StartAppResult> {
+export function startApp(options: StartAppOptions): Promise<StartAppResult> {
+  return inSpan('app.start', {}, async (span) => {
+    const result = await startAppInBox(options);
+    if (!result.ok) span.fail(result.exitCode === null ? 'not_answering' : 'init_exited');
+    else span.set({ 'nightshift.app.pid': result.app.pid });
+    return result;
+  });
+}
+
+async function startAppInBox(options: StartAppOptions): Promise<StartAppResult> {
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   const logFile = logWriter(options.logFile);
   let box: AppBox;

@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { vulnerabilityCheck } from '@simple-git/argv-parser';
+import { inSpan } from '../core/trace.js';
 import { HARNESS_GIT_UNSAFE } from './git-env.js';
 
 /** How one git process runs. */
@@ -41,6 +42,22 @@ export function refuseUnsafeArgs(args: readonly string[], env: Record<string, st
 export function runGitProcess(input: GitProcessInput): Promise<string> {
   const env = { ...input.env, GIT_TEST_DISALLOW_ABBREVIATED_OPTIONS: 'true' };
   refuseUnsafeArgs(input.args, env);
+  // The span names the subcommand only: other arguments may be URLs with credentials, or paths.
+  const subcommand = gitSubcommand(input.args);
+  return inSpan(`git ${subcommand}`, { 'nightshift.git.subcommand': subcommand }, () => spawnGit(input, env));
+}
+
+/** The git subcommand among the arguments (after the `-c` settings and `-C` location), or `git` when none. */
+export function gitSubcommand(args: readonly string[]): string {
+  for (let index = 0; index < args.length; index++) {
+    const arg = args[index] ?? '';
+    if (arg === '-c' || arg === '-C') index++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return 'git';
+}
+
+function spawnGit(input: GitProcessInput, env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(input.binary, input.args, {
       cwd: input.cwd,

@@ -20,6 +20,7 @@ const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boo
   { variable: 'NIGHTSHIFT_HOME', path: ['dataDir'] },
   { variable: 'NIGHTSHIFT_KEY_PREFIX', path: ['keyPrefix'] },
   { variable: 'NIGHTSHIFT_WORKER_CONCURRENCY', path: ['worker', 'concurrency'], number: true },
+  { variable: 'NIGHTSHIFT_SHUTDOWN_GRACE_SECONDS', path: ['worker', 'shutdownGraceSeconds'], number: true },
   { variable: 'NIGHTSHIFT_DASHBOARD_HOST', path: ['dashboard', 'host'] },
   { variable: 'NIGHTSHIFT_DASHBOARD_PORT', path: ['dashboard', 'port'], number: true },
   { variable: 'NIGHTSHIFT_DASHBOARD_TOKEN', path: ['dashboard', 'token'] },

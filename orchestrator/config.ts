@@ -317,7 +317,10 @@ export const NightshiftConfig = z.strictObject({
   worker: z
     .strictObject({
       concurrency: z.number().int().positive().default(1),
-      /** How long running sessions get to checkpoint on SIGTERM before they are aborted. */
+      /**
+       * SIGTERM drain: how long sessions in flight get to finish before they are told to checkpoint and are released
+       * to another worker (`NIGHTSHIFT_SHUTDOWN_GRACE_SECONDS`). Keep a container's stop timeout above it.
+       */
       shutdownGraceSeconds: z.number().positive().default(60),
       /** Job and run lock timing: how soon a killed worker's session moves to another worker. */
       failover: FailoverConfig.prefault({}),

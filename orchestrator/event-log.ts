@@ -27,10 +27,14 @@ export interface ReadEventsOptions {
 /** Called with each new event of a subscribed run; must not throw. */
 export type EventListener = (event: StoredRunEvent) => void;
 
+/** Called with each event this process appended (metrics); a throwing observer is logged and ignored. */
+export type AppendObserver = (runId: string, event: RunEvent) => void;
+
 /** A run's event log: a bounded Redis stream plus a pub/sub channel for live subscribers. */
 export class EventLog {
   private subscriber: Redis | undefined;
   private readonly listeners = new Map<string, Set<EventListener>>();
+  private readonly observers = new Set<AppendObserver>();
 
   constructor(
     private readonly redis: Redis,
@@ -50,7 +54,20 @@ export class EventLog {
       this.maxLength,
       JSON.stringify(valid),
     );
+    for (const observer of this.observers) {
+      try {
+        observer(runId, valid);
+      } catch (error) {
+        log.warn({ err: error, runId }, 'an event observer threw');
+      }
+    }
     return String(id);
+  }
+
+  /** Calls `observer` with every event this process appends from now on; returns the function that stops it. */
+  observeAppends(observer: AppendObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
   }
 
   /** Events of a run, oldest first; entries that fail validation are logged and skipped. */

@@ -6,6 +6,7 @@
  */
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { askGit, head, openRepo, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -13,6 +14,9 @@ import { mergeInto } from '../handoff/lane-merge.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { RunRecord } from '../orchestrator/run/index.js';
+import type { SessionResult } from '../roles/session-result.js';
+
+const log = moduleLogger('workers/lane-workspace');
 
 /** What lane work needs of a worker. */
 export interface LaneWorkerContext {
@@ -104,4 +108,15 @@ export async function publishLane(
 ): Promise<void> {
   if (run.workspace.kind === 'local') await head(mainRepo(context, run));
   await pushFastForward(repo, branch);
+}
+
+/** Pushes the session's commits fast-forward; a rejected push means the work is kept only locally — say so. */
+export async function publishSession(publish: () => Promise<void>, result: SessionResult): Promise<void> {
+  try {
+    await publish();
+  } catch (error) {
+    log.error({ err: error }, 'push rejected: the session result is recorded as aborted');
+    result.outcome = 'aborted';
+    result.reason = `push rejected: ${(error as Error).message}`;
+  }
 }

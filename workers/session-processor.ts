@@ -4,6 +4,7 @@ import type { ModelProvider } from '../agent/messages.js';
 import { type ResolvedModelSettings, resolveModelSettings } from '../agent/models.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -14,9 +15,7 @@ import { sandboxForRole } from '../orchestrator/config.js';
 import { isMachineCondition, recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lanes/lane-scheduler.js';
-import { recordMergeResults } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
-import { recordFullSweep } from '../orchestrator/lanes/sweep-store.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
 import { askQuestion } from '../orchestrator/questions.js';
@@ -32,9 +31,9 @@ import { runRoleSession } from '../roles/session.js';
 import type { RoleName, SessionResult } from '../roles/session-result.js';
 import type { RoleSessionInput } from '../roles/types.js';
 import { EventForwarder } from './event-forwarder.js';
-import { fullSweep } from './full-sweep.js';
-import { publishLane, refreshLane, syncLane } from './lane-workspace.js';
-import { mergeLanes } from './merge-train.js';
+import { publishLane, publishSession, refreshLane, syncLane } from './lane-workspace.js';
+import { runMerge } from './merge-step.js';
+import type { NightshiftMetrics } from './metrics.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
 
@@ -57,6 +56,8 @@ export interface SessionWorkerDeps {
   secrets: readonly string[];
   /** Run lock timing, on the job lock's clock (orchestrator/failover.ts). */
   runLock: Required<Pick<AcquireRunLockOptions, 'ttlMs' | 'renewMs' | 'waitMs'>>;
+  /** Told how long each merge-queue step took (the worker's metrics). */
+  metrics?: Pick<NightshiftMetrics, 'mergeFinished'>;
 }
 
 /** What a session job returned (BullMQ keeps it as the job's return value). */
@@ -159,38 +160,38 @@ function staleReason(run: RunRecord, data: SessionJobData): string | undefined {
   return current === data.seq ? undefined : `stale job: slot ${data.slot} is at job ${current ?? 'none'}`;
 }
 
-/** A merge-queue step: a full sweep first when due, then merge, check the merged head, record each in one step. */
-async function runMerge(
-  deps: SessionWorkerDeps,
-  runId: string,
-  seq: number,
-  step: { lanes: number[]; fullSweep: boolean },
-) {
-  const { orchestrator } = deps;
-  if (step.fullSweep) {
-    const before = await orchestrator.store.loadState(runId);
-    // A sweep that cannot run must not hold up the merges, nor be retried forever: it counts, with its error.
-    const swept = await fullSweep(deps, before, seq).catch((error: unknown) => {
-      log.error({ err: error, runId, seq }, 'the full sweep failed');
-      const message = error instanceof Error ? error.message : String(error);
-      return { head: '', green: [], checked: 0, sentBack: [], error: message.split('\n')[0] ?? 'failed' };
-    });
-    await recordFullSweep(orchestrator.store, runId, seq, swept, orchestrator.now());
-  }
-  const state = await orchestrator.store.loadState(runId);
-  const lanes = state.run.lanes.filter((lane) => step.lanes.includes(lane.lane) && lane.seq === seq);
-  if (lanes.length === 0) return;
-  const results = await mergeLanes(deps, state, lanes, seq);
-  await recordMergeResults(orchestrator.store, runId, seq, results, orchestrator.now());
-}
-
 function skip(data: SessionJobData, reason: string): SessionJobOutcome {
   log.info({ runId: data.runId, seq: data.seq, reason }, 'session job skipped');
   return { kind: 'skipped', reason };
 }
 
+/** Runs one role session in a span of its own (its model requests, tools and git operations nest under it). */
+function runSession(
+  deps: SessionWorkerDeps,
+  run: RunRecord,
+  data: SessionJobData & { action: SessionAction },
+  jobId: string,
+  lockLost: AbortSignal,
+): Promise<SessionResult> {
+  const { role, kind, featureIds } = describeAction(data.action);
+  const attributes = {
+    'nightshift.run_id': run.id,
+    'nightshift.session.seq': data.seq,
+    'nightshift.session.role': role,
+    'nightshift.session.kind': kind,
+    'nightshift.feature_ids': featureIds,
+    'nightshift.worker_id': deps.workerId,
+    'nightshift.lane': data.slot,
+  };
+  return inSpan(`session ${role}`, attributes, async (span) => {
+    const result = await runSessionSteps(deps, run, data, jobId, lockLost);
+    span.set({ 'nightshift.session.outcome': result.outcome });
+    return result;
+  });
+}
+
 /** Runs one role session on its workspace (the run's, or its lane's clone) and records its result. */
-async function runSession(
+async function runSessionSteps(
   deps: SessionWorkerDeps,
   run: RunRecord,
   data: SessionJobData & { action: SessionAction },
@@ -390,15 +391,4 @@ async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promis
     branch,
     publish: () => pushFastForward(synced.repo, branch).then(() => undefined),
   };
-}
-
-/** Pushes the session's commits fast-forward; a rejected push means the work is kept only locally — say so. */
-async function publishSession(publish: () => Promise<void>, result: SessionResult): Promise<void> {
-  try {
-    await publish();
-  } catch (error) {
-    log.error({ err: error }, 'push rejected: the session result is recorded as aborted');
-    result.outcome = 'aborted';
-    result.reason = `push rejected: ${(error as Error).message}`;
-  }
 }

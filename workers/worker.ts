@@ -16,6 +16,7 @@ import type { ErrorEmitter } from '../orchestrator/redis-outage.js';
 import { type BrowserPool, createBrowserPool } from './browser-pool.js';
 import { type ControlHandlers, processControlJob } from './control-processor.js';
 import { closingInBackground, createDeferredWork, type DeferredWork } from './deferred-close.js';
+import type { NightshiftMetrics } from './metrics.js';
 import { processSessionJob } from './session-processor.js';
 
 const log = moduleLogger('workers/worker');
@@ -41,6 +42,8 @@ export interface WorkerOptions {
   failover?: FailoverConfig;
   /** Takes the BullMQ workers' `error` events (the CLI's RedisOutageWatch); default: each is logged as an error. */
   watchConnection?: (emitter: ErrorEmitter) => void;
+  /** Counts this worker's sessions, verdicts, merges, model use and Redis errors (served by `--metrics-port`). */
+  metrics?: NightshiftMetrics;
 }
 
 /** A running worker process. */
@@ -81,12 +84,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     { every: RECONCILE_EVERY_MS },
     { name: 'reconcile', data: { kind: 'reconcile' }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
   );
+  const stopMetrics = options.metrics ? watchForMetrics(orchestrator, options.metrics) : () => undefined;
   log.info({ workerId, concurrency: options.concurrency ?? 1, failover }, 'worker started');
   let closing: Promise<void> | undefined;
   return {
     workerId,
     close: () => {
       closing ??= closeWorker({
+        stopMetrics,
         sessions,
         control,
         browser,
@@ -116,19 +121,22 @@ function queueWorkers(
   const sessions: Worker = new Worker(
     SESSION_QUEUE,
     (job) =>
-      processSessionJob(
-        {
-          orchestrator,
-          dataDir: options.dataDir,
-          workerId,
-          browser: worker.browser,
-          createProvider: options.createProvider,
-          shutdown: shutdown.signal,
-          rateLimitQueue: (ms) => sessions.rateLimit(ms),
-          runLock: runLockTiming(failover),
-          secrets: options.secrets ?? [],
-        },
-        job,
+      countedJob(options.metrics, () =>
+        processSessionJob(
+          {
+            orchestrator,
+            dataDir: options.dataDir,
+            workerId,
+            browser: worker.browser,
+            createProvider: options.createProvider,
+            shutdown: shutdown.signal,
+            rateLimitQueue: (ms) => sessions.rateLimit(ms),
+            runLock: runLockTiming(failover),
+            secrets: options.secrets ?? [],
+            ...(options.metrics ? { metrics: options.metrics } : {}),
+          },
+          job,
+        ),
       ),
     { ...common, concurrency: options.concurrency ?? 1 },
   );
@@ -144,6 +152,7 @@ function queueWorkers(
     queueWorker.on('failed', (job, error) =>
       log.error({ err: error, jobId: job?.id, queue: queueWorker.name }, 'job failed'),
     );
+    queueWorker.on('error', () => options.metrics?.redisError('queue'));
     if (options.watchConnection) options.watchConnection(queueWorker);
     else
       queueWorker.on('error', (error) => log.error({ err: error, queue: queueWorker.name }, 'worker error'));
@@ -151,7 +160,29 @@ function queueWorkers(
   return { sessions, control };
 }
 
+/** Counts a job as in flight while it runs. */
+async function countedJob<T>(metrics: NightshiftMetrics | undefined, run: () => Promise<T>): Promise<T> {
+  const done = metrics?.jobStarted();
+  try {
+    return await run();
+  } finally {
+    done?.();
+  }
+}
+
+/** Feeds the metrics every event this process appends, and the command connection's errors; returns the stop. */
+function watchForMetrics(orchestrator: Orchestrator, metrics: NightshiftMetrics): () => void {
+  const stopObserving = orchestrator.store.observeAppends((_runId, event) => metrics.observe(event));
+  const onError = () => metrics.redisError('commands');
+  orchestrator.redis.on('error', onError);
+  return () => {
+    stopObserving();
+    orchestrator.redis.off('error', onError);
+  };
+}
+
 async function closeWorker(parts: {
+  stopMetrics: () => void;
   sessions: Worker;
   control: Worker;
   browser: BrowserPool;
@@ -174,6 +205,7 @@ async function closeWorker(parts: {
     clearTimeout(timer);
     await parts.deferred.drain();
     await parts.browser.close();
+    parts.stopMetrics();
   }
   log.info({ workerId: parts.workerId }, 'worker stopped');
 }

@@ -5,6 +5,7 @@ import { SessionResult } from '../../roles/session-result.js';
 import { RunConfig, type RunConfigInput } from '../config.js';
 import { isWaitingOn } from '../dependencies.js';
 import {
+  type AppendObserver,
   DEFAULT_EVENT_LOG_MAX_LENGTH,
   type EventListener,
   EventLog,
@@ -367,6 +368,11 @@ export class RunStore {
   /** Validates and appends an event to the run's log (bounded stream + live channel); returns its stream id. */
   async appendEvent(runId: string, event: RunEvent): Promise<string> {
     return this.events.append(runId, event);
+  }
+
+  /** Calls `observer` with every event this process appends (a worker's metrics); returns the unsubscribe. */
+  observeAppends(observer: AppendObserver): () => void {
+    return this.events.observeAppends(observer);
   }
 
   /** Events of a run, oldest first (`after` = exclusive stream id; `latest` = the newest `count`). */

@@ -29,6 +29,19 @@ describe('docker-compose.yml', () => {
     );
   });
 
+  it('gives workers a stop timeout above their drain grace period, metrics, and a pool profile of N workers', () => {
+    const merged = parse(fs.readFileSync('docker-compose.yml', 'utf8'), { merge: true });
+    for (const name of ['worker', 'worker-pool']) {
+      const service = merged.services[name];
+      const graceSeconds = Number(service.environment.NIGHTSHIFT_SHUTDOWN_GRACE_SECONDS);
+      const stop = /^(\d+)m$/.exec(service.stop_grace_period);
+      expect(Number(stop?.[1]) * 60, name).toBeGreaterThan(graceSeconds + 30);
+      expect(service.command).toEqual(expect.arrayContaining(['worker', '--metrics-port', '9464']));
+    }
+    expect(merged.services['worker-pool'].profiles).toEqual(['pool']);
+    expect(merged.services['worker-pool'].deploy.replicas).toMatch(/^\$\{NIGHTSHIFT_WORKERS:-\d+\}$/);
+  });
+
   it('uses an entrypoint that exists in the image', () => {
     const dockerfile = fs.readFileSync('Dockerfile', 'utf8');
     expect(dockerfile).toMatch(/ENTRYPOINT \["node", "bin\/nightshift\.js"\]/);

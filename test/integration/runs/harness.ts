@@ -14,6 +14,7 @@ import { withScriptedFeatureCount } from '../../../testkit/policies/todo-feature
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import type { NightshiftMetrics } from '../../../workers/metrics.js';
 import { type RunningWorker, startWorker } from '../../../workers/worker.js';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,7 +29,11 @@ export interface RunHarness {
   /** Run config for tests: the scripted model for every role, a price so costs are known. */
   config(overrides?: RunConfigInput): RunConfig;
   /** Starts an in-process worker (closed by `close`). */
-  startWorker(options?: { concurrency?: number; browser?: BrowserPool }): Promise<RunningWorker>;
+  startWorker(options?: {
+    concurrency?: number;
+    browser?: BrowserPool;
+    metrics?: NightshiftMetrics;
+  }): Promise<RunningWorker>;
   close(): Promise<void>;
 }
 
@@ -93,6 +98,7 @@ export async function createRunHarness(
         browser,
         createProvider: (modelId) => createProvider(modelId, { env, maxRetries: 0 }),
         secrets: [env.ANTHROPIC_API_KEY, env.OPENAI_API_KEY],
+        ...(options.metrics ? { metrics: options.metrics } : {}),
       });
       workers.push(worker);
       return worker;
