@@ -307,8 +307,8 @@ export const NightshiftConfig = z.strictObject({
   keyPrefix: z
     .string()
     .regex(
-      /^(?:\{[A-Za-z0-9_.-]+\})?[A-Za-z0-9_.-]*:$/,
-      'expected letters, digits, _ . -, an optional leading {hash tag} and a trailing colon (e.g. nightshift: or {nightshift}:)',
+      /^(?:\{[A-Za-z0-9_.:-]+\})?[A-Za-z0-9_.:-]*:$/,
+      'expected letters, digits, _ . - :, an optional leading {hash tag} and a trailing colon (e.g. nightshift:, team:nightshift: or {nightshift}:)',
     )
     .refine((prefix) => prefix !== ':', 'expected a name before the colon (e.g. nightshift:)')
     .default('nightshift:'),

@@ -101,7 +101,7 @@ describe('questions to a person in a whole run', () => {
     const home = tempDir('questions');
     const env = cliEnv(home, h.prefix);
     const listed = await runCli(['questions', run.id], { env, cwd: home });
-    expect(listed.code).toBe(0);
+    expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toMatch(/Q-1\s+F-003\s.*open.*Should the page say "todos" or "tasks"\?/);
 
     const answered = await runCli(['answer', run.id, 'Q-1', 'Say tasks everywhere'], { env, cwd: home });
