@@ -304,6 +304,18 @@ const ALLOWED: Allowed[] = [
   },
   { file: 'testkit/app-registry.ts', fn: 'startAppRegistry', apis: ['mkdtemp', 'writeFile'], why: TEMP },
   { file: 'testkit/app-registry.ts', fn: 'stop', apis: ['rm'], why: `removes ${TEMP}` },
+  {
+    file: 'handoff/merge-rules.ts',
+    fn: 'mergeAddedLines',
+    apis: ['mkdtemp', 'writeFile', 'rm'],
+    why: `the three sides of a conflicted file for git merge-file, in a fresh ${TEMP}`,
+  },
+  {
+    file: 'workers/full-sweep.ts',
+    fn: 'bisect',
+    apis: ['rm', 'mkdir'],
+    why: "the bisect's own clone under the worker's data dir (<data>/bisect/<worker>/<run>), made by the harness",
+  },
 ];
 
 const key = (write: Pick<RawWrite, 'file' | 'fn' | 'api'>) => `${write.file} › ${write.fn} › ${write.api}`;

@@ -221,7 +221,7 @@ describe('loadConfig', () => {
       'worker.concurrency (from $NIGHTSHIFT_WORKER_CONCURRENCY): must be a number, not "many" (e.g. 1, the default)',
     );
     expect(error.message).toContain(
-      'redisUrl (from $REDIS_URL): must be a redis:// or rediss:// URL (e.g. redis://127.0.0.1:6379), not "localhost:6379"',
+      'redisUrl (from $REDIS_URL): Redis URL localhost:6379 is not usable: it is not a URL of the form scheme://',
     );
   });
 
