@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RunName } from '../../handoff/spec-title.js';
+import { HumanNote } from '../../roles/human-notes.js';
 import { RunConfig } from '../config.js';
 import type { RunEvent } from '../events.js';
 import { countersOnResume } from '../progress-watch.js';
@@ -29,7 +30,11 @@ export const NewRun = z.object({
 });
 export type NewRun = z.input<typeof NewRun>;
 
-/** Harness fields of a feature a user or the orchestrator may set directly (e.g. the dashboard's retry). */
+/**
+ * Harness fields of a feature a user or the orchestrator may set directly (e.g. the dashboard's retry). No field
+ * has a default: zod 4 fills a default even in a `.partial()` field, so a patch that left `humanNotes` out would
+ * come back with `humanNotes: []` and wipe the feature's notes (every retry and unblock did).
+ */
 export const FeaturePatch = FeatureState.pick({
   passes: true,
   attempts: true,
@@ -38,8 +43,9 @@ export const FeaturePatch = FeatureState.pick({
   generatorSessions: true,
   blocked: true,
   blockedReason: true,
-  humanNotes: true,
-}).partial();
+})
+  .extend({ humanNotes: z.array(HumanNote) })
+  .partial();
 export type FeaturePatch = z.infer<typeof FeaturePatch>;
 
 /** The record of a run just created (status `created`, nothing counted yet). */
