@@ -8,7 +8,7 @@ import { createE2eContext, type E2eContext, runCliOnce } from './helpers.js';
 
 // The recorded checks of a real demo run (CLI processes: `nightshift demo`, then `nightshift checks export`),
 // run from a clean `git clone` of the workspace with the real `@playwright/test` runner, as a user would: green
-// three times in a row on the same app with four parallel workers (in file order, then shuffled), red once a
+// twice in a row on the same app with four parallel workers (in file order, then shuffled), red once a
 // feature is broken. Five features: the remaining count (F-005) counts what the whole app holds, so it proves
 // the relative count and the @alone turn; F-001–F-004 run side by side on data of their own.
 let context: E2eContext;
@@ -54,8 +54,9 @@ describe('the exported suite under `npx playwright test`, from a clean checkout'
     expect(fs.existsSync(path.join(clone, 'e2e/nightshift-fixtures.ts'))).toBe(true);
   });
 
-  it('is green three times in a row with four workers, in file order and shuffled', async () => {
-    for (const args of [[], ['--shuffle'], ['--shuffle=20251']]) {
+  // Twice, not three times: the second run already meets an app the first one used, in another order (CI time).
+  it('is green twice in a row with four workers, in file order and shuffled', async () => {
+    for (const args of [[], ['--shuffle']]) {
       const run = await runPlaywrightTest(clone, ['--workers', '4', ...args]);
       runs.push(run);
       expect(run.code, summary(run)).toBe(0);
@@ -64,7 +65,7 @@ describe('the exported suite under `npx playwright test`, from a clean checkout'
     // The app kept every run's data: the later runs met an app others had used.
     const todos = JSON.parse(fs.readFileSync(path.join(clone, 'data/todos.json'), 'utf8')) as unknown[];
     // Each run leaves 7 todos (F-001 two, F-002 and F-003 one, F-004 one of its two, F-005 two).
-    expect(todos.length).toBe(3 * 7);
+    expect(todos.length).toBe(2 * 7);
   }, 600_000);
 
   it('is red on a broken feature: the remaining count counts completed todos again', async () => {
