@@ -19,8 +19,12 @@ export interface AskingOptions {
 /** The question the asking generator sends unless told another. */
 export const DEFAULT_QUESTION = 'Should the page say "todos" or "tasks"?';
 
-/** The heading of the brief's answers section (roles/orientation.ts). */
-const ANSWERS_HEADING = /^## Answers to the questions asked about this feature[^\n]*\n([\s\S]*?)(?=\n## |$)/m;
+/**
+ * The brief's answers section (roles/orientation.ts), up to the next heading or the end of the brief: `$(?![\s\S])`,
+ * since under the `m` flag a bare `$` is any line's end and the section would stop after its first line.
+ */
+const ANSWERS_HEADING =
+  /^## Answers to the questions asked about this feature[^\n]*\n([\s\S]*?)(?=\n## |$(?![\s\S]))/m;
 
 /** The answer lines of the brief's answers section (`Answer…: text`), in order. */
 export function answersInBrief(firstMessage: string): string[] {

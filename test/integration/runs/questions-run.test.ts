@@ -82,16 +82,28 @@ describe('questions to a person in a whole run', () => {
       }),
       dataDir: h.dataDir,
     });
+    // On a timeout, the run's story says where it stopped (status, sessions, verdicts, questions); the two waits
+    // together stay under the test's timeout, so a stuck run fails with its story instead of hanging.
+    const story = async () => {
+      const current = await h.orchestrator.store.getRun(run.id);
+      const events = (await h.orchestrator.store.readEvents(run.id, { count: 10_000 }))
+        .filter(({ event }) => /^(run\.status|session\.|verdict|feature\.|question\.)/.test(event.type))
+        .map(({ event }) => JSON.stringify(event).slice(0, 200));
+      const features = (await h.orchestrator.store.listFeatures(run.id)).map(
+        (feature) => `${feature.id} passes=${feature.passes}`,
+      );
+      return [`run ${current.status} ${current.pausedReason ?? ''}`, ...features, ...events].join('\n');
+    };
+    const until = <T>(what: string, check: () => Promise<T | undefined>) =>
+      waitFor(what, check, 270_000).catch(async (error: Error) => {
+        throw new Error(`${error.message}\n${await story()}`);
+      });
 
     // F-003 asked and waits; F-004 (its dependencies pass too) is built meanwhile, past the cap it decided itself.
-    const waiting = await waitFor(
-      'F-004 to pass while F-003 waits',
-      async () => {
-        const features = await h.orchestrator.store.listFeatures(run.id);
-        return features.find((feature) => feature.id === 'F-004')?.passes ? features : undefined;
-      },
-      900_000,
-    );
+    const waiting = await until('F-004 to pass while F-003 waits', async () => {
+      const features = await h.orchestrator.store.listFeatures(run.id);
+      return features.find((feature) => feature.id === 'F-004')?.passes ? features : undefined;
+    });
     expect(waiting.find((feature) => feature.id === 'F-003')?.passes).toBe(false);
     const asked = await h.orchestrator.store.getRun(run.id);
     expect(asked.status).toBe('building');
@@ -111,15 +123,11 @@ describe('questions to a person in a whole run', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('was answered already (cli): "Say tasks everywhere"');
 
-    const done = await waitFor(
-      'the run to finish',
-      async () => {
-        const current = await h.orchestrator.store.getRun(run.id);
-        return ['done', 'failed', 'paused', 'incomplete'].includes(current.status) ? current : undefined;
-      },
-      900_000,
-    );
-    expect(done.status).toBe('done');
+    const done = await until('the run to finish', async () => {
+      const current = await h.orchestrator.store.getRun(run.id);
+      return ['done', 'failed', 'paused', 'incomplete'].includes(current.status) ? current : undefined;
+    });
+    expect(done.status, await story()).toBe('done');
     const f003Briefs = generatorBriefs.filter((brief) => brief.startsWith('# Feature F-003'));
     expect(f003Briefs).toHaveLength(2);
     expect(f003Briefs[0]).not.toContain('Answers to the questions');
@@ -163,5 +171,5 @@ describe('questions to a person in a whole run', () => {
         `Q-1 (F-003) asks: "Should the page say "todos" or "tasks"?". Options: todos | tasks. The feature waits; answer with \`nightshift answer ${run.id} Q-1 "…"\``,
       ),
     ]);
-  }, 1_800_000);
+  }, 600_000);
 });

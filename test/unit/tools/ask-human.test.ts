@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createAskHumanTool } from '../../../agent/tools/ask-human.js';
 import { type Question, questionsMarkdown } from '../../../handoff/questions.js';
 import { answersText } from '../../../roles/ask-human.js';
+import { generatorMessage } from '../../../roles/orientation.js';
+import { answersInBrief } from '../../../testkit/policies/asking.js';
 
 const context = { workspace: '/tmp', protectedPaths: [], signal: new AbortController().signal };
 
@@ -49,6 +51,26 @@ describe('answers in the brief and in .nightshift/questions.md', () => {
     );
     expect(answersText([{ ...answered, answeredBy: 'timeout' }], 'F-003')).toContain(
       'Answer (nobody answered in time): tasks',
+    );
+  });
+
+  it('the asking scripted generator finds every answer line of the brief, not only the first line', () => {
+    const brief = generatorMessage({
+      feature: {
+        id: 'F-003',
+        category: 'functional',
+        description: 'Add a todo',
+        steps: ['Add one'],
+        passes: false,
+      },
+      feedback: null,
+      snapshot: { files: [], gitLog: '', progressTail: '' },
+      remainingFailing: 1,
+      answers: answersText([answered, { ...answered, id: 'Q-2', answer: 'say it' }], 'F-003'),
+    });
+    expect(answersInBrief(brief)).toEqual(['tasks', 'say it']);
+    expect(answersInBrief('## Answers to the questions asked about this feature\nQ-1: x\nAnswer: y')).toEqual(
+      ['y'],
     );
   });
 
