@@ -18,7 +18,8 @@ import { type NextAction, nextAction } from './scheduler.js';
 import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
 /** How long one advance may hold the run's advance mutex. */
-const ADVANCE_MUTEX_MS = 15_000;
+/** How long one advance may hold the run's advance mutex (a steering action waits as long for it). */
+export const ADVANCE_MUTEX_MS = 15_000;
 
 /** Options of {@link advanceRun}. */
 export interface AdvanceOptions {

@@ -7,10 +7,11 @@ import { z } from 'zod';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { type HumanNote, HumanNoteKind } from '../roles/human-notes.js';
-import { advanceRun } from './advance.js';
+import { ADVANCE_MUTEX_MS, advanceRun } from './advance.js';
 import { changeStatus } from './change-status.js';
 import type { Orchestrator } from './orchestrator.js';
 import { FeatureNotFoundError } from './run/run-errors.js';
+import { withShortRunLock } from './run/run-lock.js';
 import type { FeaturePatch } from './run/run-records.js';
 import { ACTIVE_STATUSES, type FeatureState, type RunRecord } from './run/run-state.js';
 import type { RunStore } from './run/run-store.js';
@@ -140,8 +141,14 @@ export async function steerFeature(
   orchestrator: Orchestrator,
   input: { runId: string; featureId: string; request: SteerRequest; by: string },
 ): Promise<SteerOutcome> {
-  const outcome = await steerFeatureInStore(orchestrator.store, { ...input, now: orchestrator.now() });
-  let run = outcome.run;
+  // Under the advance mutex: an advance that read the features before this change must not then finish the run
+  // as if it had not happened (a reopen landing as the run ends would leave it incomplete with nothing scheduled).
+  const apply = () => steerFeatureInStore(orchestrator.store, { ...input, now: orchestrator.now() });
+  const lock = { name: 'advance', ttlMs: ADVANCE_MUTEX_MS, waitMs: ADVANCE_MUTEX_MS, pollMs: 50 };
+  const outcome =
+    (await withShortRunLock(orchestrator.redis, orchestrator.prefix, input.runId, lock, apply)) ??
+    (await apply());
+  let run = await orchestrator.store.getRun(input.runId);
   if (input.request.action !== 'note' && run.status === 'incomplete')
     run = await changeStatus(orchestrator, run, 'building');
   if (ACTIVE_STATUSES.includes(run.status)) await advanceRun(orchestrator, run.id);
