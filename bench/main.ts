@@ -13,7 +13,8 @@ import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
 import { measureSharedLanes } from './lanes-shared.js';
 import { measureOvernight, OvernightOptions } from './overnight.js';
-import { measureRecovery } from './recovery.js';
+import { measureRecovery, RECOVERY_PARTS, type RecoveryPart } from './recovery.js';
+import { repetitions, reportedRepetitions } from './repetitions.js';
 import { renderReport } from './report.js';
 import { BenchResults, type Repetitions } from './results.js';
 import { measureScale, type ScaleResult } from './scale.js';
@@ -25,23 +26,6 @@ const REPORT_PATH = fileURLToPath(new URL('../docs/benchmarks.md', import.meta.u
 
 /** Simulated model latency per request in the scale runs (ms). */
 const SCALE_LATENCY_MS = 200;
-
-function repetitions(quick: boolean): Repetitions {
-  return {
-    demoRuns: 1,
-    evaluatorColdRounds: quick ? 2 : 4,
-    evaluatorWarmRounds: quick ? 3 : 8,
-    // 20 runs are the least that can keep 20 sessions busy; 40 shared runs are the target itself.
-    scaleRuns: quick
-      ? { '1x1': 2, '1x5': 5, '1x20': 20, '2x10': 40 }
-      : { '1x1': 4, '1x5': 10, '1x20': 20, '2x10': 40 },
-    dashboardApiRepetitions: quick ? 5 : 21,
-    dashboardPageLoads: quick ? 2 : 5,
-    appStarts: quick ? 5 : 12,
-    recoveryKillsPerMode: quick ? 2 : 3,
-    checkReplays: quick ? 30 : 100,
-  };
-}
 
 function progress(message: string, started: number): void {
   const load = os
@@ -127,10 +111,25 @@ async function dashboardAtScale(reps: Repetitions, mark: Mark) {
   });
 }
 
-async function recoveryAfterKills(reps: Repetitions, mark: Mark, started: number) {
-  mark('recovery', 'recovery: worker killed, nightshift failover vs BullMQ defaults');
+/** Load labels of the recovery parts, so a part kept from latest.json keeps its load sample. */
+const RECOVERY_LABEL: Record<RecoveryPart, string> = {
+  workers: 'recovery: worker killed',
+  sentinel: 'recovery: Redis master killed',
+};
+
+async function recoveryAfterKills(
+  reps: Repetitions,
+  context: { runner: SectionRunner; started: number; parts: ReadonlySet<RecoveryPart> },
+  previous?: BenchResults,
+) {
+  const { runner, started, parts } = context;
+  for (const part of RECOVERY_PARTS) if (!parts.has(part)) runner.keepLoad(RECOVERY_LABEL[part]);
   return measureRecovery({
     killsPerMode: reps.recoveryKillsPerMode ?? 3,
+    failovers: reps.recoveryFailovers ?? 3,
+    parts,
+    ...(previous?.recovery ? { previous: previous.recovery } : {}),
+    mark: (name) => runner.mark('recovery', name),
     log: (line) => progress(`recovery: ${line}`, started),
   });
 }
@@ -182,6 +181,8 @@ interface SectionRunner {
   keep<T>(key: Section, stored: T): T;
   /** Measures `key` when selected; otherwise its stored figures, which must exist. */
   run<T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T>;
+  /** Carries over the stored load samples whose label starts with `label` (a part of a section kept). */
+  keepLoad(label: string): void;
 }
 
 /** The runner of one benchmark: it records load samples in `load` and measurement times in `measuredAt`. */
@@ -197,8 +198,10 @@ function sectionRunner(
     measuredAt[key] = new Date().toISOString();
     progress(name, started);
   };
+  const keepLoad = (label: string) =>
+    load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(label)));
   const keep = <T>(key: Section, stored: T): T => {
-    load.push(...(previous?.machine.load ?? []).filter((s) => s.section.startsWith(SECTION_LABEL[key])));
+    keepLoad(SECTION_LABEL[key]);
     return stored;
   };
   const run = async <T>(key: Section, measureIt: () => Promise<T>, stored: T | undefined): Promise<T> => {
@@ -207,14 +210,19 @@ function sectionRunner(
       throw new Error(`--only leaves out "${key}", but bench/results/latest.json has none`);
     return keep(key, stored);
   };
-  return { mark, keep, run };
+  return { mark, keep, run, keepLoad };
 }
 
 /** Every section's figures, measured in order or kept from `previous`. */
 async function measureSections(
   quick: boolean,
   only: ReadonlySet<Section>,
-  context: { runner: SectionRunner; started: number; overnight: OvernightOptions },
+  context: {
+    runner: SectionRunner;
+    started: number;
+    overnight: OvernightOptions;
+    recoveryParts: ReadonlySet<RecoveryPart>;
+  },
   previous?: BenchResults,
 ) {
   const { runner, started } = context;
@@ -230,7 +238,7 @@ async function measureSections(
   const dashboard = await run('dashboard', () => dashboardAtScale(reps, mark), previous?.dashboard);
   // Older results have no recovery section either.
   const recovery = only.has('recovery')
-    ? await recoveryAfterKills(reps, mark, started)
+    ? await recoveryAfterKills(reps, { runner, started, parts: context.recoveryParts }, previous)
     : keep('recovery', previous?.recovery);
   // Older results have no checks section either.
   const checks = only.has('checks') ? await recordedChecks(reps, mark) : keep('checks', previous?.checks);
@@ -264,6 +272,23 @@ async function measureSections(
   };
 }
 
+/** The repetitions each section (and recovery part) is measured with. */
+const REPETITIONS_OF: Partial<Record<Section | RecoveryPart, Array<keyof Repetitions>>> = {
+  demo: ['demoRuns'],
+  evaluator: ['evaluatorColdRounds', 'evaluatorWarmRounds'],
+  'app-start': ['appStarts'],
+  scale: ['scaleRuns'],
+  dashboard: ['dashboardApiRepetitions', 'dashboardPageLoads'],
+  workers: ['recoveryKillsPerMode'],
+  sentinel: ['recoveryFailovers'],
+  checks: ['checkReplays'],
+};
+
+function measuredRepetitions(only: ReadonlySet<Section>, parts: ReadonlySet<RecoveryPart>) {
+  const measured = [...only, ...(only.has('recovery') ? parts : [])];
+  return measured.flatMap((name) => REPETITIONS_OF[name] ?? []);
+}
+
 /**
  * Measures the sections in `only` (all by default); the others are taken from `previous` (latest.json), so one
  * section can be rerun on a quiet machine without the whole 15-minute benchmark.
@@ -271,7 +296,7 @@ async function measureSections(
 async function measure(
   quick: boolean,
   only: ReadonlySet<Section>,
-  overnight: OvernightOptions,
+  options: { overnight: OvernightOptions; recoveryParts: ReadonlySet<RecoveryPart> },
   previous?: BenchResults,
 ): Promise<BenchResults> {
   const started = Date.now();
@@ -279,7 +304,7 @@ async function measure(
   const load: BenchResults['machine']['load'] = [];
   const measuredAt: Partial<Record<Section, string>> = { ...previous?.sectionsMeasuredAt };
   const runner = sectionRunner(only, started, { load, measuredAt }, previous);
-  const sections = await measureSections(quick, only, { runner, started, overnight }, previous);
+  const sections = await measureSections(quick, only, { runner, started, ...options }, previous);
   load.push({ ...sampleLoad(), section: 'end' });
   progress('end', started);
   const measured = {
@@ -287,20 +312,29 @@ async function measure(
     durationMs: Date.now() - started,
     sectionsMeasuredAt: measuredAt,
     machine: { cores: os.cpus().length, node: process.version, load },
-    repetitions: reps,
+    repetitions: reportedRepetitions(
+      reps,
+      measuredRepetitions(only, options.recoveryParts),
+      previous?.repetitions,
+    ),
     simulatedModelLatencyMs: { demo: 0, scale: SCALE_LATENCY_MS },
     ...sections,
   };
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }
 
-function parseOnly(value: string | undefined): Set<Section> {
-  if (value === undefined) return new Set(SECTIONS);
+/** A comma-separated list of names out of `known` (all of them when absent). */
+function parseNames<T extends string>(
+  option: string,
+  value: string | undefined,
+  known: readonly T[],
+): Set<T> {
+  if (value === undefined) return new Set(known);
   const names = value.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+  const unknown = names.filter((name) => !(known as readonly string[]).includes(name));
   if (unknown.length > 0)
-    throw new Error(`--only ${unknown.join(',')}: unknown section; choose from ${SECTIONS.join(', ')}`);
-  return new Set(names as Section[]);
+    throw new Error(`${option} ${unknown.join(',')}: unknown; choose from ${known.join(', ')}`);
+  return new Set(names as T[]);
 }
 
 /** The stored results with their target rows recomputed (after a change to the targets or their notes). */
@@ -317,6 +351,8 @@ export async function main(argv: string[]): Promise<void> {
       quick: { type: 'boolean', default: false },
       'report-only': { type: 'boolean', default: false },
       only: { type: 'string' },
+      /** The parts of the recovery section to measure (`workers`, `sentinel`); the others are kept. */
+      recovery: { type: 'string' },
       /** The overnight section: the first N todo features, the compression of model turns, the seed. */
       features: { type: 'string' },
       compression: { type: 'string', default: process.env.NSBENCH_COMPRESSION },
@@ -329,11 +365,13 @@ export async function main(argv: string[]): Promise<void> {
     compression: number(values.compression),
     seed: number(values.seed),
   });
-  const only = parseOnly(values.only);
-  const previous = only.size < SECTIONS.length ? rejudge(RESULTS_PATH) : undefined;
+  const only = parseNames('--only', values.only, SECTIONS);
+  const recoveryParts = parseNames('--recovery', values.recovery, RECOVERY_PARTS);
+  const partial = only.size < SECTIONS.length || recoveryParts.size < RECOVERY_PARTS.length;
+  const previous = partial ? rejudge(RESULTS_PATH) : undefined;
   const results = values['report-only']
     ? rejudge(RESULTS_PATH)
-    : await measure(values.quick ?? false, only, overnight, previous);
+    : await measure(values.quick ?? false, only, { overnight, recoveryParts }, previous);
   writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(REPORT_PATH, renderReport(results));
   for (const row of results.targets) {

@@ -4,7 +4,8 @@
  * SIGKILL of the worker running a session (a generator or an evaluator, alternately, so no job is killed
  * twice) → the run's next model request. First with one worker (restarted after each kill), then with a
  * second worker already running. Before the run: Redis commands per second of one idle worker process
- * (`INFO commandstats` before and after).
+ * (`INFO commandstats` before and after). The Redis master killed under Sentinel is the section's other part
+ * (recovery-sentinel.ts); `--recovery workers|sentinel` measures one of the two.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,16 +21,11 @@ import {
 import { recoveryFigure } from '../test/chaos/figures.js';
 import { sleep } from '../test/chaos/helpers.js';
 import { ChaosRig } from '../test/chaos/rig.js';
+import { measureSentinelRecovery, Recovery, SentinelRecovery } from './recovery-sentinel.js';
 
 const SPEC = fileURLToPath(new URL('../examples/todo/app_spec.md', import.meta.url));
 /** How long the idle worker's Redis traffic is counted (longer than one 30 s reconcile tick). */
 const IDLE_WINDOW_MS = 40_000;
-
-const Recovery = z.object({
-  n: z.number().int(),
-  median: z.number().nullable(),
-  worst: z.number().nullable(),
-});
 
 /** One variant's figures: recovery in seconds per mode, and an idle worker's Redis traffic. */
 export const RecoveryVariant = z.object({
@@ -51,8 +47,14 @@ export const RecoveryResult = z.object({
   killsPerMode: z.number().int(),
   nightshift: RecoveryVariant,
   bullmqDefaults: RecoveryVariant,
+  /** The Redis master killed under a Sentinel set (absent in results recorded before issue 31). */
+  sentinel: SentinelRecovery.optional(),
 });
 export type RecoveryResult = z.infer<typeof RecoveryResult>;
+
+/** The parts of the recovery section (`--recovery workers,sentinel`): worker kills, master kills. */
+export const RECOVERY_PARTS = ['workers', 'sentinel'] as const;
+export type RecoveryPart = (typeof RECOVERY_PARTS)[number];
 
 /** `cmdstat_<name>:calls=<n>` of INFO commandstats. */
 function commandCalls(port: number): Map<string, number> {
@@ -122,12 +124,33 @@ async function measureVariant(settings: FailoverConfig, kills: number, log: (lin
   }
 }
 
-/** Measures both variants, nightshift's first. */
+/**
+ * Measures the parts asked for: worker kills (both variants, nightshift's first) and master kills under Sentinel;
+ * a part left out is kept from `previous` (a whole recovery section takes half an hour on a loaded machine).
+ */
 export async function measureRecovery(options: {
   killsPerMode: number;
+  failovers: number;
+  parts: ReadonlySet<RecoveryPart>;
+  previous?: RecoveryResult;
+  /** Told when a part starts (the bench records the load then). */
+  mark: (part: string) => void;
   log: (line: string) => void;
 }): Promise<RecoveryResult> {
-  const nightshift = await measureVariant(FAILOVER_DEFAULTS, options.killsPerMode, options.log);
-  const bullmqDefaults = await measureVariant(BULLMQ_FAILOVER_DEFAULTS, options.killsPerMode, options.log);
-  return { killsPerMode: options.killsPerMode, nightshift, bullmqDefaults };
+  const { previous, parts } = options;
+  let workers: Omit<RecoveryResult, 'sentinel'> | undefined = previous;
+  if (parts.has('workers')) {
+    options.mark('recovery: worker killed, nightshift failover vs BullMQ defaults');
+    const nightshift = await measureVariant(FAILOVER_DEFAULTS, options.killsPerMode, options.log);
+    const bullmqDefaults = await measureVariant(BULLMQ_FAILOVER_DEFAULTS, options.killsPerMode, options.log);
+    workers = { killsPerMode: options.killsPerMode, nightshift, bullmqDefaults };
+  }
+  if (!workers) throw new Error('--recovery leaves out "workers", but bench/results/latest.json has none');
+  let sentinel = previous?.sentinel;
+  if (parts.has('sentinel')) {
+    options.mark('recovery: Redis master killed under Sentinel');
+    sentinel = await measureSentinelRecovery({ failovers: options.failovers, log: options.log });
+  }
+  const { killsPerMode, nightshift, bullmqDefaults } = workers;
+  return { killsPerMode, nightshift, bullmqDefaults, ...(sentinel ? { sentinel } : {}) };
 }

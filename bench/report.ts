@@ -3,7 +3,9 @@ import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
 import { sharedLanesSection } from './lanes-shared.js';
 import { overnightSection } from './overnight-report.js';
+import { sentinelSection } from './recovery-sentinel.js';
 import { cell, demoSections } from './report-demo.js';
+import { AFFECTED_CHECKS_SECTION, PROCESS_START_SECTION } from './report-notes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread } from './stats.js';
@@ -44,7 +46,10 @@ every millisecond and every token below is the harness's own. The report below i
   generator's or an evaluator's first requests, alternately, and times the run's next model request: first with
   one worker (restarted at once), then with a second one already running; nightshift's failover settings and
   BullMQ's defaults, each on its own \`redis-server\`, whose \`INFO commandstats\` also counts one idle worker's
-  commands per second. See [reliability.md](reliability.md).
+  commands per second. See [reliability.md](reliability.md). Then, on a Sentinel set the bench starts (master,
+  replica, three sentinels), the master is SIGKILLed with a session in flight, three times in one run (the killed
+  node rejoins as a replica): kill → promotion, → every worker on the new master, → the run's next model request,
+  and what was kept (\`--recovery sentinel\` measures just this part).
 - **Recorded checks** (issue 15) build the finished demo app into a workspace and run one scripted LLM evaluator
   session of all its features (a regression evaluation without checks: what every sweep cost before them; each
   pass is also replayed once by the pass gate), record one check per feature the way the demo does (one evaluate
@@ -235,8 +240,8 @@ function recoverySection(results: BenchResults): string {
       row('nightshift (`worker.failover` defaults)', r.nightshift),
       row('BullMQ 6 defaults', r.bullmqDefaults),
     ],
-    `Recovery = SIGKILL of the worker running a session → the run's next model request; ${r.killsPerMode} kills per mode and variant. The trade-off (traffic, false stalls on a stalled event loop) is in [reliability.md](reliability.md).`,
-  );
+    `Recovery = SIGKILL of the worker running a session → the run's next model request; ${r.killsPerMode} kills per mode and variant. The trade-off (traffic, false stalls on a stalled event loop) is in [reliability.md](reliability.md). Load average when this part started: ${sectionLoad(results, 'recovery: worker killed')}.`,
+  ).concat('\n', sentinelSection(r.sentinel, sectionLoad(results, 'recovery: Redis master killed')));
 }
 
 function checksSection(results: BenchResults): string {
@@ -329,6 +334,7 @@ export function renderReport(results: BenchResults): string {
     INTRO,
     targetsTable(results),
     loadSection(results),
+    PROCESS_START_SECTION,
     ...demoSections(results),
     evaluatorSection(results),
     appStartSection(results),
@@ -337,6 +343,7 @@ export function renderReport(results: BenchResults): string {
     recoverySection(results),
     checksSection(results),
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
+    AFFECTED_CHECKS_SECTION,
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),

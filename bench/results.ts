@@ -35,6 +35,8 @@ export const Repetitions = z.object({
   appStarts: z.number().int().optional(),
   /** Worker kills per mode (one worker restarted; a second one running) and per variant. */
   recoveryKillsPerMode: z.number().int().optional(),
+  /** Redis master kills under Sentinel, in one run. */
+  recoveryFailovers: z.number().int().optional(),
   /** Replays of the demo's recorded checks on one app. */
   checkReplays: z.number().int().optional(),
 });

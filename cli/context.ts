@@ -1,11 +1,13 @@
 /** What a CLI command works with: the validated config and an Orchestrator on an open Redis, closed afterwards. */
 import type { Redis } from 'ioredis';
+import { parseRedisUrl } from '../core/redis-url.js';
 import type { NightshiftConfig } from '../orchestrator/config.js';
 import { loadConfig } from '../orchestrator/config-load.js';
 import type { Notifier } from '../orchestrator/notifications.js';
 import type { Orchestrator, StatusListener } from '../orchestrator/orchestrator.js';
 import { openQueues, type Queues } from '../orchestrator/queues.js';
 import { type RedisOutageWatch, watchRedisOutages } from '../orchestrator/redis-outage.js';
+import { redisWaitFor } from '../orchestrator/replica-ack.js';
 import { RunStore } from '../orchestrator/run/index.js';
 import type { TextSink } from './output.js';
 import { type ConnectRedisOptions, connectRedis, type RedisConnection } from './redis.js';
@@ -69,6 +71,7 @@ export async function openCliContext(options: OrchestratorOptions): Promise<Open
     prefix: config.keyPrefix,
     eventLogMaxLength: config.eventLogMaxLength,
     now: options.now,
+    redisWait: redisWaitFor(parseRedisUrl(connection.url), config.redisWait),
   });
   const queues = openQueues(connection.connectionOptions, config.keyPrefix);
   const notices = terminalSink(options.redis?.notices ?? options.notices ?? process.stderr);

@@ -13,7 +13,12 @@ const PROBE: RedisTuning = {
   maxRetriesPerRequest: 0,
   enableOfflineQueue: false,
   retryStrategy: () => null,
+  // The doctor wants to see a failing Cluster, not to be refused by it.
+  enableReadyCheck: false,
 };
+
+/** The longest one probe may take: a doctor must answer, whatever state the servers are in. */
+const PROBE_DEADLINE_MS = 10_000;
 
 /** The topology check of a configured URL, or undefined for one server (nothing more to check). */
 export async function checkRedisTopology(url: string | undefined): Promise<DoctorCheck | undefined> {
@@ -36,12 +41,18 @@ async function onNode<T>(
 ): Promise<T | string> {
   const client = openRedis(target, PROBE);
   client.on('error', () => undefined);
-  try {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`no answer within ${PROBE_DEADLINE_MS / 1000} s`), PROBE_DEADLINE_MS);
+  });
+  const probe = (async () => {
     await client.connect();
     return await fn(client);
-  } catch (error) {
-    return (error as Error).message || String(error);
+  })().catch((error: unknown) => (error as Error).message || String(error));
+  try {
+    return await Promise.race([probe, deadline]);
   } finally {
+    clearTimeout(timer);
     client.disconnect();
   }
 }
@@ -76,7 +87,7 @@ async function checkSentinel(topology: Extract<RedisTopology, { kind: 'sentinel'
     problems.push(
       `the master the sentinels name (${master}) ${typeof role === 'string' ? `does not answer (${role})` : 'is not a master'}`,
     );
-    return fail('redis topology', `${name}: ${problems.join('; ')}`, sentinelFix(topology));
+    return fail('redis topology', `${name}: ${problems.join('; ')}`, masterFix(topology, master));
   }
   const detail = `${name}: master ${master}, ${topology.sentinels.length - problems.length}/${topology.sentinels.length} sentinels answer`;
   return problems.length
@@ -102,30 +113,55 @@ function sentinelFix(topology: Extract<RedisTopology, { kind: 'sentinel' }>): st
   );
 }
 
+function masterFix(topology: Extract<RedisTopology, { kind: 'sentinel' }>, master: string): string {
+  const [sentinel] = topology.sentinels;
+  return (
+    `Start it again (at ${master}), or bring up a replica the sentinels can promote in its place ` +
+    `(redis-cli -h ${sentinel?.host} -p ${sentinel?.port} SENTINEL REPLICAS ${topology.masterName} lists them).`
+  );
+}
+
 async function checkCluster(topology: Extract<RedisTopology, { kind: 'cluster' }>): Promise<DoctorCheck> {
-  const fix =
-    'Check the nodes with `redis-cli --cluster check host:port` and fix the slots or masters named.';
+  const seed = `${topology.nodes[0]?.host}:${topology.nodes[0]?.port}`;
+  const check = `Check the nodes with \`redis-cli --cluster check ${seed}\`.`;
+  // Each master is asked itself: a command sent to "the cluster" may land on the one that is down.
   const result = await onNode(topology, async (client) => {
-    const cluster = client as unknown as Cluster;
-    const info = String(await cluster.cluster('INFO'));
-    const state = /cluster_state:(\w+)/.exec(info)?.[1] ?? 'unknown';
-    const assigned = Number(/cluster_slots_assigned:(\d+)/.exec(info)?.[1] ?? 0);
-    const masters = cluster.nodes('master');
+    const masters = (client as unknown as Cluster).nodes('master');
     const silent: string[] = [];
+    let info: string | undefined;
     for (const master of masters) {
-      const answer = await master.ping().catch((error: Error) => error.message);
-      if (answer !== 'PONG') silent.push(`${master.options.host}:${master.options.port} (${answer})`);
+      const answer = await master.cluster('INFO').then(String, (error: Error) => error);
+      if (answer instanceof Error)
+        silent.push(
+          `master ${master.options.host}:${master.options.port} does not answer (${answer.message})`,
+        );
+      else info ??= answer;
     }
-    return { state, assigned, masters: masters.length, silent };
+    return { info, masters: masters.length, silent };
   });
-  if (typeof result === 'string')
-    return fail('redis topology', `Redis Cluster: no node answers (${result})`, fix);
+  if (typeof result === 'string' || result.info === undefined) {
+    const why = typeof result === 'string' ? `no node answers (${result})` : result.silent.join('; ');
+    return fail('redis topology', `Redis Cluster: ${why}`, check);
+  }
+  const state = /cluster_state:(\w+)/.exec(result.info)?.[1] ?? 'unknown';
+  const uncovered = 16_384 - Number(/cluster_slots_assigned:(\d+)/.exec(result.info)?.[1] ?? 0);
   const problems = [
-    ...(result.state === 'ok' ? [] : [`cluster_state is ${result.state}`]),
-    ...(result.assigned === 16_384 ? [] : [`${16_384 - result.assigned} of 16384 slots have no master`]),
-    ...result.silent.map((master) => `master ${master} does not answer`),
+    ...(state === 'ok' ? [] : [`cluster_state is ${state}`]),
+    ...(uncovered === 0 ? [] : [`${uncovered} of 16384 slots have no master`]),
+    ...result.silent,
+  ];
+  const fixes = [
+    ...(uncovered === 0
+      ? []
+      : [`Give the slots a master: \`redis-cli --cluster fix ${seed}\` (run it against any node).`]),
+    ...(result.silent.length === 0
+      ? []
+      : [
+          'Start each master named again, or promote its replica (`CLUSTER FAILOVER TAKEOVER` on the replica).',
+        ]),
+    check,
   ];
   return problems.length
-    ? fail('redis topology', `Redis Cluster: ${problems.join('; ')}`, fix)
+    ? fail('redis topology', `Redis Cluster: ${problems.join('; ')}`, fixes.join(' '))
     : ok('redis topology', `Redis Cluster: all 16384 slots covered, ${result.masters} masters answer`);
 }

@@ -21,6 +21,8 @@ export async function pingRedis(url: string, timeoutMs = 2_000): Promise<RedisPr
       maxRetriesPerRequest: 0,
       enableOfflineQueue: false,
       retryStrategy: () => null,
+      // A Cluster whose state is `fail` answers PING; its ready check would refuse it and never settle `connect()`.
+      enableReadyCheck: false,
     });
   } catch (error) {
     return { ok: false, error: (error as Error).message };

@@ -19,6 +19,7 @@ const ENV_FIELDS: ReadonlyArray<{ variable: string; path: string[]; number?: boo
   { variable: 'NIGHTSHIFT_REDIS_URL', path: ['redisUrl'] },
   { variable: 'NIGHTSHIFT_HOME', path: ['dataDir'] },
   { variable: 'NIGHTSHIFT_KEY_PREFIX', path: ['keyPrefix'] },
+  { variable: 'NIGHTSHIFT_REDIS_WAIT_REPLICAS', path: ['redisWait', 'replicas'], number: true },
   { variable: 'NIGHTSHIFT_WORKER_CONCURRENCY', path: ['worker', 'concurrency'], number: true },
   { variable: 'NIGHTSHIFT_SHUTDOWN_GRACE_SECONDS', path: ['worker', 'shutdownGraceSeconds'], number: true },
   { variable: 'NIGHTSHIFT_DASHBOARD_HOST', path: ['dashboard', 'host'] },

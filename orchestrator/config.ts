@@ -6,6 +6,7 @@ import { redisUrlProblem } from '../core/redis-url.js';
 import { AffectedStrategy } from '../evaluation/affected-checks.js';
 import { parseDuration, parseOrThrow } from './config-parse.js';
 import { FailoverConfig } from './failover.js';
+import { RedisWait } from './replica-ack.js';
 import { SandboxConfig } from './sandbox-config.js';
 
 export { indent, parseDuration, parseOrThrow } from './config-parse.js';
@@ -312,6 +313,8 @@ export const NightshiftConfig = z.strictObject({
     )
     .refine((prefix) => prefix !== ':', 'expected a name before the colon (e.g. nightshift:)')
     .default('nightshift:'),
+  /** Sentinel only: replicas a session's result waits for (WAIT) before the worker goes on (replica-ack.ts). */
+  redisWait: RedisWait.prefault({}),
   /** Transcripts, evidence, worker clones, embedded Redis data. */
   dataDir: z.string().min(1),
   worker: z

@@ -12,7 +12,12 @@ import { parseRedisUrl, type RedisTopology } from '../core/redis-url.js';
 /** Connection behaviour a caller may set (a probe fails fast; the harness's clients wait out an outage). */
 export type RedisTuning = Pick<
   RedisOptions,
-  'lazyConnect' | 'connectTimeout' | 'maxRetriesPerRequest' | 'enableOfflineQueue' | 'retryStrategy'
+  | 'lazyConnect'
+  | 'connectTimeout'
+  | 'maxRetriesPerRequest'
+  | 'enableOfflineQueue'
+  | 'retryStrategy'
+  | 'enableReadyCheck'
 >;
 
 /** Harness and BullMQ default: commands wait for a reconnect (BullMQ requires `maxRetriesPerRequest: null`). */
@@ -64,7 +69,7 @@ export function clusterOptionsFor(
   tuning: RedisTuning = WAIT_FOR_RECONNECT,
 ): ClusterOptions {
   const tls = tlsOf(topology);
-  const { retryStrategy, lazyConnect, enableOfflineQueue, ...perNode } = tuning;
+  const { retryStrategy, lazyConnect, enableOfflineQueue, enableReadyCheck, ...perNode } = tuning;
   return {
     redisOptions: {
       ...(topology.username ? { username: topology.username } : {}),
@@ -75,6 +80,8 @@ export function clusterOptionsFor(
     ...(retryStrategy ? { clusterRetryStrategy: (times: number) => retryStrategy(times) ?? null } : {}),
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
+    // A Cluster's ready check refuses a cluster whose state is `fail` (and never settles `connect()`).
+    ...(enableReadyCheck === undefined ? {} : { enableReadyCheck }),
   };
 }
 

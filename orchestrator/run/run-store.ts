@@ -12,8 +12,9 @@ import {
   type ReadEventsOptions,
 } from '../event-log.js';
 import type { RunEvent, StoredRunEvent } from '../events.js';
-import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey, sessionJobId } from '../keys.js';
-import { applySessionResult } from './apply-result.js';
+import { DEFAULT_KEY_PREFIX, type RunKeys, runKeys, runsIndexKey } from '../keys.js';
+import { type RedisWait, writeDurably } from '../replica-ack.js';
+import { applyResultOnce, type RecordResultOutcome } from './record-result.js';
 import { casUpdateRun, decodeFeatures, decodeRun } from './run-cas.js';
 import { FeatureNotFoundError, RunNotFoundError } from './run-errors.js';
 import { FeaturePatch, NewRun, newRunRecord, statusChange } from './run-records.js';
@@ -30,6 +31,7 @@ import {
   toFeatureState,
 } from './run-state.js';
 
+export type { RecordResultOutcome } from './record-result.js';
 export { FeatureNotFoundError, RunConflictError, RunNotFoundError } from './run-errors.js';
 
 /** Options of a RunStore. */
@@ -40,6 +42,8 @@ export interface RunStoreOptions {
   eventLogMaxLength?: number;
   /** Clock (injected for tests). */
   now?: () => Date;
+  /** Sentinel: a session's result waits for replicas and is read back (orchestrator/replica-ack.ts). */
+  redisWait?: RedisWait;
 }
 
 /** A page of a run's session history. */
@@ -48,14 +52,6 @@ export interface SessionPage {
   sessions: SessionRecord[];
 }
 
-/** What recordSessionResult did. */
-export interface RecordResultOutcome {
-  /** False when this seq already had a result (a duplicate delivery): nothing changed. */
-  applied: boolean;
-  run: RunRecord;
-  /** The events it appended. */
-  events: RunEvent[];
-}
 /**
  * Runs in Redis: records, features (a hash, one field per feature), session history (a hash plus a seq index for
  * paging), counters and the event log. Every read and write is validated with zod; every multi-key change is one
@@ -66,6 +62,7 @@ export class RunStore {
   readonly prefix: string;
   private readonly now: () => Date;
   private readonly events: EventLog;
+  private readonly redisWait: RedisWait | undefined;
 
   constructor(
     readonly redis: Redis,
@@ -73,6 +70,7 @@ export class RunStore {
   ) {
     this.prefix = options.prefix ?? DEFAULT_KEY_PREFIX;
     this.now = options.now ?? (() => new Date());
+    this.redisWait = options.redisWait;
     this.events = new EventLog(redis, this.prefix, options.eventLogMaxLength ?? DEFAULT_EVENT_LOG_MAX_LENGTH);
   }
 
@@ -279,7 +277,8 @@ export class RunStore {
   /**
    * Records a session's result and, in the same atomic step, its effect on the run: counters, cost, feature
    * attempts / blocked / passes / last verdict (see applySessionResult) and, for an initializer, the new feature
-   * list. Idempotent per seq: a second result for the same seq changes nothing (`applied: false`).
+   * list. Idempotent per seq: a second result for the same seq changes nothing (`applied: false`). On Sentinel it
+   * outlives a failover (replica-ack.ts).
    */
   async recordSessionResult(
     runId: string,
@@ -289,27 +288,11 @@ export class RunStore {
   ): Promise<RecordResultOutcome> {
     const valid = SessionResult.parse(result);
     const newFeatures = options.features ? FeatureList.parse(options.features) : undefined;
-    let events: RunEvent[] = [];
-    let applied = false;
-    const run = await casUpdateRun(
-      this.redis,
-      this.keys(runId),
-      runId,
-      { features: true, session: seq },
-      (current, features, existing) => {
-        events = []; // compute may run again after a conflict
-        applied = false;
-        const now = this.now().toISOString();
-        const session = existing ?? emptySession(seq, sessionJobId(runId, seq), valid.role, valid.startedAt);
-        if (session.finishedAt) return undefined;
-        const out = applySessionResult({ run: current, features, session, result: valid, newFeatures, now });
-        events = out.events;
-        applied = true;
-        return { run: out.run, features: out.changed, replaceFeatures: out.replaced, session: out.session };
-      },
-    );
-    for (const event of events) await this.appendEvent(runId, event);
-    return { applied, run, events };
+    return writeDurably(this.redis, this.redisWait, {
+      what: `the result of session ${seq} of run ${runId}`,
+      write: () => applyResultOnce(this, { runId, seq, result: valid, newFeatures, now: this.now }),
+      landed: async () => Boolean((await this.getSession(runId, seq))?.finishedAt),
+    });
   }
 
   /** One session of the history, or undefined. */

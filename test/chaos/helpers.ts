@@ -95,6 +95,8 @@ export interface WorkerProcess {
   readyAt?: number;
   /** Set by {@link killWorker}: an exit without it is a crash. */
   killed?: boolean;
+  /** When it said it was connected to Redis again after an outage (a failover seen). */
+  reconnectedAt: number[];
 }
 
 /** Starts `nightshift worker` with `env`. */
@@ -106,9 +108,10 @@ export function startWorkerProcess(env: NodeJS.ProcessEnv, cwd: string): WorkerP
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  const worker: WorkerProcess = { child, stderr: () => stderr };
+  const worker: WorkerProcess = { child, stderr: () => stderr, reconnectedAt: [] };
   child.stderr?.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-20_000);
+    if (/connected to Redis at \S+ again/.test(String(chunk))) worker.reconnectedAt.push(Date.now());
     if (worker.readyAt === undefined && /nightshift worker \S+ started/.test(stderr))
       worker.readyAt = Date.now();
   });

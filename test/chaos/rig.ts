@@ -5,9 +5,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { FailoverConfig } from '../../orchestrator/failover.js';
 import { bullPrefix, SESSION_QUEUE } from '../../orchestrator/queues.js';
+import { openRedis } from '../../orchestrator/redis-client.js';
 import { RunStore } from '../../orchestrator/run/index.js';
 import demoPolicy from '../../testkit/policies/demo.js';
 import { startModelServer } from '../../testkit/server.js';
@@ -42,6 +43,8 @@ export interface RigOptions {
   /** The workers' data dir (the clones live there); default `<root>/home`. */
   dataDir?: string;
   failover?: FailoverConfig;
+  /** Work on this Redis (e.g. a Sentinel set) instead of a redis-server of the rig's own. */
+  redisUrl?: string;
 }
 
 const ENDED = ['done', 'failed', 'cancelled'];
@@ -54,7 +57,10 @@ export class ChaosRig {
   readonly dataDir: string;
   readonly prefix = `nschaos${Math.random().toString(16).slice(2, 8)}:`;
   runId = '';
+  /** The rig's own redis-server (absent when `redisUrl` was given). */
   redis!: OwnRedis;
+  /** The Redis URL the workers and the rig use. */
+  redisUrl = '';
   store!: RunStore;
   private server!: ModelServer;
   private client!: Redis;
@@ -68,9 +74,13 @@ export class ChaosRig {
   /** Starts Redis, the scripted model and the remote; writes the workers' config. */
   async start(): Promise<void> {
     const { root } = this.options;
-    fs.mkdirSync(path.join(root, 'redis'), { recursive: true });
-    this.redis = new OwnRedis(await freePort(), path.join(root, 'redis'));
-    await this.redis.start();
+    if (this.options.redisUrl) this.redisUrl = this.options.redisUrl;
+    else {
+      fs.mkdirSync(path.join(root, 'redis'), { recursive: true });
+      this.redis = new OwnRedis(await freePort(), path.join(root, 'redis'));
+      await this.redis.start();
+      this.redisUrl = this.redis.url;
+    }
     this.server = await startModelServer({ policy: recordingPolicy(demoPolicy, this.marks) });
     this.remote.create();
     const configFile = path.join(root, 'nightshift.config.json');
@@ -78,7 +88,7 @@ export class ChaosRig {
     fs.writeFileSync(configFile, JSON.stringify({ dataDir: this.dataDir, worker }));
     this.env = {
       ...process.env,
-      REDIS_URL: this.redis.url,
+      REDIS_URL: this.redisUrl,
       NIGHTSHIFT_CONFIG: configFile,
       NIGHTSHIFT_HOME: this.dataDir,
       NIGHTSHIFT_KEY_PREFIX: this.prefix,
@@ -87,7 +97,7 @@ export class ChaosRig {
       ANTHROPIC_BASE_URL: this.server.anthropicBaseURL,
     };
     delete this.env.NIGHTSHIFT_STALLED_INTERVAL_MS;
-    this.client = new Redis(this.redis.url, { maxRetriesPerRequest: null });
+    this.client = openRedis(this.redisUrl);
     this.client.on('error', () => undefined);
     this.store = new RunStore(this.client, { prefix: this.prefix });
   }

@@ -99,6 +99,16 @@ export interface SentinelSet {
   replica: number;
   sentinels: number[];
   masterName: string;
+  /** The relay the replica replicates through, when asked for. */
+  relay?: ReplicationRelay;
+}
+
+/** How to build a Sentinel set. */
+export interface SentinelSetOptions {
+  /** The name the sentinels monitor (default `nsmaster`). */
+  masterName?: string;
+  /** Replicate through a {@link ReplicationRelay}, so a test can hold the master's stream back. */
+  relay?: boolean;
 }
 
 /**
@@ -107,12 +117,14 @@ export interface SentinelSet {
  */
 export async function startSentinelSet(
   processes: RedisProcesses,
-  masterName = 'nsmaster',
+  options: SentinelSetOptions = {},
 ): Promise<SentinelSet> {
+  const masterName = options.masterName ?? 'nsmaster';
   const [master, replica, ...sentinels] = await Promise.all([1, 2, 3, 4, 5].map(() => freePort()));
   if (master === undefined || replica === undefined) throw new Error('no ports');
   await processes.start(master, []);
-  await processes.start(replica, [`replicaof 127.0.0.1 ${master}`]);
+  const relay = options.relay ? await ReplicationRelay.start(master) : undefined;
+  await processes.start(replica, [`replicaof 127.0.0.1 ${relay?.port ?? master}`]);
   await waitFor(replica, ['INFO', 'replication'], /master_link_status:up/);
   for (const port of sentinels) {
     await processes.start(
@@ -120,7 +132,8 @@ export async function startSentinelSet(
       [
         `sentinel monitor ${masterName} 127.0.0.1 ${master} 2`,
         `sentinel down-after-milliseconds ${masterName} 1000`,
-        `sentinel failover-timeout ${masterName} 10000`,
+        // Past this the sentinels would point a replica that replicates through a relay at the master itself.
+        `sentinel failover-timeout ${masterName} ${relay ? 120_000 : 10_000}`,
         `sentinel parallel-syncs ${masterName} 1`,
       ],
       true,
@@ -130,11 +143,100 @@ export async function startSentinelSet(
   for (const port of sentinels) {
     await waitFor(port, ['SENTINEL', 'MASTER', masterName], /num-slaves\n1\n[\s\S]*num-other-sentinels\n2\n/);
   }
-  return { master, replica, sentinels, masterName };
+  return { master, replica, sentinels, masterName, ...(relay ? { relay } : {}) };
+}
+
+/** The `host:port` list of a set's sentinels, for a `redis+sentinel://` URL. */
+export function sentinelUrl(set: SentinelSet): string {
+  return `redis+sentinel://${set.sentinels.map((port) => `127.0.0.1:${port}`).join(',')}/${set.masterName}`;
+}
+
+/** Waits until the set's first sentinel names `port` as the master (the promotion is done). */
+export async function untilMasterIs(set: SentinelSet, port: number): Promise<void> {
+  const [sentinel] = set.sentinels;
+  if (sentinel === undefined) throw new Error('no sentinels');
+  await waitFor(
+    sentinel,
+    ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', set.masterName],
+    new RegExp(`^127\\.0\\.0\\.1\\n${port}\\n`),
+  );
+}
+
+/**
+ * Waits until every sentinel sees the set's replicas as healthy (flags `slave` alone, link to the master ok): only
+ * then can they promote one at once (a replica they last saw down is passed over until they look again).
+ */
+export async function untilReplicasHealthy(set: SentinelSet): Promise<void> {
+  for (const port of set.sentinels) {
+    await waitFor(
+      port,
+      ['SENTINEL', 'REPLICAS', set.masterName],
+      /^flags\nslave\n[\s\S]*master-link-status\nok\n/m,
+      60_000,
+    );
+  }
+}
+
+/**
+ * A TCP relay in front of the master that the replica replicates through. `hold()` stops passing the master's
+ * stream on (a network that delays it): a write is then on the master and not on the replica. `drop()` closes
+ * every connection and the port, throwing away what it held, as the master's death would.
+ */
+export class ReplicationRelay {
+  private held = false;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly server: net.Server;
+
+  private constructor(target: number) {
+    this.server = net.createServer((replica) => {
+      const master = net.connect(target, '127.0.0.1');
+      for (const socket of [replica, master]) {
+        this.sockets.add(socket);
+        socket.on('error', () => undefined);
+        socket.on('close', () => {
+          this.sockets.delete(socket);
+          replica.destroy();
+          master.destroy();
+        });
+      }
+      replica.pipe(master);
+      master.on('data', (chunk) => {
+        if (!this.held) replica.write(chunk);
+      });
+    });
+  }
+
+  /** The port the replica connects to. */
+  get port(): number {
+    return (this.server.address() as net.AddressInfo).port;
+  }
+
+  /** A relay listening on a free port, passing every connection on to `target`. */
+  static async start(target: number): Promise<ReplicationRelay> {
+    const relay = new ReplicationRelay(target);
+    await new Promise<void>((resolve) => relay.server.listen(0, '127.0.0.1', resolve));
+    return relay;
+  }
+
+  /** From now on, nothing the master sends reaches the replica. */
+  hold(): void {
+    this.held = true;
+  }
+
+  /** Closes every connection (what was held is lost) and stops listening. */
+  drop(): void {
+    for (const socket of this.sockets) socket.destroy();
+    this.server.close();
+  }
 }
 
 /** Polls `redis-cli -p port …command` until its reply matches. */
-async function waitFor(port: number, command: string[], pattern: RegExp, timeoutMs = 30_000): Promise<void> {
+export async function waitFor(
+  port: number,
+  command: string[],
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let reply = '';
   for (;;) {

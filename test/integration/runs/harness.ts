@@ -9,6 +9,7 @@ import { RunConfig, type RunConfigInput } from '../../../orchestrator/config.js'
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
 import { openQueues } from '../../../orchestrator/queues.js';
 import { openBullConnection, openRedis, scanKeys } from '../../../orchestrator/redis-client.js';
+import { RedisWait, redisWaitFor } from '../../../orchestrator/replica-ack.js';
 import { RunStore } from '../../../orchestrator/run/index.js';
 import { withScriptedFeatureCount } from '../../../testkit/policies/todo-features.js';
 import { startModelServer } from '../../../testkit/server.js';
@@ -48,8 +49,9 @@ export async function createRunHarness(
   options: { redisUrl?: string } = {},
 ): Promise<RunHarness> {
   const redisUrl = options.redisUrl ?? REDIS_URL;
+  const topology = parseRedisUrl(redisUrl);
   // A Cluster gets a hash-tagged prefix, as the CLI's config gives it (keyPrefixFor).
-  const prefix = keyPrefixFor(`nstest:${randomBytes(4).toString('hex')}:`, parseRedisUrl(redisUrl));
+  const prefix = keyPrefixFor(`nstest:${randomBytes(4).toString('hex')}:`, topology);
   const redis = openRedis(redisUrl);
   redis.on('error', () => undefined); // a failover test's outage is expected; commands wait for the reconnect
   const bull = openBullConnection(redisUrl);
@@ -57,7 +59,8 @@ export async function createRunHarness(
   const queues = openQueues(connection, prefix);
   const orchestrator: Orchestrator = {
     redis,
-    store: new RunStore(redis, { prefix }),
+    // On Sentinel a session's result waits for the replica, as the CLI's config sets it (redisWaitFor).
+    store: new RunStore(redis, { prefix, redisWait: redisWaitFor(topology, RedisWait.parse({})) }),
     queues,
     prefix,
     now: () => new Date(),
