@@ -2,6 +2,7 @@ import { answerRunQuestion, cancelRun, pauseRun, resumeRun, retryFeature } from 
 import { connectedWorkers } from '../orchestrator/queues.js';
 import { nextScheduledStart } from '../orchestrator/schedules.js';
 import { steerFeature } from '../orchestrator/steering.js';
+import { addFromConfig } from './add.js';
 import { type CliDeps, openCliContext, orchestratorOptions, resolveDeps } from './context.js';
 import type { OpenDashboardResources } from './dashboard.js';
 import { dashboardPlanDesk } from './dashboard-planning.js';
@@ -14,7 +15,8 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
   return async () => {
     const context = await openCliContext(orchestratorOptions(resolveDeps(deps)));
     const { orchestrator } = context;
-    const planning = dashboardPlanDesk(context, resolveDeps(deps).env);
+    const { env } = resolveDeps(deps);
+    const planning = dashboardPlanDesk(context, env);
     return {
       store: orchestrator.store,
       queue: [orchestrator.queues.sessions, orchestrator.queues.control],
@@ -24,7 +26,11 @@ export function openWithOrchestrator(deps: CliDeps): OpenDashboardResources {
         cancel: (runId) => cancelRun(orchestrator, runId),
         retryFeature: (runId, featureId) => retryFeature(orchestrator, runId, featureId),
         steer: (runId, featureId, request, by) =>
-          steerFeature(orchestrator, { runId, featureId, request, by }),
+          steerFeature(orchestrator, { runId, featureId, request, by, dataDir: context.dataDir }),
+        addFeature: async (runId, text, by) => {
+          const request = { runId, text, by, config: context.config, dataDir: context.dataDir, env };
+          return (await addFromConfig(orchestrator, request)).feature;
+        },
         answerQuestion: (runId, questionId, answer, by) =>
           answerRunQuestion(orchestrator, runId, questionId, answer, by),
       },

@@ -35,6 +35,8 @@ export function progressNote(event: RunEvent): string | null {
   if (event.type === 'lane.merge') return formatMergeNote(event);
   if (event.type === 'lanes.estimate') return `note: ${formatLanesNotice(event.estimate)}`;
   if (event.type === 'feature.blocked') return `${event.featureId} blocked: ${oneLine(event.reason)}`;
+  if (event.type === 'feature.added')
+    return `${event.featureId} added by ${event.by}: ${oneLine(event.description)}${event.dependsOn.length ? ` (depends on ${event.dependsOn.join(', ')})` : ''}`;
   if (event.type === 'feature.steered')
     return `${event.featureId} ${event.action === 'note' ? 'noted' : `${event.action}ed`} by ${event.by}${event.text ? `: ${oneLine(event.text)}` : ''}`;
   return null;

@@ -8,6 +8,7 @@ import { dataDir } from '../core/paths.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { withHousekeeping } from '../orchestrator/housekeeping.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
+import { registerAddCommand } from './add.js';
 import { registerAdminCommands } from './admin.js';
 import { registerChecksCommand } from './checks.js';
 import {
@@ -64,6 +65,7 @@ export function buildProgram(options: CliDeps = {}): Command {
   registerDashboardCommand(program, openWithOrchestrator(deps));
   registerAdminCommands(program, deps);
   registerSteerCommands(program, deps);
+  registerAddCommand(program, deps);
   registerFollowCommand(program, deps);
   registerLogsCommand(program, deps);
   registerChecksCommand(program, deps);

@@ -49,7 +49,7 @@ const COMMANDS: readonly SteerCommand[] = [
     description: 'leave a note on a feature: its next sessions read it in their brief',
     textArgument: 'text',
     request: (text) => ({ action: 'note', text: text ?? '' }),
-    said: () => ': noted; its next generator session reads it',
+    said: () => ': noted; its next session (generator or evaluator) reads it',
   },
   {
     name: 'reopen',
@@ -90,17 +90,21 @@ function registerOne(program: Command, resolved: ResolvedDeps, spec: SteerComman
   command.action((runId: string, featureId: string, ...rest: unknown[]) => {
     const text = spec.textArgument ? (rest[0] as string) : undefined;
     const options = (spec.textArgument ? rest[1] : rest[0]) as SteerCliOptions;
-    return withOrchestrator(orchestratorOptions(resolved, options.config), async ({ orchestrator }) => {
-      const outcome = await steerFeature(orchestrator, {
-        runId,
-        featureId,
-        request: spec.request(text, options),
-        by: cliActor(resolved.env),
-      });
-      if (options.json) return void resolved.stdout.write(`${JSON.stringify(outcome.feature, null, 2)}\n`);
-      resolved.stdout.write(
-        `${featureId} of ${runId}${spec.said(outcome)} (run ${statusLabel(outcome.run)}).\n`,
-      );
-    });
+    return withOrchestrator(
+      orchestratorOptions(resolved, options.config),
+      async ({ orchestrator, dataDir }) => {
+        const outcome = await steerFeature(orchestrator, {
+          runId,
+          featureId,
+          request: spec.request(text, options),
+          by: cliActor(resolved.env),
+          dataDir,
+        });
+        if (options.json) return void resolved.stdout.write(`${JSON.stringify(outcome.feature, null, 2)}\n`);
+        resolved.stdout.write(
+          `${featureId} of ${runId}${spec.said(outcome)} (run ${statusLabel(outcome.run)}).\n`,
+        );
+      },
+    );
   });
 }

@@ -55,6 +55,11 @@ export interface QuestionsResponse {
   questions: Question[];
 }
 
+/** `POST /runs/:id/features`: the feature as added (`{ description }` asked for it). */
+export interface AddFeatureResponse {
+  feature: { id: string; description: string; steps: string[]; dependsOn: string[] };
+}
+
 /** The newest nightly summary of a run. */
 export interface NightlySummaryView {
   at: string;

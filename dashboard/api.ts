@@ -5,6 +5,7 @@ import { moduleLogger } from '../core/log.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { FeatureId } from '../handoff/formats.js';
 import { ResumeRefusedError } from '../orchestrator/controls.js';
+import { AddRefusedError } from '../orchestrator/feature-add.js';
 import { RUN_ID_PATTERN } from '../orchestrator/keys.js';
 import { loadLanesView, withMerges } from '../orchestrator/lanes/lane-view.js';
 import { QuestionAnsweredError, QuestionNotFoundError } from '../orchestrator/questions.js';
@@ -15,8 +16,15 @@ import {
   RunTransitionError,
 } from '../orchestrator/run/index.js';
 import { SteerRefusedError, type SteerRequest } from '../orchestrator/steering.js';
+import { FeatureWriterFailedError } from '../roles/feature-writer.js';
 import { runActivity } from './activity.js';
-import type { QuestionsResponse, RunResponse, RunsResponse, SessionsResponse } from './api-types.js';
+import type {
+  AddFeatureResponse,
+  QuestionsResponse,
+  RunResponse,
+  RunsResponse,
+  SessionsResponse,
+} from './api-types.js';
 import { checksView } from './checks-view.js';
 import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
@@ -89,14 +97,28 @@ export function errorResponse(error: unknown, c: Context): Response {
     error instanceof RetryRefusedError ||
     error instanceof ResumeRefusedError ||
     error instanceof SteerRefusedError ||
+    error instanceof AddRefusedError ||
     error instanceof QuestionAnsweredError
   )
     return c.json({ error: 'conflict', message: error.describe() }, 409);
+  if (error instanceof FeatureWriterFailedError)
+    return c.json({ error: 'not_added', message: error.describe() }, 422);
+  if (error instanceof AddUnavailableError)
+    return c.json({ error: 'unavailable', message: error.describe() }, 503);
   if (error instanceof NightshiftError && error.exitCode === 2) {
     return c.json({ error: 'bad_request', message: error.describe() }, 400);
   }
   log.error({ err: error, path: c.req.path }, 'dashboard request failed');
   return c.json({ error: 'internal', message: 'Internal error; see the dashboard log.' }, 500);
+}
+
+/** An add on a dashboard that has no model to write the feature with (HTTP 503). */
+export class AddUnavailableError extends NightshiftError {
+  constructor() {
+    super('FEATURE_ADD_UNAVAILABLE', 'This dashboard cannot add features: it was started without a model.', {
+      hint: 'Add it with `nightshift add RUN "…"`, or through a dashboard started by `nightshift dashboard`.',
+    });
+  }
 }
 
 /** What the API routes need. */
@@ -118,6 +140,7 @@ export function apiRoutes(deps: ApiDeps): Hono {
   addSessionRoutes(app, deps);
   addControlRoutes(app, deps, runResponse);
   addSteerRoutes(app, deps.store, deps.controls.steer ?? storeSteer(deps.store));
+  addFeatureRoute(app, deps);
   return app;
 }
 
@@ -294,4 +317,25 @@ function addSteerRoutes(app: Hono, store: RunStore, steer: SteerFeature): void {
       return c.json({ ok: true });
     });
   }
+}
+
+/** `POST /runs/:id/features`: `{ description, by? }` (by: `dashboard` from its page, else `api`); answers 201 with the feature. */
+export const AddFeatureRequest = z.strictObject({
+  description: z.string(),
+  by: z.enum(['dashboard', 'api']).default('api'),
+});
+
+function addFeatureRoute(app: Hono, deps: ApiDeps): void {
+  app.post('/runs/:id/features', async (c) => {
+    const id = runIdOf(c);
+    const body = parseParam(AddFeatureRequest, await c.req.json().catch(() => null), 'request body');
+    await deps.store.getRun(id);
+    if (!deps.controls.addFeature) throw new AddUnavailableError();
+    const feature = await deps.controls.addFeature(id, body.description, body.by);
+    const { id: featureId, description, steps } = feature;
+    const added: AddFeatureResponse = {
+      feature: { id: featureId, description, steps, dependsOn: feature.depends_on ?? [] },
+    };
+    return c.json(added, 201);
+  });
 }

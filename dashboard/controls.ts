@@ -1,3 +1,4 @@
+import type { Feature } from '../handoff/formats.js';
 import { answerQuestion as recordAnswer } from '../orchestrator/questions.js';
 import type { RunRecord, RunStore } from '../orchestrator/run/index.js';
 import { resumeStatus } from '../orchestrator/run/index.js';
@@ -18,6 +19,11 @@ export interface RunControls {
   retryFeature(runId: string, featureId: string): Promise<unknown>;
   /** Steers a feature (note, reopen, unblock; dashboard/steering.ts); default: the store-only `storeSteer`. */
   steer?: SteerFeature;
+  /**
+   * Adds a feature from a person's words (a writer session, orchestrator/feature-add.ts); absent when the dashboard
+   * has no model to run it (a store-only dashboard): the route then says so.
+   */
+  addFeature?(runId: string, description: string, by: 'dashboard' | 'api'): Promise<Feature>;
   /** Answers a run's open question (`by`: the dashboard's page, or another client of the HTTP API). */
   answerQuestion(
     runId: string,

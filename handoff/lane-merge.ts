@@ -6,7 +6,7 @@
  * merged by the harness; an app-file conflict a mechanical rule fits is resolved by the harness too (with `rules`:
  * handoff/merge-rules.ts); any other conflict is the app's and goes to a generator.
  */
-import { formatFeatureList, parseFeatureListOnDisk } from './feature-list.js';
+import { type FeatureListOnDisk, formatFeatureList, parseFeatureListOnDisk } from './feature-list.js';
 import { WORKSPACE_FILES } from './formats.js';
 import { askGit, headUnlocked, locked, runGit, type WorkspaceRepo } from './git.js';
 import { type MergeRules, resolveByRules } from './merge-rules.js';
@@ -112,25 +112,40 @@ export function mergeAppended(base: string, ours: string, theirs: string): strin
 }
 
 /**
- * Our feature list with each `passes` flag their side changed since the base (a lane flips only its own feature);
- * undefined when a side is not a valid list or the lists differ in more than the flags (a generator must look).
+ * Our feature list with each `passes` flag their side changed since the base (a lane flips only its own feature),
+ * and the features either side appended since the base (a person's `nightshift add`, written into each side before
+ * its sessions): ours first, then theirs' others; one both appended keeps a pass either side recorded. Undefined when a
+ * side is not a valid list or the lists differ in more than that (a generator must look).
  */
 export function mergeFeatureLists(base: string, ours: string, theirs: string): string | undefined {
   try {
     const [baseList, ourList, theirList] = [base, ours, theirs].map((text) =>
       parseFeatureListOnDisk(JSON.parse(text)),
-    ) as [
-      ReturnType<typeof parseFeatureListOnDisk>,
-      ReturnType<typeof parseFeatureListOnDisk>,
-      ReturnType<typeof parseFeatureListOnDisk>,
+    ) as [FeatureListOnDisk, FeatureListOnDisk, FeatureListOnDisk];
+    const count = baseList.length;
+    const strip = (list: FeatureListOnDisk) =>
+      list.map(({ passes: _passes, ...rest }) => JSON.stringify(rest));
+    const [baseShape, ourShape, theirShape] = [baseList, ourList, theirList].map(strip) as [
+      string[],
+      string[],
+      string[],
     ];
-    const strip = (list: typeof ourList) => JSON.stringify(list.map(({ passes: _passes, ...rest }) => rest));
-    if (strip(baseList) !== strip(ourList) || strip(baseList) !== strip(theirList)) return undefined;
-    const merged = ourList.map((feature, index) => {
+    const sameBase = (shape: string[]) => shape.slice(0, count).join('\n') === baseShape.join('\n');
+    if (!sameBase(ourShape) || !sameBase(theirShape)) return undefined;
+    const merged = ourList.slice(0, count).map((feature, index) => {
       const flipped = theirList[index]?.passes !== baseList[index]?.passes;
       return flipped ? { ...feature, passes: theirList[index]?.passes ?? feature.passes } : feature;
     });
-    return formatFeatureList(merged);
+    const appended = ourList.slice(count).map((feature) => ({ ...feature }));
+    for (const [index, feature] of theirList.slice(count).entries()) {
+      const shape = theirShape[count + index];
+      const mine = appended.findIndex((_, at) => ourShape[count + at] === shape);
+      if (mine < 0 && appended.some((other) => other.id !== undefined && other.id === feature.id))
+        return undefined;
+      if (mine < 0) appended.push(feature);
+      else if (feature.passes) (appended[mine] as FeatureListOnDisk[number]).passes = true;
+    }
+    return formatFeatureList([...merged, ...appended]);
   } catch {
     return undefined;
   }

@@ -17,9 +17,26 @@ import {
 import { type NextAction, nextAction } from './scheduler.js';
 import { addSessionJob, IN_FLIGHT_STATES, type SessionAction } from './session-jobs.js';
 
-/** How long one advance may hold the run's advance mutex. */
 /** How long one advance may hold the run's advance mutex (a steering action waits as long for it). */
 export const ADVANCE_MUTEX_MS = 15_000;
+
+/**
+ * Runs a person's change of the run under its advance mutex, so that an advance that read the run before it cannot
+ * then act as if it had not happened (a reopen landing as the run ends would leave it incomplete with nothing queued).
+ * Waits as long as an advance may hold the mutex; past that, `work` runs without it (`locked` false: the change
+ * goes to the store alone, nothing that needs the run at rest).
+ */
+export async function withAdvanceMutex<T>(
+  orchestrator: Pick<Orchestrator, 'redis' | 'prefix'>,
+  runId: string,
+  work: (locked: boolean) => Promise<T>,
+): Promise<T> {
+  const lock = { name: 'advance', ttlMs: ADVANCE_MUTEX_MS, waitMs: ADVANCE_MUTEX_MS, pollMs: 50 };
+  const held = await withShortRunLock(orchestrator.redis, orchestrator.prefix, runId, lock, async () => ({
+    value: await work(true),
+  }));
+  return held ? held.value : work(false);
+}
 
 /** Options of {@link advanceRun}. */
 export interface AdvanceOptions {

@@ -143,6 +143,21 @@ export const RunEvent = z.discriminatedUnion('type', [
     /** Who: `cli:<os user>` or `dashboard`. */
     by: z.string(),
   }),
+  /** A person added a feature (`nightshift add`, the dashboard, the HTTP API): a writer session made it an entry. */
+  z.object({
+    type: z.literal('feature.added'),
+    ...base,
+    featureId: z.string(),
+    /** The entry's description, as appended. */
+    description: z.string(),
+    dependsOn: z.array(z.string()),
+    /** What the person asked for, verbatim. */
+    text: z.string(),
+    by: z.string(),
+    /** The writer session's cost (null: a model without a price) and its refused proposals. */
+    costUsd: z.number().nullable(),
+    refusals: z.number().int().nonnegative(),
+  }),
   z.object({
     type: z.literal('integrity.violation'),
     ...base,

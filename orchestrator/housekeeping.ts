@@ -20,9 +20,9 @@ import {
   listBranchesUnder,
   listRemoteBranchesUnder,
 } from '../handoff/run-branches.js';
-import { sessionJobId } from './keys.js';
 import type { Orchestrator, StatusListener } from './orchestrator.js';
 import { FINISHED_STATUSES, type RunRecord } from './run/run-state.js';
+import { runJobStates } from './session-jobs.js';
 
 const log = moduleLogger('orchestrator/housekeeping');
 
@@ -176,12 +176,7 @@ export async function sessionInFlight(
   orchestrator: Pick<Orchestrator, 'queues'>,
   run: RunRecord,
 ): Promise<boolean> {
-  const seqs = new Set([run.seq, run.mainSeq, ...run.lanes.map((lane) => lane.seq)].filter((seq) => seq > 0));
-  for (const seq of seqs) {
-    const job = await orchestrator.queues.sessions.getJob(sessionJobId(run.id, seq));
-    if (job && (await job.getState()) === 'active') return true;
-  }
-  return false;
+  return (await runJobStates(orchestrator, run)).includes('active');
 }
 
 /** Tidies every pending finished run that has no session in flight; returns how many were tidied. */

@@ -4,11 +4,28 @@
  * `questions.pauseAfterHours` with the questions as its reason.
  */
 import { openQuestions } from '../handoff/questions.js';
-import type { RunRecord } from './run/run-state.js';
+import type { FeatureState, RunRecord } from './run/run-state.js';
 
 /** The ids of the features waiting for an answer (an open question on them). */
 export function waitingFeatureIds(run: Pick<RunRecord, 'questions'>): Set<string> {
   return new Set(openQuestions(run.questions).map((question) => question.featureId));
+}
+
+/**
+ * Whether a feature's next session is an evaluation because an evaluator asked about it: its question is answered
+ * and no verdict came since (the evaluation was not judged; a generator would rebuild what nobody found wrong).
+ */
+export function evaluatesAfterAnswer(
+  run: Pick<RunRecord, 'questions'>,
+  feature: Pick<FeatureState, 'id' | 'lastVerdictSeq'>,
+): boolean {
+  return run.questions.some(
+    (question) =>
+      question.featureId === feature.id &&
+      question.role === 'evaluator' &&
+      question.answer !== null &&
+      question.seq > feature.lastVerdictSeq,
+  );
 }
 
 /** What a run whose only open work waits for answers does: wait, or pause once it waited long enough. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkStopConditions } from './budgets.js';
 import { blockedDependency, dependenciesMet } from './dependencies.js';
-import { waitForAnswers, waitingFeatureIds } from './question-schedule.js';
+import { evaluatesAfterAnswer, waitForAnswers, waitingFeatureIds } from './question-schedule.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -40,7 +40,8 @@ export type NextAction = z.infer<typeof NextAction>;
  * 8. the first failing, non-blocked feature in list order whose `depends_on` all pass → generate. A feature
  *    whose dependency is blocked is never started (it counts as blocked; apply-result records why). A feature
  *    with an open question waits for its answer (no follow-up either); when only such features (and those that
- *    depend on them) are left → wait, then pause `questions` after `questions.pauseAfterHours`.
+ *    depend on them) are left → wait, then pause `questions` after `questions.pauseAfterHours`. A feature an
+ *    evaluator asked about is evaluated (not generated) once the answer is in.
  * Every loop is bounded: failed evaluations block a feature after `maxAttemptsPerFeature`, `blocked` verdicts after
  * `maxBlockedEvaluations`, and `maxSessions` caps everything, including sessions that did not count.
  */
@@ -92,6 +93,7 @@ export function nextAction(state: RunState, now: Date): NextAction {
     workable.find((feature) => dependenciesMet(feature, byId)) ??
     (workable.length === pending.length ? pending[0] : undefined);
   if (!next) return waitForAnswers(run, now) ?? { kind: 'wait', reason: 'waiting for an answer' };
+  if (evaluatesAfterAnswer(run, next)) return { kind: 'evaluate', featureId: next.id };
   return workOn(next, budgets.maxGeneratorSessionsPerAttempt);
 }
 

@@ -41,6 +41,20 @@ export async function addSessionJob(
   return { kind: 'queued', seq, jobId, action };
 }
 
+/** The states of the run's latest session jobs: its own slot's and every lane's (jobs gone from the queue left out). */
+export async function runJobStates(
+  orchestrator: Pick<Orchestrator, 'queues'>,
+  run: RunRecord,
+): Promise<string[]> {
+  const seqs = new Set([run.seq, run.mainSeq, ...run.lanes.map((lane) => lane.seq)].filter((seq) => seq > 0));
+  const states: string[] = [];
+  for (const seq of seqs) {
+    const job = await orchestrator.queues.sessions.getJob(sessionJobId(run.id, seq));
+    if (job) states.push(await job.getState());
+  }
+  return states;
+}
+
 /** A job's action that runs a role session (everything but a merge). */
 export type SessionAction = Exclude<SessionJobData['action'], { kind: 'merge' }>;
 

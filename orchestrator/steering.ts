@@ -7,11 +7,11 @@ import { z } from 'zod';
 import { InputError, NightshiftError } from '../core/errors.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { type HumanNote, HumanNoteKind } from '../roles/human-notes.js';
-import { ADVANCE_MUTEX_MS, advanceRun } from './advance.js';
+import { advanceRun, withAdvanceMutex } from './advance.js';
 import { changeStatus } from './change-status.js';
+import { syncWorkspaceAtRest } from './feature-list-sync.js';
 import type { Orchestrator } from './orchestrator.js';
 import { FeatureNotFoundError } from './run/run-errors.js';
-import { withShortRunLock } from './run/run-lock.js';
 import type { FeaturePatch } from './run/run-records.js';
 import { ACTIVE_STATUSES, type FeatureState, type RunRecord } from './run/run-state.js';
 import type { RunStore } from './run/run-store.js';
@@ -21,7 +21,8 @@ export const MAX_STEER_TEXT = 4_000;
 /** Notes kept per feature (the newest); every one is also in the run's events. */
 export const MAX_NOTES_PER_FEATURE = 50;
 
-const SteerText = z
+/** A person's text (a note, a reason, a new feature's description): trimmed, 1 to {@link MAX_STEER_TEXT} characters. */
+export const SteerText = z
   .string()
   .trim()
   .min(1, 'is empty: say what the session should know')
@@ -139,15 +140,21 @@ export function steerRefusal(
  */
 export async function steerFeature(
   orchestrator: Orchestrator,
-  input: { runId: string; featureId: string; request: SteerRequest; by: string },
+  input: {
+    runId: string;
+    featureId: string;
+    request: SteerRequest;
+    by: string;
+    /** The data dir (the workspace's git guard): given, a reopen reaches `feature_list.json` at once when the run is at rest. */
+    dataDir?: string;
+  },
 ): Promise<SteerOutcome> {
-  // Under the advance mutex: an advance that read the features before this change must not then finish the run
-  // as if it had not happened (a reopen landing as the run ends would leave it incomplete with nothing scheduled).
-  const apply = () => steerFeatureInStore(orchestrator.store, { ...input, now: orchestrator.now() });
-  const lock = { name: 'advance', ttlMs: ADVANCE_MUTEX_MS, waitMs: ADVANCE_MUTEX_MS, pollMs: 50 };
-  const outcome =
-    (await withShortRunLock(orchestrator.redis, orchestrator.prefix, input.runId, lock, apply)) ??
-    (await apply());
+  const outcome = await withAdvanceMutex(orchestrator, input.runId, async (locked) => {
+    const steered = await steerFeatureInStore(orchestrator.store, { ...input, now: orchestrator.now() });
+    if (locked && input.dataDir && input.request.action === 'reopen')
+      await syncWorkspaceAtRest(orchestrator, input.runId, input.dataDir);
+    return steered;
+  });
   let run = await orchestrator.store.getRun(input.runId);
   if (input.request.action !== 'note' && run.status === 'incomplete')
     run = await changeStatus(orchestrator, run, 'building');

@@ -10,8 +10,15 @@ export class AskedQuestion {
   question: Question | undefined;
 }
 
-/** The `ask_human` tool of a session that may ask (the run gave it `askHuman`), bound to the session's features. */
-export function askHumanTool(input: RoleSessionInput, asked: AskedQuestion) {
+/**
+ * The `ask_human` tool of a session that may ask (the run gave it `askHuman`), bound to the session's features;
+ * `refusal` may turn a question about a feature away (an evaluator that judged it already).
+ */
+export function askHumanTool(
+  input: RoleSessionInput,
+  asked: AskedQuestion,
+  refusal?: (featureId: string) => string | undefined,
+) {
   const askHuman = input.askHuman;
   if (!askHuman) return [];
   return [
@@ -23,6 +30,8 @@ export function askHumanTool(input: RoleSessionInput, asked: AskedQuestion) {
           `feature_id must be one of this session's features (${input.featureIds.join(', ') || 'none'}); leave it out for this one.`,
         );
       }
+      const refused = refusal?.(featureId);
+      if (refused) throw new ToolError(refused);
       const reply = await askHuman({ featureId, question: request.question, options: request.options });
       if (reply.kind === 'decide') return reply;
       asked.question = reply.question;

@@ -19,6 +19,8 @@ import {
   WORKSPACE_FILES,
 } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
+import { type AskedQuestion, commitQuestionsFile } from './ask-human.js';
+import { evaluatorAsides, evaluatorAsking } from './evaluator-asks.js';
 import { evaluatorMessage } from './orientation.js';
 import {
   type LoopEnding,
@@ -218,6 +220,7 @@ function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
   const replayApps = appsAhead((index) => startFreshApp(input, evaluation.repo, `replay-${index}`));
   const gate = passGate(evaluation, browserTools.currentPage, observations, () => replayApps.take());
   const closing = closeOnce(evaluation, () => replayApps.dispose());
+  const asking = evaluatorAsking(input, evaluation.mode, collector);
   return {
     system: rolePrompt('evaluator'),
     firstMessage: evaluatorMessage({
@@ -225,18 +228,21 @@ function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
       features: first.open,
       mode: evaluation.mode,
       failures: first.failures,
+      asides: evaluatorAsides(input, first.open),
     }),
     tools: [
       ...createFileTools({ readOnly: true }),
       ...browserTools.tools,
       createSubmitVerdictTool(collector, (verdict) => gate.review(verdict)),
+      ...asking.tools,
     ],
     protectedPaths: EVALUATOR_PROTECTED_PATHS,
     unreadablePaths: EVALUATOR_UNREADABLE_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
+      beforeTurn: asking.beforeTurn,
       beforeStop: () => {
-        const missing = collector.missing();
+        const missing = asking.asked.question ? [] : collector.missing();
         return missing.length
           ? {
               stop: false,
@@ -248,7 +254,8 @@ function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
     release: closing.release,
     finish: async (result, ending = {}) => {
       await closing.release();
-      return finishEvaluation(evaluation, { collector, gate, evidence: closing.evidence() }, result, ending);
+      const judged = { collector, gate, evidence: closing.evidence(), asked: asking.asked };
+      return finishEvaluation(evaluation, judged, result, ending);
     },
   };
 }
@@ -305,23 +312,54 @@ function closeOnce(
 
 /**
  * The session's verdicts after the loop: what was submitted (grounded and gated), `blocked` for a feature left
- * without one when the loop ran to an end, nothing more when the run interrupted it; the replays' passes first.
+ * without one when the loop ran to an end, nothing more when the run interrupted it or it asked a person (the
+ * feature waits for the answer, checkpointed); the replays' passes first.
  */
 async function finishEvaluation(
   evaluation: OpenEvaluation,
-  judged: { collector: VerdictCollector; gate: CheckGate; evidence: string[] },
+  judged: { collector: VerdictCollector; gate: CheckGate; evidence: string[]; asked: AskedQuestion },
   result: AgentResult,
   ending: LoopEnding,
 ): Promise<RoleFinish> {
-  const { collector, gate } = judged;
-  const { replayed, failures, open } = evaluation.first;
+  const { replayed } = evaluation.first;
   // Stopped by the run (a pause, a cancel, a budget) or aborted: the evaluation was interrupted, not judged.
   const interrupted = ending.stoppedByRun !== undefined || result.outcome === 'aborted';
+  const asked = judged.asked.question;
   const blockedReason =
-    !interrupted && BLOCKING_OUTCOMES.has(result.outcome)
+    !interrupted && !asked && BLOCKING_OUTCOMES.has(result.outcome)
       ? `the evaluator ended (${result.outcome}) without submitting a verdict`
       : undefined;
-  const verdicts = open
+  const verdicts = judgedVerdicts(evaluation, judged, blockedReason);
+  await judged.gate.write();
+  // The questions (the one just asked, answers given so far) go into the history, as a generator's session does.
+  await commitQuestionsFile(evaluation.input, evaluation.repo, judged.asked);
+  if (interrupted) {
+    return {
+      outcome: 'aborted',
+      reason: `interrupted, not judged: ${ending.stoppedByRun ?? result.reason ?? 'aborted'}`,
+      verdicts: [...replayed, ...verdicts],
+    };
+  }
+  if (asked) {
+    const reason = result.reason ?? `asked a person (${asked.id})`;
+    return { outcome: 'checkpointed', reason, verdicts: [...replayed, ...verdicts], askedQuestion: asked.id };
+  }
+  const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
+  return {
+    outcome,
+    ...(result.reason ? { reason: result.reason } : {}),
+    verdicts: [...replayed, ...verdicts],
+  };
+}
+
+/** The records of the open features: each submitted verdict, or `blocked` (its reason) for one left without. */
+function judgedVerdicts(
+  evaluation: OpenEvaluation,
+  judged: { collector: VerdictCollector; gate: CheckGate; evidence: string[] },
+  blockedReason: string | undefined,
+): VerdictRecord[] {
+  const { collector, gate } = judged;
+  return evaluation.first.open
     .map((feature) => feature.id)
     .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
     .map((id) => {
@@ -333,7 +371,7 @@ async function finishEvaluation(
           verdictContext(evaluation.input, evaluation.mode, judged.evidence),
           why,
         ),
-        failures.get(id),
+        evaluation.first.failures.get(id),
       );
       const ungrounded = collector.groundingFailures(id);
       const unrecordable = record.verdict === 'pass' ? gate.unrecorded.get(id) : undefined;
@@ -343,20 +381,6 @@ async function finishEvaluation(
         ...(unrecordable ? { unrecordable } : {}),
       };
     });
-  await gate.write();
-  if (interrupted) {
-    return {
-      outcome: 'aborted',
-      reason: `interrupted, not judged: ${ending.stoppedByRun ?? result.reason ?? 'aborted'}`,
-      verdicts: [...replayed, ...verdicts],
-    };
-  }
-  const outcome = outcomeOfInterruptedLoop(result, 'blocked') ?? 'completed';
-  return {
-    outcome,
-    ...(result.reason ? { reason: result.reason } : {}),
-    verdicts: [...replayed, ...verdicts],
-  };
 }
 
 /** A failed regression verdict names the recorded check's failed step first, for the generator's feedback. */

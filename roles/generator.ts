@@ -60,7 +60,7 @@ export async function prepareGenerator(
     firstMessage: generatorMessage({
       feature,
       feedback,
-      humanNotes: humanNotesText(input.humanNotes),
+      humanNotes: humanNotesText(input.humanNotes?.[feature.id]),
       snapshot,
       remainingFailing: features.filter((candidate) => !candidate.passes).length,
       appPort,

@@ -1,6 +1,6 @@
 /**
  * What a person told the harness about one feature (`nightshift note`, `reopen`, `unblock`, or the dashboard):
- * kept on the feature in the run store and shown to the feature's generator sessions until it passes.
+ * kept on the feature in the run store and shown to the feature's next sessions, generator or evaluator.
  */
 import { z } from 'zod';
 
@@ -20,7 +20,7 @@ export const HumanNote = z.object({
 });
 export type HumanNote = z.infer<typeof HumanNote>;
 
-/** Notes a generator's brief shows at most (the newest): older ones are in the run's events. */
+/** Notes a brief shows at most (the newest): older ones are in the run's events. */
 export const NOTES_IN_BRIEF = 10;
 
 const LEAD: Record<HumanNoteKind, string> = {
@@ -29,16 +29,24 @@ const LEAD: Record<HumanNoteKind, string> = {
   unblock: 'Unblocked (new attempts)',
 };
 
-/** The notes as the generator's brief shows them, newest last; null when there are none. */
-export function humanNotesText(notes: readonly HumanNote[] | undefined): string | null {
+/** How each role is told to use the notes: a generator builds by them, an evaluator judges with them in mind. */
+const USE: Record<'generator' | 'evaluator', string> = {
+  generator:
+    'A person watching this run wrote these about this feature. They know what they want: follow them where the spec leaves room, and say in progress.md what you did about each.',
+  evaluator:
+    'A person watching this run wrote these about this feature. They know what they want: where a note says what the app must do or show, check that too, and fail the feature if it does not.',
+};
+
+/** The notes as a generator's or an evaluator's brief shows them, newest last; null when there are none. */
+export function humanNotesText(
+  notes: readonly HumanNote[] | undefined,
+  role: 'generator' | 'evaluator' = 'generator',
+): string | null {
   if (!notes || notes.length === 0) return null;
   const lines = notes
     .slice(-NOTES_IN_BRIEF)
     .map(
       (note) => `- ${LEAD[note.kind]}, by ${note.by} at ${note.at}:\n  ${note.text.replace(/\n/g, '\n  ')}`,
     );
-  return [
-    'A person watching this run wrote these about this feature. They know what they want: follow them where the spec leaves room, and say in progress.md what you did about each.',
-    ...lines,
-  ].join('\n');
+  return [USE[role], ...lines].join('\n');
 }

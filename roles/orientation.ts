@@ -11,6 +11,11 @@ export interface WorkspaceSnapshot {
   progressTail: string;
 }
 
+/** The brief's heading over what people wrote about the feature (generator and evaluator alike). */
+export const NOTES_TITLE = 'Notes from a person about this feature';
+/** The brief's heading over the answers to questions asked about the feature (`ask_human`). */
+export const ANSWERS_TITLE = 'Answers to the questions asked about this feature (follow them)';
+
 function section(title: string, body: string): string {
   return `## ${title}\n${body.trim() || '(none)'}`;
 }
@@ -80,10 +85,9 @@ export function generatorMessage(input: {
     `Category: ${feature.category}. ${input.remainingFailing} feature(s) still failing in total; work on this one only.`,
     section('What the evaluator will check (your contract)', contractText(contract)),
   ];
-  if (input.humanNotes) parts.push(section('Notes from a person about this feature', input.humanNotes));
+  if (input.humanNotes) parts.push(section(NOTES_TITLE, input.humanNotes));
   if (input.specSection) parts.push(specSectionText(input.specSection));
-  if (input.answers)
-    parts.push(section('Answers to the questions asked about this feature (follow them)', input.answers));
+  if (input.answers) parts.push(section(ANSWERS_TITLE, input.answers));
   if (input.feedback)
     parts.push(section('Evaluator feedback from the last attempt (fix this)', input.feedback));
   parts.push(
@@ -124,6 +128,8 @@ export function evaluatorMessage(input: {
   mode: 'evaluate' | 'regression';
   /** Features whose recorded check failed its replay, and how (regression checks). */
   failures?: ReadonlyMap<string, string>;
+  /** What a person said about a feature (notes, answers to questions), as `[title, text]` sections after its steps. */
+  asides?: ReadonlyMap<string, ReadonlyArray<readonly [string, string]>>;
 }): string {
   const intro =
     input.mode === 'regression'
@@ -136,11 +142,16 @@ export function evaluatorMessage(input: {
           `Its ${failure}. Decide whether the feature is broken (fail, naming what is wrong) or still works with a changed page (pass: the check is recorded again from what you do).`,
         ]
       : [];
+    // Sub-headings without the id: a reader splitting the brief by feature headings keeps one section per feature.
+    const asides = (input.asides?.get(feature.id) ?? []).map(
+      ([title, text]) => `\n### ${title}\n${text.trim()}`,
+    );
     return [
       `## ${feature.id}: ${feature.description}`,
       ...replay,
       'Steps:',
       numberedSteps(feature.steps),
+      ...asides,
     ].join('\n');
   });
   return [`# Evaluate the app at ${input.appUrl}`, intro, ...features].join('\n\n');

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import type { PriceTable } from '../agent/cost.js';
 import type { EventSink } from '../agent/events.js';
-import { type AgentResult, type LoopHooks, type RunAgentOptions, runAgent } from '../agent/loop.js';
+import { type RunAgentOptions, runAgent } from '../agent/loop.js';
 import type { ModelProvider } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { InputError, NightshiftError } from '../core/errors.js';
@@ -25,6 +25,7 @@ import {
   PlannerRecord,
 } from './planner-tools.js';
 import { rolePrompt } from './prompt-files.js';
+import { type Submissions, submissionFailure, submissionHooks } from './submission-session.js';
 
 const log = moduleLogger('roles/planner');
 
@@ -139,63 +140,23 @@ export function plannerMessage(input: {
   ].join('\n\n');
 }
 
-function loopHooks(record: PlannerRecord, bounds: PlannerBounds, maxSteps: number): LoopHooks {
-  let warned = false;
+/** How the planner's session talks about its spec (roles/submission-session.ts). */
+function plannerWords(bounds: PlannerBounds, maxSteps: number) {
   return {
-    beforeTurn: (state) => {
-      // The accepted spec is the whole output: no further request is worth its tokens.
-      if (record.spec !== undefined) return { end: 'spec accepted' };
-      if (record.refusals.length >= bounds.maxSubmitAttempts) {
-        return { end: `the spec was refused ${record.refusals.length} times` };
-      }
-      if (!warned && state.step >= maxSteps - 2) {
-        warned = true;
-        return { note: 'Only two model requests are left: call submit_spec with the whole spec now.' };
-      }
-      return {};
-    },
-    beforeStop: () =>
-      record.spec !== undefined
-        ? { stop: true }
-        : {
-            stop: false,
-            message:
-              'Nothing was submitted. Call submit_spec with the whole spec (the title and every required section); text replies are not read.',
-          },
+    noun: 'spec',
+    maxRefusals: bounds.maxSubmitAttempts,
+    maxSteps,
+    lastCall: 'Only two model requests are left: call submit_spec with the whole spec now.',
+    nothingSubmitted:
+      'Nothing was submitted. Call submit_spec with the whole spec (the title and every required section); text replies are not read.',
+    activity: 'planning',
+    otherModel: 'choose another model with --model',
   };
 }
 
-/** Why a session ended without a spec, and what the user can do. */
-function failureOf(agent: AgentResult, record: PlannerRecord, bounds: PlannerBounds) {
-  const lastRefusal = record.refusals.at(-1);
-  if (record.refusals.length >= bounds.maxSubmitAttempts && lastRefusal) {
-    return {
-      reason: `the spec was refused ${record.refusals.length} times; last problems: ${lastRefusal.join(' ')}`,
-      hint: 'Try again (perhaps with a clearer prompt), or choose another model with --model.',
-    };
-  }
-  switch (agent.outcome) {
-    case 'rate_limited':
-    case 'provider_error':
-    case 'context_overflow':
-      return {
-        reason: `the model failed (${agent.outcome}): ${agent.reason ?? 'no detail'}`,
-        hint: 'Check the model id and its API key (nightshift doctor), wait if it was a rate limit, then retry.',
-      };
-    case 'aborted':
-      return { reason: `planning was cancelled (${agent.reason ?? 'aborted'})`, hint: 'Run it again.' };
-    case 'step_limit':
-    case 'time_limit':
-      return {
-        reason: `it reached its ${agent.outcome === 'step_limit' ? 'step' : 'time'} limit without an accepted spec`,
-        hint: 'Try again, or choose a stronger model with --model.',
-      };
-    default:
-      return {
-        reason: `it stopped without submitting a spec${agent.reason ? ` (${agent.reason})` : ''}`,
-        hint: 'Try again, or choose another model with --model.',
-      };
-  }
+/** The record as the submission hooks see it. */
+function submissionsOf(record: PlannerRecord): Submissions {
+  return { accepted: () => record.spec !== undefined, refusals: record.refusals };
 }
 
 interface SessionParts {
@@ -235,7 +196,7 @@ function agentOptions(input: PlannerInput, parts: SessionParts): RunAgentOptions
       // The loop's generic reminders talk about commits; the planner's own note (beforeTurn) replaces them.
       reminderAt: 1,
     },
-    hooks: loopHooks(record, bounds, limits.maxSteps),
+    hooks: submissionHooks(submissionsOf(record), plannerWords(bounds, limits.maxSteps)),
     transcript: new TranscriptWriter(parts.transcript, input.secrets),
     ...(input.sink ? { sink: input.sink } : {}),
     ...(input.signal ? { signal: input.signal } : {}),
@@ -276,7 +237,8 @@ export async function runPlanner(input: PlannerInput): Promise<PlannerResult> {
     transcript: parts.transcript,
   };
   if (record.spec === undefined) {
-    const failure = failureOf(agent, record, parts.bounds);
+    const words = plannerWords(parts.bounds, parts.limits.maxSteps);
+    const failure = submissionFailure(agent, submissionsOf(record), words);
     const failed: PlanRecord = { ...base, outcome: 'failed', reason: failure.reason };
     await writeFile(path.join(dir, 'plan.json'), `${JSON.stringify(failed, null, 2)}\n`);
     log.warn({ planId: input.planId, outcome: agent.outcome, reason: failure.reason }, 'planner failed');

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { RoleName } from './session-result.js';
 
-/** Roles with a prompt file: the run's three and the planner, which runs before a run exists. */
-export type PromptRole = RoleName | 'planner';
+/** Roles with a prompt file: the run's three, the planner (before a run exists), the feature writer (`nightshift add`). */
+export type PromptRole = RoleName | 'planner' | 'feature-writer';
 
 const cache = new Map<PromptRole, string>();
 

@@ -6,6 +6,7 @@ import { emptyUsage } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
+import { syncFeatureList } from '../handoff/feature-list-sync.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
 import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { backupRepo, verifyDescendsFrom } from '../handoff/git-history.js';
@@ -67,10 +68,15 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   const workspace = await realpath(input.workspace);
   const gitViolations: IntegrityViolation[] = [];
   const repo = openGuardedRepo(input, workspace, gitViolations);
-  const startCommit = await head(repo);
-  if (!startCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
+  const headCommit = await head(repo);
+  if (!headCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
   // Leftovers of a crashed session are not trusted: every session starts from the last commit.
-  await rollback(repo, startCommit);
+  await rollback(repo, headCommit);
+  // What a person changed in the list since (a feature added, one reopened) is in it before the session starts.
+  const synced = input.featureListSync
+    ? await syncFeatureList(repo, input.featureListSync, { runId: input.runId, session: input.session })
+    : undefined;
+  const startCommit = synced?.sha ?? headCommit;
   const prepared = await prepareBesideBackup(input, repo, startCommit);
   const { finished, violations } = await runChecked(input, repo, startCommit, prepared);
   if (input.role === 'evaluator' && finished.verdicts.length) {

@@ -4,6 +4,7 @@ import type { LoopState } from '../agent/loop.js';
 import type { ModelProvider } from '../agent/messages.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import type { SessionSandbox } from '../evaluation/session-box.js';
+import type { FeatureListSync } from '../handoff/feature-list-sync.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
 import type { Question } from '../handoff/questions.js';
 import type { HumanNote } from './human-notes.js';
@@ -39,8 +40,16 @@ export interface RoleSessionInput {
   lane?: number;
   /** Features to work on: one for a generator, one or more for an evaluator, none for the initializer. */
   featureIds: string[];
-  /** Generator: what a person wrote about its feature (`nightshift note`, `reopen`, `unblock`), shown in its brief. */
-  humanNotes?: readonly HumanNote[];
+  /**
+   * What a person wrote about the session's features (`nightshift note`, `reopen`, `unblock`), by feature id: shown
+   * in the brief of a generator or an evaluator, whichever comes next.
+   */
+  humanNotes?: Readonly<Record<string, readonly HumanNote[]>>;
+  /**
+   * What the run store knows that the workspace's `feature_list.json` may not yet (features a person added, passing
+   * ones reopened): applied, as the harness's commit, before the session starts.
+   */
+  featureListSync?: FeatureListSync;
   /** `regression` re-checks features that already pass (evaluator only). */
   mode?: 'evaluate' | 'regression';
   provider: ModelProvider;
@@ -80,8 +89,8 @@ export interface RoleSessionInput {
   /** Milliseconds clock, injectable. */
   clock?: () => number;
   /**
-   * Generator: records a question for a person (the run keeps it; past the run's cap, none is recorded and the
-   * session decides itself). Absent: the session has no `ask_human` tool.
+   * Generator, or an evaluator judging a feature (not a regression sweep): records a question for a person (the run
+   * keeps it; past the run's cap, none is recorded and the session decides itself). Absent: no `ask_human` tool.
    */
   askHuman?: (request: {
     featureId: string;

@@ -47,6 +47,7 @@ export const LONG_FIRST: readonly string[] = [
   'test/integration/redis-topologies/sentinel-failover',
   'test/integration/evaluation/sweep',
   'test/integration/cli/run-names',
+  'test/integration/cli/add',
   'test/integration/cli/plan',
   'test/e2e/cli-interrupt',
   'test/integration/cli/checks-cli',

@@ -18,7 +18,6 @@ import { MAIN_SLOT } from '../orchestrator/lanes/lane-scheduler.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { harnessErrorStop } from '../orchestrator/progress-watch.js';
-import { askQuestion } from '../orchestrator/questions.js';
 import { SessionJobData } from '../orchestrator/queues.js';
 import {
   ACTIVE_STATUSES,
@@ -36,6 +35,7 @@ import { runMerge } from './merge-step.js';
 import type { NightshiftMetrics } from './metrics.js';
 import { failingProvider } from './provider-factory.js';
 import { clearRateLimit, handleRateLimit } from './rate-limit.js';
+import { peopleInput } from './session-people.js';
 
 const log = moduleLogger('workers/session-processor');
 
@@ -218,21 +218,12 @@ async function runSessionSteps(
   const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, secrets);
   const signal = AbortSignal.any([deps.shutdown, lockLost]);
   const session = { seq: data.seq, action, lane, workspace, secrets, forwarder, signal };
-  const humanNotes =
-    action.role === 'generator' ? await notesOf(orchestrator, run.id, action.featureIds) : [];
-  const result = await runRoleSession({ ...roleSessionInput(deps, run, session), humanNotes });
+  const people = await peopleInput(orchestrator, run, session);
+  const result = await runRoleSession({ ...roleSessionInput(deps, run, session), ...people });
   if (workspace.publish) await publishSession(workspace.publish, result);
   await forwarder.flush();
   await recordResult(orchestrator, run.id, data.seq, { role: action.role, dir: workspace.dir }, result);
   return result;
-}
-
-/** What people wrote about the session's features (`nightshift note`, `reopen`, `unblock`), oldest first. */
-async function notesOf(orchestrator: Orchestrator, runId: string, featureIds: readonly string[]) {
-  const features = await orchestrator.store.listFeatures(runId);
-  return features
-    .filter((feature) => featureIds.includes(feature.id))
-    .flatMap((feature) => feature.humanNotes);
 }
 
 /** The role session's input from the run's settings and this worker's workspace, browser and secrets. */
@@ -285,18 +276,6 @@ function roleSessionInput(
       ),
     secrets: session.secrets,
     questions: run.questions,
-    ...(role === 'generator'
-      ? {
-          askHuman: async (request: { featureId: string; question: string; options: string[] }) => {
-            const asked = await askQuestion(deps.orchestrator, run.id, {
-              ...request,
-              role,
-              seq: session.seq,
-            });
-            return asked.kind === 'asked' ? { kind: 'asked' as const, question: asked.question } : asked;
-          },
-        }
-      : {}),
   };
 }
 

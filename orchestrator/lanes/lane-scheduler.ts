@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkStopConditions } from '../budgets.js';
 import { blockedDependency, dependenciesMet } from '../dependencies.js';
-import { waitForAnswers, waitingFeatureIds } from '../question-schedule.js';
+import { evaluatesAfterAnswer, waitForAnswers, waitingFeatureIds } from '../question-schedule.js';
 import {
   ACTIVE_STATUSES,
   type FeatureState,
@@ -58,8 +58,9 @@ export type LaneSchedule =
  *    or sent back by the merge queue → generate; `blocked` verdict → evaluate again);
  * 4. lanes without a feature: the next failing features in list order whose `depends_on` pass on the run branch
  *    and that no lane holds. A feature waiting on one in flight waits for its merge.
- * A feature with an open question keeps its lane but gets no step until it is answered; when nothing else can run
- * and nothing is in flight, the run waits (then pauses `questions`, as in `nextAction`).
+ * A feature with an open question keeps its lane but gets no step until it is answered (then an evaluation, when an
+ * evaluator asked); when nothing else can run and nothing is in flight, the run waits (then pauses `questions`, as in
+ * `nextAction`).
  */
 export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<number>): LaneSchedule {
   const { run, features } = state;
@@ -94,7 +95,9 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
     if (awaitsMerge(lane)) continue;
     actions.push({
       slot: lane.lane,
-      action: laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
+      action: evaluatesAfterAnswer(run, feature)
+        ? { kind: 'evaluate', featureId: feature.id }
+        : laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
     });
   }
   const used = new Set(run.lanes.map((lane) => lane.lane));

@@ -70,10 +70,14 @@ export function applySessionResult(input: ApplyInput): ApplyOutput {
   if (counted && result.role === 'generator' && !result.askedQuestion) {
     for (const id of result.featureIds) bump(byId.get(id), changed);
   }
-  // An evaluation that did not count (interrupted, a provider failure) judged only what it submitted: those
-  // verdicts are in the workspace already; the features it did not judge get no `blocked` record.
+  // An evaluation that did not count (interrupted, a provider failure), or that ended to ask a person, judged only
+  // what it submitted: those verdicts are in the workspace already; the features it did not judge get no record.
   const verdicts: VerdictRecord[] =
-    result.role !== 'evaluator' ? [] : counted ? withMissingVerdicts(input, byId) : result.verdicts;
+    result.role !== 'evaluator'
+      ? []
+      : counted && !result.askedQuestion
+        ? withMissingVerdicts(input, byId)
+        : result.verdicts;
   const regressionChecked = applyVerdicts(input, verdicts, byId, { counters, events, changed });
   // A new feature list: when lanes will not pay for it, say so once (run prints the event).
   const estimate = replaced ? lanesEstimateEvent(input.run, features, now) : undefined;

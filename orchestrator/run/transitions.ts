@@ -2,8 +2,8 @@ import { NightshiftError } from '../../core/errors.js';
 import type { RunStatus } from './run-state.js';
 
 /**
- * Legal status changes. `done` and `cancelled` are final; `incomplete` (blocked features left) goes on when a
- * blocked feature is retried. `failed` is resumable (to `initializing` or `building`):
+ * Legal status changes. `cancelled` is final; `done` builds again only when a person adds a feature
+ * (`nightshift add`); `incomplete` (blocked features left) goes on when a blocked feature is retried. `failed` is resumable (to `initializing` or `building`):
  * a run fails on causes a user can fix (bad API key, an initializer that cannot produce a feature list), and the
  * work in git is still there. Setting the current status again is always allowed (idempotent; a paused run may
  * change its reason that way).
@@ -17,7 +17,8 @@ export const STATUS_TRANSITIONS: Readonly<Record<RunStatus, readonly RunStatus[]
   failed: ['initializing', 'building', 'cancelled'],
   // Resumed when a blocked feature is retried.
   incomplete: ['building', 'cancelled'],
-  done: [],
+  // A person added a feature to the finished run (orchestrator/feature-add.ts).
+  done: ['building'],
   cancelled: [],
 };
 
@@ -27,7 +28,7 @@ export class RunTransitionError extends NightshiftError {
     super('RUN_TRANSITION_INVALID', `Run ${runId} cannot go from ${from} to ${to}.`, {
       hint:
         from === 'done' || from === 'cancelled'
-          ? `The run is ${from}; start a new run to build more.`
+          ? `The run is ${from}; start a new run to build more${from === 'done' ? ', or add a feature to it with `nightshift add`' : ''}.`
           : `Allowed from ${from}: ${STATUS_TRANSITIONS[from].join(', ') || 'nothing'}.`,
       exitCode: 2,
     });

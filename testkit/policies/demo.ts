@@ -1,12 +1,13 @@
 /**
  * The demo's scripted model: one policy for all three roles of a todo-example run (and the planner that
- * writes its spec from an idea, for `run --prompt`), told apart by the role prompt (`roles/prompts/*.md`). It drives the real tools: the initializer and generators write,
+ * writes its spec from an idea, for `run --prompt`, and the feature writer of `nightshift add`), told apart by the role prompt (`roles/prompts/*.md`). It drives the real tools: the initializer and generators write,
  * edit, run and commit real code; the evaluator reads real aria snapshots and decides from the page.
  * Load it with `testkit/main.ts` as a module (default export) or import `demoPolicy`.
  */
 import { moduleLogger } from '../../core/log.js';
 import type { Policy, PolicyReply, ScriptedConversation } from '../types.js';
 import { evaluatorScript } from './evaluator.js';
+import { featureWriterScript } from './feature-writer.js';
 import { generatorScript } from './generator.js';
 import { initializerScript } from './initializer.js';
 import { plannerScript } from './planner.js';
@@ -15,7 +16,7 @@ import { runScript, type Script } from './script.js';
 const log = moduleLogger('testkit/policies/demo');
 
 /** The role a conversation belongs to. */
-export type DemoRole = 'initializer' | 'generator' | 'evaluator' | 'planner';
+export type DemoRole = 'initializer' | 'generator' | 'evaluator' | 'planner' | 'feature-writer';
 
 /** The role of a conversation, from its system prompt (then its tools); undefined when unknown. */
 export function roleOf(
@@ -26,6 +27,7 @@ export function roleOf(
   if (/you are an? (independent )?evaluator/i.test(system)) return 'evaluator';
   if (/you are a generator/i.test(system)) return 'generator';
   if (/you are the planner/i.test(system)) return 'planner';
+  if (/you are the feature writer/i.test(system)) return 'feature-writer';
   if (conversation.toolNames.includes('submit_verdict')) return 'evaluator';
   return undefined;
 }
@@ -35,6 +37,7 @@ const SCRIPTS: Record<DemoRole, Script> = {
   generator: generatorScript,
   evaluator: evaluatorScript,
   planner: plannerScript,
+  'feature-writer': featureWriterScript,
 };
 
 /** The scripted roles with some of them played differently (e.g. a careless generator, testkit/policies/careless.ts). */
@@ -44,7 +47,7 @@ export function scriptedPolicy(overrides: Partial<Record<DemoRole, Script>> = {}
     const role = roleOf(conversation);
     if (!role) {
       return {
-        text: 'This scripted model plays the planner, initializer, generator and evaluator of the examples only.',
+        text: 'This scripted model plays the planner, initializer, generator, evaluator and feature writer of the examples only.',
       };
     }
     try {

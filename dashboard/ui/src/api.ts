@@ -1,5 +1,6 @@
 // The dashboard's JSON API as seen from the browser (same origin; the token travels in an HttpOnly cookie).
 import type {
+  AddFeatureResponse,
   ChecksResponse,
   ErrorResponse,
   FeatureDetailResponse,
@@ -79,6 +80,12 @@ export const api = {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ answer, by: 'dashboard' }),
+    }),
+  addFeature: (id: string, description: string) =>
+    call<AddFeatureResponse>(`${run(id)}/features`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ description, by: 'dashboard' }),
     }),
   eventsUrl: (id: string, replay: number) => `${run(id)}/events?replay=${replay}`,
 };

@@ -3,6 +3,7 @@
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
 import type { NightlySummaryView, RunResponse } from '../../api-types.js';
 import { createActivityCard } from './activity-card.js';
+import { createAddFeatureCard } from './add-feature-card.js';
 import { api, observeLastEventIds } from './api.js';
 import { progressChart } from './chart.js';
 import { el, replaceChildren } from './dom.js';
@@ -28,10 +29,10 @@ const REFRESH_DEBOUNCE_MS = 250;
 const REPLAY = 50;
 
 /** Builds the run page's cards and panels and puts them into `root`, in page order. */
-function renderRunLayout(root: HTMLElement, runId: string, onAnswered: () => void) {
+function renderRunLayout(root: HTMLElement, runId: string, onChanged: () => void) {
   const activity = createActivityCard();
   const lanes = createLanesCard();
-  const questions = createQuestionsCard(runId, onAnswered);
+  const questions = createQuestionsCard(runId, onChanged);
   const header = createRunHeader(runId, (response) => {
     header.render(response);
     activity.show(response);
@@ -58,6 +59,7 @@ function renderRunLayout(root: HTMLElement, runId: string, onAnswered: () => voi
     summary,
     chart,
     el('div', { class: 'grid-row' }, grid.element, detail),
+    createAddFeatureCard(runId, onChanged),
     timeline.element,
   );
   return { header, activity, lanes, questions, summary, chart, detail, grid, timeline };

@@ -100,4 +100,16 @@ describe('lane merges', () => {
     expect(mergeFeatureLists(list([false]), list([false]), renamed)).toBeUndefined();
     expect(mergeFeatureLists(list([false]), 'not json', list([true]))).toBeUndefined();
   });
+
+  it('keeps a feature a person added on either side (once), with a pass either side recorded', () => {
+    // The base has F-001; the run branch (ours) got F-002 appended, the lane (theirs) too and then passed it.
+    expect(mergeFeatureLists(list([false]), list([false, false]), list([true, true]))).toBe(
+      list([true, true]),
+    );
+    expect(mergeFeatureLists(list([false]), list([false]), list([false, false]))).toBe(list([false, false]));
+    expect(mergeFeatureLists(list([false]), list([false, false]), list([false]))).toBe(list([false, false]));
+    // Two different features under one id: a generator must look.
+    const other = list([false, false]).replace('"f1"', '"something else"');
+    expect(mergeFeatureLists(list([false]), list([false, false]), other)).toBeUndefined();
+  });
 });

@@ -98,7 +98,19 @@ describe('status transitions', () => {
     ]);
   });
 
-  it('refuses to leave done or cancelled, and other illegal changes', async () => {
+  it('refuses to leave cancelled, done but to build again (a feature added), and other illegal changes', async () => {
+    const finished = await store.createRun(newRun());
+    await store.setStatus(finished.id, 'building');
+    await store.setStatus(finished.id, 'done');
+    for (const status of ['paused', 'initializing', 'failed'] as const) {
+      await expect(store.setStatus(finished.id, status)).rejects.toMatchObject({
+        code: 'RUN_TRANSITION_INVALID',
+      });
+    }
+    expect(await store.setStatus(finished.id, 'building')).toMatchObject({
+      status: 'building',
+      finishedAt: null,
+    });
     const run = await store.createRun(newRun());
     await store.setStatus(run.id, 'initializing');
     // A run still initializing has no feature list, so it cannot be done.

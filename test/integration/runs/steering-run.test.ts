@@ -1,13 +1,17 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createProvider } from '../../../agent/providers/index.js';
+import { addFeature } from '../../../orchestrator/feature-add.js';
 import { startRun } from '../../../orchestrator/start-run.js';
 import { steerFeature } from '../../../orchestrator/steering.js';
 import demoPolicy from '../../../testkit/policies/demo.js';
 import { createRunHarness, type RunHarness, shortTodoSpec, waitFor } from './harness.js';
 
 // A person steers a whole run (real worker, Redis, git, Chromium, scripted model; two todo features): a note and
-// an unblock reach F-002's generator, a reopen sends a passing F-001 back to a generator with the reason and its
-// recorded check, and the run ends done.
+// an unblock reach F-002's generator (the note its evaluator too), a reopen sends a passing F-001 back to a generator
+// with the reason and its recorded check, and the run ends done; then a feature added in a person's words (the
+// scripted feature writer) makes the done run build again, and it ends done with the new feature passing.
 let harness: RunHarness | undefined;
 afterAll(async () => {
   await harness?.close();
@@ -39,6 +43,12 @@ describe('steering a running run', () => {
       waitFor(what, check, 400_000).catch(async (error: Error) => {
         throw new Error(`${error.message}\n${await story()}`);
       });
+    const ended = async () => {
+      const current = await store.getRun(run.id);
+      return ['incomplete', 'done', 'failed', 'paused', 'cancelled'].includes(current.status)
+        ? current
+        : undefined;
+    };
     const feature = async (id: string) => (await store.listFeatures(run.id)).find((f) => f.id === id);
     await until('the feature list', async () => ((await feature('F-002')) ? true : undefined));
     // Held back (as a blocked feature is) so the run ends incomplete and an unblock lets it go on.
@@ -51,25 +61,38 @@ describe('steering a running run', () => {
     const reopened = await steer('F-001', { action: 'reopen', reason: REOPEN });
     expect(reopened.feature).toMatchObject({ passes: false, attempts: 0 });
 
-    const incomplete = await until('the run to end incomplete', async () => {
-      const current = await store.getRun(run.id);
-      return ['incomplete', 'done', 'failed', 'paused', 'cancelled'].includes(current.status)
-        ? current
-        : undefined;
-    });
+    const incomplete = await until('the run to end incomplete', ended);
     expect(incomplete.status, incomplete.detail ?? '').toBe('incomplete');
     expect((await feature('F-001'))?.passes).toBe(true);
     const unblocked = await steer('F-002', { action: 'unblock', note: UNBLOCK });
     expect(unblocked.run.status).toBe('building');
 
-    const done = await until('the run to end', async () => {
-      const current = await store.getRun(run.id);
-      return ['incomplete', 'done', 'failed', 'paused', 'cancelled'].includes(current.status)
-        ? current
-        : undefined;
-    });
+    const done = await until('the run to end', ended);
     expect(done.status, done.detail ?? '').toBe('done');
     expect(done.features).toMatchObject({ total: 2, passing: 2 });
+
+    const scriptedEnv = {
+      ANTHROPIC_API_KEY: 'sk-ant-scripted-000000',
+      ANTHROPIC_BASE_URL: h.server.anthropicBaseURL,
+    };
+    const added = await addFeature(h.orchestrator, {
+      runId: run.id,
+      text: 'Let people tick a todo off with its checkbox',
+      by: 'cli:tester',
+      dataDir: h.dataDir,
+      providerFor: (modelId) => createProvider(modelId, { env: scriptedEnv, maxRetries: 0 }),
+    });
+    expect(added.feature).toMatchObject({ id: 'F-003', passes: false, depends_on: ['F-001', 'F-002'] });
+    expect(added.run.status).toBe('building');
+    const rebuilt = await until('the run to end again', ended);
+    expect(rebuilt.status, rebuilt.detail ?? '').toBe('done');
+    expect(rebuilt.features).toMatchObject({ total: 3, passing: 3 });
+    const list = JSON.parse(fs.readFileSync(path.join(h.root, 'todo', 'feature_list.json'), 'utf8'));
+    expect(list.map((entry: { id: string; passes: boolean }) => [entry.id, entry.passes])).toEqual([
+      ['F-001', true],
+      ['F-002', true],
+      ['F-003', true],
+    ]);
 
     // What the generators were told: their first request holds the brief.
     const briefs = h.server.requests
@@ -87,9 +110,22 @@ describe('steering a running run', () => {
       expect(body, body.slice(0, 1500)).toContain('NOTE-7f3');
       expect(body).toContain('UNBLOCK-9d2');
     }
-    const steered = (await store.readEvents(run.id, { count: 10_000 }))
-      .map(({ event }) => event)
-      .filter((event) => event.type === 'feature.steered');
+    // Its evaluators read the note too, under its steps.
+    const f2Evaluations = h.server.requests
+      .map((request) => request.body)
+      .filter((body) => body.includes('# Evaluate the app at') && body.includes('## F-002: '));
+    expect(f2Evaluations.length).toBeGreaterThan(0);
+    for (const body of f2Evaluations) {
+      expect(body).toContain('### Notes from a person about this feature');
+      expect(body).toContain('NOTE-7f3');
+    }
+    // The added feature was built from the entry the writer made: a generator brief names it.
+    expect(briefs.some((body) => body.includes('# Feature F-003: Complete a todo'))).toBe(true);
+    const events = (await store.readEvents(run.id, { count: 10_000 })).map(({ event }) => event);
+    expect(events.filter((event) => event.type === 'feature.added')).toEqual([
+      expect.objectContaining({ featureId: 'F-003', by: 'cli:tester', dependsOn: ['F-001', 'F-002'] }),
+    ]);
+    const steered = events.filter((event) => event.type === 'feature.steered');
     expect(steered.map((event) => [event.featureId, event.action, event.by])).toEqual([
       ['F-002', 'note', 'cli:tester'],
       ['F-001', 'reopen', 'cli:tester'],

@@ -227,6 +227,12 @@ const ALLOWED: Allowed[] = [
     why: `the plan's record and spec: ${DATA_DIR}`,
   },
   {
+    file: 'roles/feature-writer.ts',
+    fn: 'runFeatureWriter',
+    apis: ['mkdir'],
+    why: `the writer's transcript directory: ${DATA_DIR}`,
+  },
+  {
     file: 'evaluation/fresh-app.ts',
     fn: 'startFreshApp',
     apis: ['mkdir'],

@@ -51,6 +51,18 @@ describe('applySessionResult', () => {
     });
   });
 
+  it('records no verdict for a feature whose evaluator asked a person instead of judging it', () => {
+    const state = makeState([featureState(1, { generatorSessions: 1 })]);
+    const asked = result('evaluator', ['F-001'], { outcome: 'checkpointed', askedQuestion: 'Q-1' });
+    const out = apply(state, 4, asked);
+    expect(out.session.verdicts).toEqual([]);
+    expect(out.features[0]).toMatchObject({ lastVerdict: null, blockedEvaluations: 0, generatorSessions: 1 });
+    expect(out.run.lastSession).toMatchObject({ role: 'evaluator', outcome: 'checkpointed' });
+    // The same session without the question: its missing verdict is `blocked`, as always.
+    const silent = apply(state, 4, result('evaluator', ['F-001'], { outcome: 'checkpointed' }));
+    expect(silent.session.verdicts).toEqual([{ featureId: 'F-001', verdict: 'blocked', mode: 'evaluate' }]);
+  });
+
   it.each(['rate_limited', 'aborted'] as const)('does not count a %s session towards the plan', (outcome) => {
     const out = apply(makeState([featureState(1)]), 2, result('evaluator', ['F-001'], { outcome }));
     expect(out.run.lastSession).toBeNull();

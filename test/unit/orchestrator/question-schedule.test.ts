@@ -75,6 +75,62 @@ describe('the serial scheduler and open questions', () => {
   });
 });
 
+describe('an evaluator that asked', () => {
+  // F-002 was built (one generator session) and its evaluation asked Q-1 (session 5) instead of judging it.
+  const built = featureState(2, {
+    depends_on: ['F-001'],
+    generatorSessions: 1,
+    lastVerdict: 'fail',
+    lastVerdictSeq: 2,
+  });
+  const features = [featureState(1, { passes: true }), built];
+  const asked: Question = { ...question('F-002'), role: 'evaluator', seq: 5 };
+  const answered: Question = { ...asked, answer: 'yes', answeredAt: T0.toISOString(), answeredBy: 'cli' };
+  const lastSession = {
+    seq: 5,
+    role: 'evaluator' as const,
+    featureIds: ['F-002'],
+    outcome: 'checkpointed' as const,
+  };
+
+  it('leaves the feature waiting, then sends an evaluator (not a generator) once the answer is in', () => {
+    expect(nextAction(makeState(features, { questions: [asked], lastSession }), at(HOUR)).kind).toBe('wait');
+    expect(nextAction(makeState(features, { questions: [answered], lastSession }), at(HOUR))).toEqual({
+      kind: 'evaluate',
+      featureId: 'F-002',
+    });
+  });
+
+  it('builds as usual once a verdict came after the question, or when a generator asked', () => {
+    const judged = [features[0]!, { ...built, lastVerdictSeq: 6 }];
+    expect(nextAction(makeState(judged, { questions: [answered] }), at(HOUR))).toEqual({
+      kind: 'generate',
+      featureId: 'F-002',
+    });
+    const byGenerator = { ...answered, role: 'generator' as const };
+    expect(nextAction(makeState(features, { questions: [byGenerator] }), at(HOUR))).toEqual({
+      kind: 'generate',
+      featureId: 'F-002',
+    });
+  });
+
+  it('is evaluated on its lane too once answered', () => {
+    const lane = {
+      lane: 1,
+      featureId: 'F-002',
+      branch: 'nightshift/r-test/lane-1-F-002',
+      seq: 5,
+      last: { seq: 5, role: 'evaluator' as const, outcome: 'checkpointed' as const },
+      mergeSetbacks: 0,
+    };
+    const state = makeState(features, { config: { lanes: 1 }, lanes: [lane], questions: [answered] });
+    expect(nextLaneActions(state, at(HOUR), new Set())).toEqual({
+      kind: 'work',
+      actions: [{ slot: 1, action: { kind: 'evaluate', featureId: 'F-002' } }],
+    });
+  });
+});
+
 describe('the lane scheduler and open questions', () => {
   const features = [
     featureState(1, { passes: true }),
