@@ -61,6 +61,8 @@ export function eventLine(event: RunEvent): string | null {
       return `${event.featureId} pass ${event.final ? 'recorded blocked' : 'sent back'}: not grounded (${oneLine(event.problems.join('; '))})`;
     case 'check.unrecordable':
       return `${event.featureId} pass kept without a recorded check: ${oneLine(event.reason)}`;
+    case 'check.replayed':
+      return `session ${event.seq} replayed recorded checks (${event.where}): ${event.passed.length} held${event.failed.length ? `, red: ${event.failed.join(',')}` : ''}`;
     case 'feature.regressed':
       return `${event.featureId} regressed: ${oneLine(event.issues[0] ?? 'a regression check failed')}`;
     case 'feature.retried':

@@ -16,6 +16,7 @@ import { type ReplayResult, replayOnPage } from '../checks/replay.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
+import { type ReplayListener, reportReplays } from './replay-tally.js';
 
 const log = moduleLogger('evaluation/check-gate');
 
@@ -39,6 +40,8 @@ export interface CheckGateInput {
   appUrl: string;
   observations: ObservationLog;
   replay: FreshReplay;
+  /** Told each replay's result (the replay metrics). */
+  onReplayed?: ReplayListener;
   clock: () => number;
 }
 
@@ -87,6 +90,7 @@ export class CheckGate {
       by: 'gate',
       at: new Date(this.input.clock()).toISOString(),
     }).catch((error) => log.warn({ err: error }, 'could not keep the replay result'));
+    await reportReplays(this.input.onReplayed, [result]);
     return this.decide(verdict, check, result);
   }
 

@@ -15,6 +15,7 @@ import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import type { BrowserSource } from './browser-source.js';
 import { startFreshApp } from './fresh-app.js';
+import { type ReplayListener, reportReplays } from './replay-tally.js';
 import type { AppStartInput, SessionIdentity } from './session-box.js';
 import { eachAtMost, replayContexts, SweepContexts } from './sweep-replays.js';
 
@@ -28,7 +29,7 @@ export interface ReplayFirstResult {
 }
 
 /** What the replays of a regression session need: the app's start and the shared browser. */
-export interface ReplayFirstInput extends AppStartInput {
+export interface ReplayFirstInput extends SweepInput {
   /** The shared browser; without one, nothing is replayed. */
   browser?: BrowserSource;
 }
@@ -69,6 +70,8 @@ export async function replayFirst(
 export interface SweepInput extends AppStartInput {
   /** Contexts replaying at once on the shared app (default {@link replayContexts}: the machine's cores and memory). */
   replayContexts?: number;
+  /** Told the sweep's results once they are final (the replay metrics). */
+  onReplayed?: ReplayListener;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function replayOnOneApp(
   await saveReplays(input.dataDir, input.runId, [...results.values()], { by, at }).catch((error) =>
     log.warn({ err: error }, 'could not keep the replay results'),
   );
+  await reportReplays(input.onReplayed, [...results.values()]);
   return results;
 }
 

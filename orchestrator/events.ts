@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentEvent } from '../agent/events.js';
+import { ReplayTally } from '../evaluation/replay-tally.js';
 import { VerdictValue } from '../handoff/formats.js';
 import { Question } from '../handoff/questions.js';
 import { HumanNoteKind } from '../roles/human-notes.js';
@@ -104,6 +105,11 @@ export const RunEvent = z.discriminatedUnion('type', [
     featureId: z.string(),
     reason: z.string(),
   }),
+  /**
+   * Recorded checks replayed, one event per batch: where (`merge`, `sweep`, `gate`, `full_sweep`) and the features
+   * whose check held or went red (the `nightshift_check_replays_total` metric counts them).
+   */
+  z.object({ type: z.literal('check.replayed'), ...base, seq: z.number().int(), ...ReplayTally.shape }),
   /** The app did not answer after `init.sh` (evaluation, or the harness's start after the initializer). */
   z.object({
     type: z.literal('app.start_failed'),

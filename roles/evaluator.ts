@@ -9,6 +9,7 @@ import type { BrowserSource } from '../evaluation/browser-source.js';
 import { CheckGate, freshReplay } from '../evaluation/check-gate.js';
 import { replayFirst } from '../evaluation/check-sweep.js';
 import { appsAhead, type FreshAppResult, startFreshApp } from '../evaluation/fresh-app.js';
+import { type ReplayListener, type ReplaySite, tallyReplays } from '../evaluation/replay-tally.js';
 import { browserBlockedEvents } from '../evaluation/session-box.js';
 import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
@@ -152,7 +153,7 @@ async function replayChecksFirst(
   mode: OpenEvaluation['mode'],
 ): Promise<FirstReplays> {
   if (mode !== 'regression') return { replayed: [], failures: new Map(), open: features };
-  const first = await replayFirst(input, repo, features);
+  const first = await replayFirst({ ...input, onReplayed: replayNotices(input, 'sweep') }, repo, features);
   return {
     replayed: first.passed,
     failures: new Map(
@@ -278,6 +279,7 @@ function passGate(
     page,
     appUrl: evaluation.app.url,
     observations,
+    onReplayed: replayNotices(input, 'gate'),
     replay: freshReplay({
       startApp,
       newContext: () =>
@@ -289,6 +291,11 @@ function passGate(
       screenshotDir: path.join(replaysDir, 'screenshots'),
     }),
   });
+}
+
+/** Reports the evaluation's replays as harness notices (the worker logs them for the replay metrics). */
+function replayNotices(input: RoleSessionInput, where: ReplaySite): ReplayListener {
+  return (results) => input.onNotice?.({ type: 'check.replayed', ...tallyReplays(where, results) });
 }
 
 /** Closes the context and stops the apps once, however often asked; the context's files become the evidence. */

@@ -3,6 +3,7 @@ import type { EventSink } from '../agent/events.js';
 import type { LoopState } from '../agent/loop.js';
 import type { ModelProvider } from '../agent/messages.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
+import type { ReplayTally } from '../evaluation/replay-tally.js';
 import type { SessionSandbox } from '../evaluation/session-box.js';
 import type { FeatureListSync } from '../handoff/feature-list-sync.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
@@ -18,13 +19,15 @@ export interface SessionLimits {
   maxMinutes: number;
 }
 
-/** What the harness reports besides agent events: violations found, verdicts applied, checkpoints. */
+/** What the harness reports besides agent events: violations found, checkpoints, ungrounded passes, replays. */
 export type HarnessNotice =
   | { type: 'integrity.violation'; violation: IntegrityViolation }
   | { type: 'checkpoint'; sha: string; wip: boolean }
   | { type: 'app.blocked'; reason: string }
   /** A submitted pass the harness found ungrounded; `final`: recorded as blocked (else sent back). */
-  | { type: 'verdict.ungrounded'; featureId: string; attempt: number; problems: string[]; final: boolean };
+  | { type: 'verdict.ungrounded'; featureId: string; attempt: number; problems: string[]; final: boolean }
+  /** Recorded checks replayed (the evaluator's replay-first sweep, its pass gate): the worker logs them for the metrics. */
+  | ({ type: 'check.replayed' } & ReplayTally);
 
 /** Everything one role session needs, passed explicitly (no globals). */
 export interface RoleSessionInput {

@@ -1,8 +1,9 @@
 import type { AgentEvent } from '../agent/events.js';
 import { moduleLogger } from '../core/log.js';
 import { redactSecrets } from '../core/secrets.js';
-import { wrapAgentEvent } from '../orchestrator/events.js';
+import { type RunEvent, wrapAgentEvent } from '../orchestrator/events.js';
 import type { RunStore } from '../orchestrator/run/index.js';
+import type { HarnessNotice } from '../roles/types.js';
 
 const log = moduleLogger('workers/event-forwarder');
 
@@ -10,8 +11,9 @@ const log = moduleLogger('workers/event-forwarder');
 const MAX_EVENT_STRING = 600;
 
 /**
- * Forwards a session's agent events to the run's event log, in order, without ever blocking the loop:
- * text deltas stay out (the stream would be all deltas), long strings are cut, secrets redacted.
+ * Forwards a session's agent events (and the harness notices the log keeps) to the run's event log, in order,
+ * without ever blocking the loop: text deltas stay out (the stream would be all deltas), long strings are cut,
+ * secrets redacted.
  */
 export class EventForwarder {
   private chain: Promise<void> = Promise.resolve();
@@ -21,18 +23,34 @@ export class EventForwarder {
     private readonly runId: string,
     private readonly seq: number,
     private readonly secrets: readonly string[],
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /** Queues one event (sync; never throws). */
   push = (event: AgentEvent): void => {
     if (event.type === 'text.delta') return;
-    const slim = JSON.parse(redactSecrets(JSON.stringify(cutStrings(event)), this.secrets)) as AgentEvent;
-    this.chain = this.chain
-      .then(() =>
-        this.store.appendEvent(this.runId, wrapAgentEvent(this.runId, this.seq, slim)).then(() => undefined),
-      )
-      .catch((error) => log.warn({ err: error, runId: this.runId }, 'could not append an agent event'));
+    this.append(wrapAgentEvent(this.runId, this.seq, event));
   };
+
+  /**
+   * Queues a harness notice the run's log keeps: replays of recorded checks (`check.replayed`, for the metrics).
+   * The others reach the log through the session's result (violations, ungrounded passes) or not at all.
+   */
+  notice = (notice: HarnessNotice): void => {
+    if (notice.type !== 'check.replayed') return;
+    const { where, passed, failed } = notice;
+    const at = new Date(this.clock()).toISOString();
+    this.append({ type: 'check.replayed', runId: this.runId, at, seq: this.seq, where, passed, failed });
+  };
+
+  private append(event: RunEvent): void {
+    const slim = JSON.parse(redactSecrets(JSON.stringify(cutStrings(event)), this.secrets)) as RunEvent;
+    this.chain = this.chain
+      .then(() => this.store.appendEvent(this.runId, slim).then(() => undefined))
+      .catch((error) =>
+        log.warn({ err: error, runId: this.runId }, `could not append a ${event.type} event`),
+      );
+  }
 
   /** Resolves when every queued event is written. */
   flush(): Promise<void> {

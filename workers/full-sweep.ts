@@ -11,8 +11,8 @@ import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
 import { moduleLogger } from '../core/log.js';
 import { mergedFeatureOf } from '../evaluation/affected-inputs.js';
-import { failureText, replayOnOneApp } from '../evaluation/check-sweep.js';
-import type { AppStartInput } from '../evaluation/session-box.js';
+import { failureText, replayOnOneApp, type SweepInput } from '../evaluation/check-sweep.js';
+import { tallyReplays } from '../evaluation/replay-tally.js';
 import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward } from '../handoff/git-remote.js';
@@ -43,12 +43,14 @@ export async function fullSweep(
   const target = await runBranchCopy(context, run, branch);
   const headSha = (await head(target)) as string;
   await rollback(target, headSha);
-  const input: AppStartInput = {
+  const input: SweepInput = {
     runId: run.id,
     session: seq,
     dataDir: context.dataDir,
     sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
     appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    // The bisect's probes replay too: every replay of the sweep counts.
+    onReplayed: (results) => context.onReplayed?.(run.id, seq, tallyReplays('full_sweep', results)),
   };
   const checks = await passingChecks(target, state);
   const results = await replayOnOneApp(input, target, context.browser, checks);
@@ -95,7 +97,7 @@ async function queueMerges(repo: WorkspaceRepo, since: string | null, until: str
  */
 async function bisect(input: {
   context: MergeContext;
-  input: AppStartInput;
+  input: SweepInput;
   target: WorkspaceRepo;
   merges: QueueMerge[];
   red: RecordedCheck[];

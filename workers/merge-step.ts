@@ -19,12 +19,13 @@ export interface MergeStepDeps extends MergeContext {
 
 /** A merge-queue step: a full sweep first when due, then merge, check the merged head, record each in one step. */
 export async function runMerge(
-  deps: MergeStepDeps,
+  given: MergeStepDeps,
   runId: string,
   seq: number,
   step: { lanes: number[]; fullSweep: boolean },
 ) {
-  const { orchestrator } = deps;
+  const { orchestrator } = given;
+  const deps = { ...given, onReplayed: given.onReplayed ?? logReplays(orchestrator) };
   if (step.fullSweep) {
     const before = await orchestrator.store.loadState(runId);
     // A sweep that cannot run must not hold up the merges, nor be retried forever: it counts, with its error.
@@ -51,4 +52,12 @@ export async function runMerge(
   });
   const seconds = (orchestrator.now().getTime() - started) / 1000;
   for (const result of results) deps.metrics?.mergeFinished(seconds, result.outcome);
+}
+
+/** Appends each batch of the queue's replays to the run's log as a `check.replayed` event (the metrics count it). */
+function logReplays(orchestrator: Orchestrator): NonNullable<MergeContext['onReplayed']> {
+  return async (runId, seq, tally) => {
+    const at = orchestrator.now().toISOString();
+    await orchestrator.store.appendEvent(runId, { type: 'check.replayed', runId, at, seq, ...tally });
+  };
 }

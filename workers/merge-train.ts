@@ -12,6 +12,7 @@ import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
 import { failureText, replayOnOneApp } from '../evaluation/check-sweep.js';
+import { type ReplayTally, tallyReplays } from '../evaluation/replay-tally.js';
 import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
@@ -40,6 +41,8 @@ const log = moduleLogger('workers/merge-train');
 /** What a merge needs of the worker. */
 export interface MergeContext extends LaneWorkerContext {
   browser: BrowserSource;
+  /** Told each batch of the queue's replays (the worker logs it as a `check.replayed` event for the metrics). */
+  onReplayed?: (runId: string, seq: number, tally: ReplayTally) => void | Promise<void>;
 }
 
 /**
@@ -176,6 +179,7 @@ async function checkHead(
       dataDir: context.dataDir,
       sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
       appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+      onReplayed: (results) => context.onReplayed?.(run.id, seq, tallyReplays('merge', results)),
     },
     target,
     context.browser,

@@ -37,7 +37,7 @@ export class NightshiftMetrics {
   private readonly toolCalls: Counter<'tool' | 'result'>;
   private readonly verdicts: Counter<'verdict' | 'mode'>;
   private readonly merges: Counter<'outcome'>;
-  private readonly checkReplays: Counter<'result'>;
+  private readonly checkReplays: Counter<'where' | 'result'>;
   private readonly mergeSeconds: Histogram<'outcome'>;
   private readonly redisErrors: Counter<'connection'>;
   private readonly inFlight: Gauge;
@@ -103,8 +103,8 @@ export class NightshiftMetrics {
     });
     this.checkReplays = new Counter({
       name: 'nightshift_check_replays_total',
-      help: 'Recorded checks replayed on a merged head, by result (pass; fail when a check went red).',
-      labelNames: ['result'],
+      help: 'Recorded checks replayed, by where (merge, sweep, gate, full_sweep) and result (pass, fail).',
+      labelNames: ['where', 'result'],
       registers,
     });
     this.mergeSeconds = new Histogram({
@@ -129,7 +129,7 @@ export class NightshiftMetrics {
     if (sources.store) this.runGauges(sources.store);
   }
 
-  /** Counts what a run event says happened (a session ended, a verdict, a merge, model usage, a tool call). */
+  /** Counts what a run event says happened (a session ended, a verdict, a merge, replays, model usage, a tool call). */
   observe(event: RunEvent): void {
     switch (event.type) {
       case 'session.finished':
@@ -141,8 +141,13 @@ export class NightshiftMetrics {
         return;
       case 'lane.merge':
         this.merges.inc({ outcome: event.outcome });
-        if (event.checked.length > 0) this.checkReplays.inc({ result: 'pass' }, event.checked.length);
-        if (event.outcome === 'rejected') this.checkReplays.inc({ result: 'fail' });
+        return;
+      case 'check.replayed':
+        // The merge queue's replays too: `lane.merge` names only the checks of a lane that merged.
+        if (event.passed.length > 0)
+          this.checkReplays.inc({ where: event.where, result: 'pass' }, event.passed.length);
+        if (event.failed.length > 0)
+          this.checkReplays.inc({ where: event.where, result: 'fail' }, event.failed.length);
         return;
       case 'agent':
         this.observeAgent(`${event.runId}/${event.seq}`, event.event);

@@ -266,6 +266,7 @@ function roleSessionInput(
     browser: deps.browser,
     signal: session.signal,
     sink: session.forwarder.push,
+    onNotice: session.forwarder.notice,
     stopReason: (state) =>
       midSessionStop(
         deps.orchestrator,

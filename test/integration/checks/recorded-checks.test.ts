@@ -8,6 +8,7 @@ import { readFeatureList } from '../../../handoff/feature-list.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { readVerdicts } from '../../../handoff/verdicts.js';
 import type { RunRecord } from '../../../orchestrator/run/index.js';
+import type { HarnessNotice } from '../../../roles/types.js';
 import { demoPolicy } from '../../../testkit/policies/demo.js';
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
@@ -36,6 +37,7 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
   const evaluate = async (mode: 'evaluate' | 'regression') => {
     session += 1;
     const before = server.requests.length;
+    const notices: HarnessNotice[] = [];
     const result = await runSession(server, {
       role: 'evaluator',
       workspace,
@@ -45,8 +47,13 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
       session,
       browser,
       limits: { maxSteps: 40, maxMinutes: 4 },
+      onNotice: (notice) => notices.push(notice),
     });
-    return { result, modelRequests: server.requests.length - before, verdict: result.verdicts[0] };
+    // What the worker logs for the replay metrics: each batch, where it ran, which checks held.
+    const replays = notices.flatMap((notice) =>
+      notice.type === 'check.replayed' ? [[notice.where, notice.passed, notice.failed]] : [],
+    );
+    return { result, modelRequests: server.requests.length - before, verdict: result.verdicts[0], replays };
   };
 
   const commitChange = async (file: string, from: string, to: string, summary: string) => {
@@ -58,11 +65,12 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
   };
 
   it('a pass leaves a committed check with stable locators that replayed green on a fresh app', async () => {
-    const { verdict, modelRequests, result } = await evaluate('evaluate');
+    const { verdict, modelRequests, result, replays } = await evaluate('evaluate');
     expect(verdict?.verdict, `${result.reason} ${JSON.stringify(await readReplays(dataDir, 'r-test'))}`).toBe(
       'pass',
     );
     expect(modelRequests).toBeGreaterThan(0);
+    expect(replays).toEqual([['gate', ['F-001'], []]]);
     const file = await readCheckFile(workspace, 'F-001');
     expect(file?.current).toMatchObject({ featureId: 'F-001', version: 1, origin: { reason: 'evaluate' } });
     expect(file?.history).toEqual([]);
@@ -102,8 +110,9 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
   });
 
   it('a regression check replays the check green with zero model requests', async () => {
-    const { verdict, modelRequests, result } = await evaluate('regression');
+    const { verdict, modelRequests, result, replays } = await evaluate('regression');
     expect(modelRequests).toBe(0);
+    expect(replays).toEqual([['sweep', ['F-001'], []]]);
     expect(result.costUsd === null || result.costUsd === 0).toBe(true);
     expect(verdict).toMatchObject({ verdict: 'pass', mode: 'regression' });
     expect(verdict?.steps[0]?.evidence).toContain('no model request');
@@ -116,8 +125,9 @@ describe('recorded checks: recorded on a pass, replayed first in regression chec
       'createTodo(title.slice(0, 5))',
       'F-001 shorter titles',
     );
-    const { verdict, modelRequests } = await evaluate('regression');
+    const { verdict, modelRequests, replays } = await evaluate('regression');
     expect(modelRequests).toBeGreaterThan(0); // the red check went to the evaluator
+    expect(replays).toEqual([['sweep', [], ['F-001']]]);
     expect(verdict?.verdict).toBe('fail');
     expect(verdict?.issues[0]).toMatch(
       /^The recorded check v1 failed at expectation \d+: text ".+" is visible/,

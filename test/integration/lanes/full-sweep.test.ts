@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckFile } from '../../../checks/store.js';
+import type { ReplayTally } from '../../../evaluation/replay-tally.js';
 import { feedbackPath } from '../../../handoff/feedback.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { recordFullSweep } from '../../../orchestrator/lanes/sweep-store.js';
@@ -103,7 +104,11 @@ describe('full sweep: a red check is bisected to the queue merge that broke it a
       await writeFile(file, (await readFile(file, 'utf8')).replace("import './features/add-todo.js';\n", ''));
     });
 
-    const context = { dataDir, workerId: 'w-test', browser };
+    const replays: Array<[string, number, ReplayTally]> = [];
+    const onReplayed = (runId: string, seq: number, tally: ReplayTally) => {
+      replays.push([runId, seq, tally]);
+    };
+    const context = { dataDir, workerId: 'w-test', browser, onReplayed };
     const swept = await fullSweep(context, await store.loadState('r-sweep'), 7);
     expect(swept.sentBack).toEqual([
       {
@@ -115,6 +120,13 @@ describe('full sweep: a red check is bisected to the queue merge that broke it a
     const feedback = await readFile(path.join(workspace, feedbackPath('F-003')), 'utf8');
     expect(feedback).toContain('F-001: recorded check v1 failed at');
     expect((await runGit(openRepo(workspace), ['rev-parse', 'HEAD'])).trim()).toBe(swept.head);
+    // Every replay is told: the sweep's, then each bisect probe's (F-001 replayed on a merge commit).
+    expect(replays[0]).toEqual(['r-sweep', 7, { where: 'full_sweep', passed: [], failed: ['F-001'] }]);
+    expect(replays.length).toBeGreaterThan(1);
+    for (const [runId, seq, tally] of replays.slice(1)) {
+      expect([runId, seq, tally.where]).toEqual(['r-sweep', 7, 'full_sweep']);
+      expect([...tally.passed, ...tally.failed]).toEqual(['F-001']);
+    }
 
     await recordFullSweep(store, 'r-sweep', 7, swept, new Date());
     const features = await store.listFeatures('r-sweep');

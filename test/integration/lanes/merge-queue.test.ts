@@ -2,6 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readCheckFile } from '../../../checks/store.js';
+import type { ReplayTally } from '../../../evaluation/replay-tally.js';
 import { checkpoint, openRepo, runGit } from '../../../handoff/git.js';
 import { MAIN_SLOT, nextLaneActions } from '../../../orchestrator/lanes/lane-scheduler.js';
 import { claimSlot, recordMergeResults } from '../../../orchestrator/lanes/lane-store.js';
@@ -192,11 +193,18 @@ describe('merge queue: the merged head is checked by replaying recorded checks b
       'F-002': harmless('TRAIN.md'),
       'F-003': breakAdding,
     });
-    const results = await mergeLanes(context(), state, lanes, 5);
+    const replays: unknown[] = [];
+    const onReplayed = (runId: string, seq: number, tally: ReplayTally) => {
+      replays.push([runId, seq, tally]);
+    };
+    const results = await mergeLanes({ ...context(), onReplayed }, state, lanes, 5);
     expect(results.map((result) => [result.featureId, result.outcome])).toEqual([
       ['F-002', 'merged'],
       ['F-003', 'rejected'],
     ]);
+    // Every replay is told, also the red train's that no merge result names: the train, then each lane alone.
+    const merge = (passed: string[], failed: string[]) => ['r-train', 5, { where: 'merge', passed, failed }];
+    expect(replays).toEqual([merge([], ['F-001']), merge(['F-001'], []), merge([], ['F-001'])]);
     // The run branch holds the good lane's merge alone, on top of where it was.
     expect(
       (await runGit(openRepo(workspace), ['rev-list', '--parents', '-n', '1', 'HEAD'])).trim().split(' '),

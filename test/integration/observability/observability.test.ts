@@ -132,6 +132,10 @@ describe('metrics and traces of a small run', () => {
     expect(total(worker, 'nightshift_model_requests_total')).toBeGreaterThan(0);
     expect(total(worker, 'nightshift_evaluator_verdicts_total', { verdict: 'pass' })).toBeGreaterThan(0);
     expect(total(worker, 'nightshift_tool_calls_total')).toBeGreaterThan(0);
+    // The pass gate replayed the check it recorded: counted where it ran.
+    expect(
+      total(worker, 'nightshift_check_replays_total', { where: 'gate', result: 'pass' }),
+    ).toBeGreaterThan(0);
     expect(worker.has('nightshift_queue_jobs{queue="sessions",state="waiting"}')).toBe(true);
     expect(total(worker, 'nightshift_worker_sessions_in_flight')).toBe(0);
 
@@ -152,6 +156,9 @@ describe('metrics and traces of a small run', () => {
     }
     expect(total(dashboard, 'nightshift_model_tokens_total')).toBe(
       total(worker, 'nightshift_model_tokens_total'),
+    );
+    expect(total(dashboard, 'nightshift_check_replays_total')).toBe(
+      total(worker, 'nightshift_check_replays_total'),
     );
     // A second scrape reads on from where the first stopped: nothing counted twice.
     const again = parseMetrics(

@@ -85,6 +85,13 @@ describe('verdict lines', () => {
     ).toBe(
       'session 4 evaluator F-002 ended aborted: interrupted, not judged: the run was paused (4s, $0.03)',
     );
+    const replayed = { type: 'check.replayed', runId: 'r-1', at, seq: 9, where: 'sweep' } as const;
+    expect(eventLine({ ...replayed, passed: ['F-001', 'F-002'], failed: ['F-004'] })).toBe(
+      'session 9 replayed recorded checks (sweep): 2 held, red: F-004',
+    );
+    expect(eventLine({ ...replayed, where: 'gate', passed: ['F-003'], failed: [] })).toBe(
+      'session 9 replayed recorded checks (gate): 1 held',
+    );
     expect(
       eventLine({
         type: 'agent',
