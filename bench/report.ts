@@ -2,8 +2,10 @@
 import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
 import { sharedLanesSection } from './lanes-shared.js';
+import { affectedChecksSection } from './merge-queue.js';
 import { overnightSection } from './overnight-report.js';
 import { cell, demoSections } from './report-demo.js';
+import { PROCESS_START } from './report-notes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread } from './stats.js';
@@ -329,6 +331,7 @@ export function renderReport(results: BenchResults): string {
     INTRO,
     targetsTable(results),
     loadSection(results),
+    PROCESS_START,
     ...demoSections(results),
     evaluatorSection(results),
     appStartSection(results),
@@ -337,6 +340,7 @@ export function renderReport(results: BenchResults): string {
     recoverySection(results),
     checksSection(results),
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
+    affectedChecksSection(results.mergeQueue, sectionLoad(results, 'merge-queue:')),
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
