@@ -53,12 +53,14 @@ async function story(h: RunHarness, id: string): Promise<string> {
   return lines.join('\n');
 }
 
-/** Whether `sha` is an ancestor of (or equal to) the run branch's head. */
+/**
+ * Whether `sha` is an ancestor of (or equal to) the run branch's head: their merge base is `sha` itself. (Not
+ * `merge-base --is-ancestor`: it answers by its exit code alone, which runGit resolves either way.)
+ */
 async function inHistory(workspace: string, sha: string): Promise<boolean> {
-  return runGit(openRepo(workspace), ['merge-base', '--is-ancestor', sha, 'HEAD']).then(
-    () => true,
-    () => false,
-  );
+  const repo = openRepo(workspace);
+  const full = (await runGit(repo, ['rev-parse', '--verify', `${sha}^{commit}`])).trim();
+  return (await runGit(repo, ['merge-base', full, 'HEAD'])).trim() === full;
 }
 
 /**
