@@ -17,13 +17,13 @@ import { CheckFile } from '../checks/format.js';
 import { checkFilePath } from '../checks/store.js';
 import type { AffectedStrategy } from '../evaluation/affected-checks.js';
 import { replayContexts } from '../evaluation/sweep-replays.js';
+import { RunConfig } from '../orchestrator/config.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import { NewRun, newRunRecord } from '../orchestrator/run/run-records.js';
 import { type FeatureState, type RunState, toFeatureState } from '../orchestrator/run/run-state.js';
 import { type BrowserPool, createBrowserPool } from '../workers/browser-pool.js';
-import { mainRepo } from '../workers/lane-workspace.js';
-import { checksForMerge } from '../workers/merge-selection.js';
 import { type MergeContext, mergeLanes } from '../workers/merge-train.js';
+import { coveredMs, type GitSpanRecorder, recordGitSpans } from './git-spans.js';
 import { AFFECTED_SIMULATION } from './report-notes.js';
 import { formatSpread, Spread, spread } from './stats.js';
 import { benchRunConfig } from './wiring.js';
@@ -35,8 +35,8 @@ export const MergeQueueSize = z.object({
   strategy: z.string(),
   /** The whole merge-queue step per merge: merge, selection, app start, replays, result. */
   mergeMs: Spread,
-  /** Of it, picking the checks (the lane's diff, every check's footprint from the merge commits, the imports). */
-  selectMs: Spread,
+  /** Of it, the harness's git processes (merge, the selection's log and diff, the app copy's fetch and checkout). */
+  gitMs: Spread,
   /** Checks replayed per merge (the lane's own included), mean. */
   checksPerMerge: z.number(),
 });
@@ -196,13 +196,13 @@ function runState(dir: string, passing: number, strategy: AffectedStrategy): Run
   return { run: { ...run, status: 'building' }, features };
 }
 
-/** One lane of feature n merged by the queue's step; its time, the selection's time and the checks replayed. */
+/** One lane of feature n merged by the queue's step: its time, the harness git in it, the checks replayed. */
 async function measuredMerge(
-  context: MergeContext,
+  context: MergeContext & { git: GitSpanRecorder },
   dir: string,
   n: number,
   strategy: AffectedStrategy,
-): Promise<{ mergeMs: number; selectMs: number; checks: number }> {
+): Promise<{ mergeMs: number; gitMs: number; checks: number }> {
   const branch = `nightshift/${RUN_ID}/lane-1-${id(n)}`;
   git(dir, ['checkout', '-q', '-B', branch, 'main']);
   addFeature(dir, n);
@@ -211,19 +211,17 @@ async function measuredMerge(
   git(dir, ['checkout', '-q', 'main']);
   const state = runState(dir, n - 1, strategy);
   const lane: LaneRecord = { lane: 1, featureId: id(n), branch, seq: n, last: null, mergeSetbacks: 0 };
-  const started = performance.now();
+  const started = Date.now();
   const [result] = await mergeLanes(context, state, [lane], n);
-  const mergeMs = performance.now() - started;
+  const ended = Date.now();
   if (result?.outcome !== 'merged')
     throw new Error(`the merge of ${id(n)} ended ${result?.outcome}: ${result?.detail}`);
   git(dir, ['branch', '-q', '-D', branch]);
-  // The selection again on the same inputs, timed alone (the step does not report its parts).
-  const repo = mainRepo(context, state.run);
-  const before = git(dir, ['rev-parse', 'HEAD^1']).trim();
-  const after = git(dir, ['rev-parse', 'HEAD']).trim();
-  const selectStarted = performance.now();
-  await checksForMerge(repo, state, { before, after, merged: [lane], passed: [] });
-  return { mergeMs, selectMs: performance.now() - selectStarted, checks: result.checked.length };
+  return {
+    mergeMs: ended - started,
+    gitMs: coveredMs(context.git.spans, started, ended),
+    checks: result.checked.length,
+  };
 }
 
 /** Measures `merges` merges at each size with each strategy. */
@@ -237,7 +235,9 @@ export async function measureMergeQueue(options: {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'nsbench-merge-')));
   const dir = path.join(root, 'app');
   const browser: BrowserPool = createBrowserPool();
-  const context: MergeContext = { dataDir: path.join(root, 'data'), workerId: 'bench', browser };
+  // The bench's own git (building the history) runs through execFileSync: only the harness's spawned git is timed.
+  const gitSpans = recordGitSpans();
+  const context = { dataDir: path.join(root, 'data'), workerId: 'bench', browser, git: gitSpans };
   const perSize = options.merges + options.allMerges;
   const total = Math.max(...options.sizes) + perSize * options.sizes.length + 1;
   const sizes: MergeQueueSize[] = [];
@@ -265,7 +265,7 @@ export async function measureMergeQueue(options: {
           passing,
           strategy,
           mergeMs: spread(runs.map((run) => run.mergeMs)),
-          selectMs: spread(runs.map((run) => run.selectMs)),
+          gitMs: spread(runs.map((run) => run.gitMs)),
           checksPerMerge: Number((runs.reduce((sum, run) => sum + run.checks, 0) / runs.length).toFixed(1)),
         };
         options.log?.(
@@ -275,6 +275,7 @@ export async function measureMergeQueue(options: {
       }
     }
   } finally {
+    gitSpans.stop();
     await browser.close();
     fs.rmSync(root, { recursive: true, force: true });
   }
@@ -310,7 +311,7 @@ export function mergeQueueTargetRow(
       ...(met
         ? {}
         : {
-            note: `Selecting the checks took ${sizes.map((size) => `${size.selectMs.median} ms`).join(' → ')} (the lane's diff, every check's footprint from the merge commits, the import graph of every source file: linear in the app), the rest is the app start and the replays, which do not grow.`,
+            note: `Harness git took ${sizes.map((size) => `${size.gitMs.median} ms`).join(' → ')} of it (the merge, the selection's log and diff, the app copy's fetch and checkout of the head's tree, which grows with the app's files); the rest is the selection's reads, the app start and the replays (one or two checks).`,
           }),
     },
   ];
@@ -322,16 +323,20 @@ export function affectedChecksSection(result: MergeQueueResult | undefined, load
     ? [
         '### Merge-queue time per merge with a browser',
         '',
-        `\`npm run bench -- --only merge-queue\`: a run branch already holding N passing features, each merged by the queue with a page and a script of its own, its script imported by one shared route table and its page linked from one shared nav list, and a recorded check (open the page, click its button, see its text). Lanes adding one more such feature each are then merged one after another by the merge queue's own step (\`mergeLanes\`: merge, pick the checks, start the app, replay in Chromium, keep the merge), with the default selection and with \`affected: all\` (every check, as before issue 29). Replays in ${result.contexts} browser context(s) at once (sized from the machine); the app without the box; the first merge (browser warm-up) not counted.`,
+        `\`npm run bench -- --only merge-queue\`: a run branch already holding N passing features, each merged by the queue with a page and a script of its own, its script imported by one shared route table and its page linked from one shared nav list, and a recorded check (open the page, click its button, see its text). Lanes adding one more such feature each are then merged one after another by the merge queue's own step (\`mergeLanes\`: merge, pick the checks, start the app, replay in Chromium, keep the merge), with the default selection and with \`affected: all\` (every check, as before issue 29). Replays in ${result.contexts} browser context(s) at once (sized from the machine); the app without the box; the first merge (browser warm-up) not counted. Harness git grows with the app's files, not its history: the app's copy checks out the head's tree (three files per feature here) for every start.`,
         '',
-        '| passing features | selection | merge-queue time per merge | of it, picking the checks | checks replayed per merge |',
+        '| passing features | selection | merge-queue time per merge | of it, harness git | checks replayed per merge |',
         '|---|---|---|---|---|',
         ...[...result.sizes]
           .sort((a, b) => a.passing - b.passing || a.strategy.localeCompare(b.strategy))
           .map(
             (size) =>
-              `| ${size.passing} | ${size.strategy === 'all' ? '`all` (every check)' : `\`${size.strategy}\` (default)`} | ${formatSpread(size.mergeMs, ' ms')} | ${formatSpread(size.selectMs, ' ms')} | ${size.checksPerMerge} |`,
+              `| ${size.passing} | ${size.strategy === 'all' ? '`all` (every check)' : `\`${size.strategy}\` (default)`} | ${formatSpread(size.mergeMs, ' ms')} | ${formatSpread(size.gitMs, ' ms')} | ${size.checksPerMerge} |`,
           ),
+        '',
+        sweepShare(result),
+        '',
+        NOT_MEASURED,
         '',
         `Load average when this section started: ${load}.`,
         '',
@@ -339,3 +344,30 @@ export function affectedChecksSection(result: MergeQueueResult | undefined, load
     : [];
   return [AFFECTED_SIMULATION, ...measured].join('\n');
 }
+
+/** Merges between scheduled full sweeps by default (`mergeChecks.fullSweepEveryMerges`). */
+const SWEEP_EVERY = RunConfig.parse({}).mergeChecks.fullSweepEveryMerges;
+
+/** What the scheduled full sweeps add per merge: a sweep replays every check, about an `all` merge's time. */
+function sweepShare(result: MergeQueueResult): string {
+  const all = result.sizes.filter((size) => size.strategy === 'all').sort((a, b) => a.passing - b.passing);
+  if (all.length === 0) return '';
+  const perMerge = all
+    .map((size) => `${size.passing}: ${((size.mergeMs.median ?? 0) / SWEEP_EVERY / 1000).toFixed(1)} s`)
+    .join(', ');
+  return (
+    `What still grows with the app is the scheduled full sweep: it replays every passing feature's check (about an \`all\` merge's time) ` +
+    `in the merge queue's step, every ${SWEEP_EVERY} merges by default, so spread over the merges it adds ${perMerge} per merge. ` +
+    'Moving the sweep off the merge queue (a slot of its own on a snapshot of the head, bisecting as now) or spacing sweeps by ' +
+    'time rather than merges at this size would make the queue flat; neither is done yet.'
+  );
+}
+
+/** The 200-feature 4-lane run the issue asks for, and why it is not here. */
+const NOT_MEASURED =
+  'Not measured yet (issue 29): a 200-feature spec built with 4 lanes to done (wall time, merge-queue share, Redis ' +
+  "commands per session). The simulated model (testkit/simulated) knows the todo example's 8 features only, and on this " +
+  'shared 2-core machine such a run would take about an hour, most of it in the full sweeps above. What it would ' +
+  "measure per session is bounded by the review of issue 29: a session reads the run's features a fixed number of " +
+  "times (3 HGETALLs: the start of the advance, the result, a generator's notes), and the schedulers, feature list " +
+  'parsing, run record writes and dashboard views are linear in the features.';
