@@ -12,6 +12,7 @@ import { measureEvaluatorStart } from './evaluator-start.js';
 import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
 import { measureSharedLanes } from './lanes-shared.js';
+import { measureMergeQueue } from './merge-queue.js';
 import { measureOvernight, OvernightOptions } from './overnight.js';
 import { measureRecovery, RECOVERY_PARTS, type RecoveryPart } from './recovery.js';
 import { repetitions, reportedRepetitions } from './repetitions.js';
@@ -46,6 +47,7 @@ export const SECTIONS = [
   'checks',
   'lanes',
   'lanes-shared',
+  'merge-queue',
   'grounding',
   'overnight',
 ] as const;
@@ -62,6 +64,7 @@ const SECTION_LABEL: Record<Section, string> = {
   checks: 'checks:',
   lanes: 'lanes:',
   'lanes-shared': 'lanes-shared:',
+  'merge-queue': 'merge-queue:',
   grounding: 'grounding:',
   overnight: 'overnight:',
 };
@@ -161,6 +164,16 @@ async function sharedFileLanes(quick: boolean, mark: Mark, started: number) {
   });
 }
 
+async function mergeQueueTimes(quick: boolean, mark: Mark, started: number) {
+  mark('merge-queue', 'merge-queue: time per merge with a browser at 24, 100 and 200 passing features');
+  return measureMergeQueue({
+    sizes: quick ? [24, 100] : [24, 100, 200],
+    merges: quick ? 3 : 5,
+    allMerges: 1,
+    log: (line) => progress(`merge-queue: ${line}`, started),
+  });
+}
+
 async function groundedVerdicts(mark: Mark, started: number) {
   mark('grounding', 'grounding: every wording style of the grounding family on every demo feature');
   return measureGrounding({ log: (line) => progress(`grounding: ${line}`, started) });
@@ -249,6 +262,10 @@ async function measureSections(
   const lanesShared = only.has('lanes-shared')
     ? await sharedFileLanes(quick, mark, started)
     : keep('lanes-shared', previous?.lanesShared);
+  // Older results have no merge-queue section either.
+  const mergeQueue = only.has('merge-queue')
+    ? await mergeQueueTimes(quick, mark, started)
+    : keep('merge-queue', previous?.mergeQueue);
   // Older results have no grounding section either.
   const grounding = only.has('grounding')
     ? await groundedVerdicts(mark, started)
@@ -267,6 +284,7 @@ async function measureSections(
     checks,
     lanes,
     lanesShared,
+    mergeQueue,
     grounding,
     overnight: overnightFigures,
   };

@@ -2,10 +2,11 @@
 import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
 import { sharedLanesSection } from './lanes-shared.js';
+import { affectedChecksSection } from './merge-queue.js';
 import { overnightSection } from './overnight-report.js';
 import { sentinelSection } from './recovery-sentinel.js';
 import { cell, demoSections } from './report-demo.js';
-import { AFFECTED_CHECKS_SECTION, PROCESS_START_SECTION } from './report-notes.js';
+import { PROCESS_START } from './report-notes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread } from './stats.js';
@@ -334,7 +335,7 @@ export function renderReport(results: BenchResults): string {
     INTRO,
     targetsTable(results),
     loadSection(results),
-    PROCESS_START_SECTION,
+    PROCESS_START,
     ...demoSections(results),
     evaluatorSection(results),
     appStartSection(results),
@@ -343,7 +344,7 @@ export function renderReport(results: BenchResults): string {
     recoverySection(results),
     checksSection(results),
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
-    AFFECTED_CHECKS_SECTION,
+    affectedChecksSection(results.mergeQueue, sectionLoad(results, 'merge-queue:')),
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),

@@ -7,6 +7,7 @@ import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
 import { GroundingResult } from './grounding.js';
 import { LanesResult } from './lanes.js';
+import { MergeQueueResult } from './merge-queue.js';
 import { OvernightResult } from './overnight.js';
 import { RecoveryResult } from './recovery.js';
 import { ScaleResult } from './scale.js';
@@ -70,6 +71,8 @@ export const BenchResults = z.object({
   lanes: LanesResult.optional(),
   /** Lanes on a shared file: every feature adds a line to one file, 1 and 4 lanes (absent before issue 29). */
   lanesShared: LanesResult.optional(),
+  /** Merge-queue time per merge with a browser as the app grows (absent before issue 29's figures). */
+  mergeQueue: MergeQueueResult.optional(),
   /** Grounded verdicts as models write them (absent in results recorded before them). */
   grounding: GroundingResult.optional(),
   /** The overnight run: the example built by the simulated model three ways (absent in results recorded before it). */

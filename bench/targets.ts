@@ -2,6 +2,7 @@
 import { groundingTargetRows } from './grounding.js';
 import { lanesTargetRow } from './lanes.js';
 import { sharedLanesTargetRow } from './lanes-shared.js';
+import { mergeQueueTargetRow } from './merge-queue.js';
 import { overnightTargetRows } from './overnight-report.js';
 import type { BenchResults, TargetRow } from './results.js';
 
@@ -231,6 +232,7 @@ export function targetRows(results: Measured): TargetRow[] {
     ...checksRow(results),
     ...lanesTargetRow(results.lanes),
     ...sharedLanesTargetRow(results.lanesShared),
+    ...mergeQueueTargetRow(results.mergeQueue),
     ...groundingTargetRows(results.grounding),
     ...overnightTargetRows(results.overnight),
   ];

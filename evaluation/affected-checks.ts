@@ -78,7 +78,7 @@ export function affectedChecks(input: AffectedInput): Set<string> {
     if (selected.has(footprint.featureId)) continue;
     // Nothing links a feature that never came through the merge queue to files: it cannot be ruled out.
     if (footprint.files.length === 0) selected.add(footprint.featureId);
-    else if (footprint.files.some((file) => reached.has(file) || reachesImport(file, reached, input.graph)))
+    else if (footprint.files.some((file) => linksByFile(file, reached, input.graph, hot)))
       selected.add(footprint.featureId);
     else if (lines.length > 0 && namedInLines(footprint, hot, lines)) selected.add(footprint.featureId);
   }
@@ -102,7 +102,11 @@ export function importersOf(
 ): Set<string> {
   const importedBy = new Map<string, string[]>();
   for (const [file, imports] of graph)
-    for (const imported of imports) importedBy.set(imported, [...(importedBy.get(imported) ?? []), file]);
+    for (const imported of imports) {
+      const importers = importedBy.get(imported);
+      if (importers) importers.push(file);
+      else importedBy.set(imported, [file]);
+    }
   const reached = new Set(changed);
   const queue = [...changed];
   for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
@@ -115,9 +119,19 @@ export function importersOf(
   return reached;
 }
 
-/** Whether a footprint file imports (directly) a reached file: a page's own script importing a changed module. */
-function reachesImport(file: string, reached: ReadonlySet<string>, graph: ImportGraph): boolean {
-  return (graph.get(file) ?? []).some((imported) => reached.has(imported));
+/**
+ * Whether a footprint file links its check to the change: it was reached, or it imports (directly) a reached file
+ * (a page's own script importing a changed module). A hot file links by its lines only, never by what it imports:
+ * the route table imports every page module, so through it every new module would reach every check.
+ */
+function linksByFile(
+  file: string,
+  reached: ReadonlySet<string>,
+  graph: ImportGraph,
+  hot: ReadonlySet<string>,
+): boolean {
+  if (hot.has(file)) return false;
+  return reached.has(file) || (graph.get(file) ?? []).some((imported) => reached.has(imported));
 }
 
 /** Whether a changed line names one of the check's pages (not `/`) or one of its feature's own files. */

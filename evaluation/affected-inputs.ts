@@ -6,7 +6,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RecordedCheck } from '../checks/format.js';
-import { runGit, type WorkspaceRepo } from '../handoff/git.js';
+import { FileMemo } from '../core/file-memo.js';
+import { askGit, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import type { CheckFootprint, ImportGraph, LaneChange } from './affected-checks.js';
 
 /** Changed lines kept per diff: enough to name pages and files, bounded for a lane that rewrote the app. */
@@ -57,9 +58,33 @@ export async function checkFootprints(
   }));
 }
 
-/** Feature id → files its lanes' merges into the run branch changed (first-parent diffs of the merge commits). */
+/** The last answer of {@link mergedFiles} per repository: the next merge reads only the merges after it. */
+const MERGED_FILES = new Map<string, { at: string; byFeature: Map<string, Set<string>> }>();
+/** Repositories remembered (a worker's run branch copies, one per run it merges for). */
+const MERGED_FILES_KEPT = 32;
+
+/**
+ * Feature id → files its lanes' merges into the run branch changed (first-parent diffs of the merge commits). Reads
+ * only the merges since the last call on the same repository when that head is still in the history (a merge the
+ * queue undid is not: then all of them), so a merge does not read the whole history again.
+ */
 export async function mergedFiles(repo: WorkspaceRepo, at: string): Promise<Map<string, Set<string>>> {
-  const log = await runGit(repo, [
+  const sha = (await runGit(repo, ['rev-parse', '--verify', `${at}^{commit}`])).trim();
+  const kept = MERGED_FILES.get(repo.dir);
+  // `merge-base --is-ancestor` answers by its exit code alone, which runGit does not report: the base is compared.
+  const grows =
+    kept !== undefined &&
+    (kept.at === sha || (await askGit(repo, ['merge-base', kept.at, sha])).trim() === kept.at);
+  const byFeature = grows ? copyOf(kept.byFeature) : new Map<string, Set<string>>();
+  if (!grows || kept.at !== sha)
+    addMergedFiles(byFeature, await mergeLog(repo, grows ? `${kept.at}..${sha}` : sha));
+  if (MERGED_FILES.size >= MERGED_FILES_KEPT) MERGED_FILES.clear();
+  MERGED_FILES.set(repo.dir, { at: sha, byFeature: copyOf(byFeature) });
+  return byFeature;
+}
+
+function mergeLog(repo: WorkspaceRepo, range: string): Promise<string> {
+  return runGit(repo, [
     'log',
     '--first-parent',
     '--merges',
@@ -67,9 +92,11 @@ export async function mergedFiles(repo: WorkspaceRepo, at: string): Promise<Map<
     '--name-only',
     '--no-renames',
     '--format=%x00%s',
-    at,
+    range,
   ]);
-  const byFeature = new Map<string, Set<string>>();
+}
+
+function addMergedFiles(byFeature: Map<string, Set<string>>, log: string): void {
   for (const entry of log.split('\0').slice(1)) {
     const [subject = '', ...files] = entry.split('\n');
     const featureId = mergedFeatureOf(subject);
@@ -78,13 +105,19 @@ export async function mergedFiles(repo: WorkspaceRepo, at: string): Promise<Map<
     for (const file of files) if (file.trim() !== '') set.add(file.trim());
     byFeature.set(featureId, set);
   }
-  return byFeature;
+}
+
+function copyOf(byFeature: ReadonlyMap<string, ReadonlySet<string>>): Map<string, Set<string>> {
+  return new Map([...byFeature].map(([featureId, files]) => [featureId, new Set(files)]));
 }
 
 /** The feature a merge queue's merge commit brought in (`nightshift(merge): F-001 from lane 2`), if it is one. */
 export function mergedFeatureOf(subject: string): string | undefined {
   return /^nightshift\(merge\): (\S+) from lane \d+$/.exec(subject.trim())?.[1];
 }
+
+/** Each source file's import specifiers, read again only when the file changed (the merge queue asks on every merge). */
+const SPECIFIERS = new FileMemo<string[]>();
 
 /** The app's static relative imports among its tracked source files (the checked-out work tree). */
 export async function importGraph(repo: WorkspaceRepo): Promise<ImportGraph> {
@@ -95,9 +128,11 @@ export async function importGraph(repo: WorkspaceRepo): Promise<ImportGraph> {
   const graph = new Map<string, string[]>();
   for (const file of tracked) {
     if (file.startsWith('.nightshift/') || file.split('/').includes('node_modules')) continue;
-    const text = await readFile(path.join(repo.dir, file), 'utf8').catch(() => '');
-    if (text.length === 0 || text.length > MAX_SCANNED_BYTES) continue;
-    const imports = importsOf(file, text, known);
+    const specifiers = await SPECIFIERS.get(path.join(repo.dir, file), async () => {
+      const text = await readFile(path.join(repo.dir, file), 'utf8').catch(() => '');
+      return text.length === 0 || text.length > MAX_SCANNED_BYTES ? [] : importSpecifiers(text);
+    });
+    const imports = resolveAll(file, specifiers, known);
     if (imports.length > 0) graph.set(file, imports);
   }
   return graph;
@@ -105,12 +140,19 @@ export async function importGraph(repo: WorkspaceRepo): Promise<ImportGraph> {
 
 /** The tracked files `file`'s relative (or root-relative, for pages) specifiers resolve to. */
 export function importsOf(file: string, text: string, known: ReadonlySet<string>): string[] {
+  return resolveAll(file, importSpecifiers(text), known);
+}
+
+/** Every specifier the text imports, links or requires, as written. */
+function importSpecifiers(text: string): string[] {
+  return IMPORT_PATTERNS.flatMap((pattern) => [...text.matchAll(pattern)].map((match) => match[1] as string));
+}
+
+function resolveAll(file: string, specifiers: readonly string[], known: ReadonlySet<string>): string[] {
   const found = new Set<string>();
-  for (const pattern of IMPORT_PATTERNS) {
-    for (const match of text.matchAll(pattern)) {
-      const resolved = resolveSpecifier(file, match[1] as string, known);
-      if (resolved && resolved !== file) found.add(resolved);
-    }
+  for (const specifier of specifiers) {
+    const resolved = resolveSpecifier(file, specifier, known);
+    if (resolved && resolved !== file) found.add(resolved);
   }
   return [...found];
 }

@@ -17,24 +17,35 @@ export function isWaitingOn(feature: DependencyView, dependencyId: string): bool
   return feature.blocked && (feature.blockedReason ?? '').startsWith(`waits on ${dependencyId}, `);
 }
 
-/** The first blocked dependency of a feature, direct or through other dependencies; undefined when none. */
-export function blockedDependency<F extends DependencyView>(
-  feature: F,
-  byId: ReadonlyMap<string, F>,
-): F | undefined {
-  const seen = new Set<string>();
-  const walk = (current: F): F | undefined => {
+/**
+ * Each feature's first blocked dependency, direct or through other dependencies (depth first, in `depends_on`
+ * order), for every feature that has one. One walk over the whole graph, each feature's answer computed once, so a
+ * scheduler call stays linear in the features and their dependencies (a per-feature walk was quadratic on a long
+ * chain). A cycle (refused by the list validation) ends the walk where it closes.
+ */
+export function blockedDependencies<F extends DependencyView>(features: readonly F[]): Map<string, F> {
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  const answers = new Map<string, F | null>();
+  const walk = (current: F): F | null => {
+    const known = answers.get(current.id);
+    if (known !== undefined) return known;
+    answers.set(current.id, null); // in progress: a cycle back here finds nothing
+    let found: F | null = null;
     for (const id of current.depends_on ?? []) {
       const dependency = byId.get(id);
-      if (!dependency || seen.has(id)) continue;
-      seen.add(id);
-      if (dependency.blocked) return dependency;
-      const deeper = walk(dependency);
-      if (deeper) return deeper;
+      if (!dependency) continue;
+      found = dependency.blocked ? dependency : walk(dependency);
+      if (found) break;
     }
-    return undefined;
+    answers.set(current.id, found);
+    return found;
   };
-  return walk(feature);
+  const result = new Map<string, F>();
+  for (const feature of features) {
+    const found = walk(feature);
+    if (found) result.set(feature.id, found);
+  }
+  return result;
 }
 
 /** Whether every dependency of the feature passes (unknown ids are ignored: the list validation reports them). */

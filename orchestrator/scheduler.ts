@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkStopConditions } from './budgets.js';
-import { blockedDependency, dependenciesMet } from './dependencies.js';
+import { blockedDependencies, dependenciesMet } from './dependencies.js';
 import { evaluatesAfterAnswer, waitForAnswers, waitingFeatureIds } from './question-schedule.js';
 import {
   ACTIVE_STATUSES,
@@ -54,8 +54,9 @@ export function nextAction(state: RunState, now: Date): NextAction {
   const budgets = run.config.budgets;
   const byId = new Map(features.map((feature) => [feature.id, feature]));
   // A feature waiting on a blocked one is not started (apply-result blocks it too, naming the dependency).
+  const blockedBy = blockedDependencies(features);
   const pending = features.filter(
-    (feature) => !feature.passes && !feature.blocked && !blockedDependency(feature, byId),
+    (feature) => !feature.passes && !feature.blocked && !blockedBy.has(feature.id),
   );
   const candidates = sweepCandidates(state);
   if (features.length > 0 && pending.length === 0 && candidates.length === 0) return { kind: 'finish' };

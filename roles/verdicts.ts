@@ -54,8 +54,9 @@ export async function applyVerdicts(
 ): Promise<string | null> {
   if (records.length === 0) return null;
   const features = await readFeatureList(repo.dir);
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
   for (const record of records) {
-    const feature = features.find((candidate) => candidate.id === record.featureId);
+    const feature = byId.get(record.featureId);
     if (!feature) continue;
     if (record.verdict === 'pass') {
       feature.passes = true;

@@ -3,8 +3,10 @@
  * affect (evaluation/affected-checks.ts) plus the lanes' own and any a full sweep tied to them; every passing
  * feature's with `mergeChecks.affected: all`. The rest waits for the scheduled full sweep (workers/full-sweep.ts).
  */
-import type { RecordedCheck } from '../checks/format.js';
-import { readCheckFile } from '../checks/store.js';
+import path from 'node:path';
+import type { CheckFile, RecordedCheck } from '../checks/format.js';
+import { checkFilePath, readCheckFile } from '../checks/store.js';
+import { FileMemo } from '../core/file-memo.js';
 import { moduleLogger } from '../core/log.js';
 import { affectedChecks } from '../evaluation/affected-checks.js';
 import { checkFootprints, importGraph, laneChange } from '../evaluation/affected-inputs.js';
@@ -13,6 +15,9 @@ import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { RunState } from '../orchestrator/run/index.js';
 
 const log = moduleLogger('workers/merge-selection');
+
+/** Check files as read, again only when one changed: every merge and full sweep reads every passing feature's. */
+const CHECK_FILES = new FileMemo<CheckFile | null>();
 
 /** The recorded checks of every passing feature and of `also`, as they are in `repo`'s work tree. */
 export async function passingChecks(
@@ -23,7 +28,9 @@ export async function passingChecks(
   const ids = state.features.filter((f) => (f.passes && !f.blocked) || also.includes(f.id)).map((f) => f.id);
   const checks: RecordedCheck[] = [];
   for (const id of ids) {
-    const file = await readCheckFile(repo.dir, id).catch(() => null);
+    const file = await CHECK_FILES.get(path.join(repo.dir, checkFilePath(id)), () =>
+      readCheckFile(repo.dir, id),
+    ).catch(() => null);
     if (file) checks.push(file.current);
   }
   return checks;

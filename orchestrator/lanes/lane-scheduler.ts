@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkStopConditions } from '../budgets.js';
-import { blockedDependency, dependenciesMet } from '../dependencies.js';
+import { blockedDependencies, dependenciesMet } from '../dependencies.js';
 import { evaluatesAfterAnswer, waitForAnswers, waitingFeatureIds } from '../question-schedule.js';
 import {
   ACTIVE_STATUSES,
@@ -66,8 +66,9 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   const { run, features } = state;
   const byId = new Map(features.map((feature) => [feature.id, feature]));
   const held = new Set(run.lanes.map((lane) => lane.featureId));
+  const blockedBy = blockedDependencies(features);
   const pending = features.filter(
-    (feature) => !feature.passes && !feature.blocked && !blockedDependency(feature, byId),
+    (feature) => !feature.passes && !feature.blocked && !blockedBy.has(feature.id),
   );
   const candidates = sweepCandidates(state);
   const idle = busy.size === 0 && run.lanes.length === 0;

@@ -107,7 +107,8 @@ export async function recordMergeResults(
         changed: new Map(),
         events: [],
       };
-      for (const merge of merges) applyMerge(changes, { current, features, merge, seq, at });
+      const byId = new Map(features.map((feature) => [feature.id, feature]));
+      for (const merge of merges) applyMerge(changes, { current, byId, merge, seq, at });
       events = changes.events;
       if (events.length === 0) return undefined;
       const next = features.map((candidate) => changes.changed.get(candidate.id) ?? candidate);
@@ -129,12 +130,19 @@ export async function recordMergeResults(
 
 function applyMerge(
   changes: MergeChanges,
-  input: { current: RunRecord; features: FeatureState[]; merge: MergeResult; seq: number; at: string },
+  input: {
+    current: RunRecord;
+    /** The run's features by id: a merge that replayed every check looks each one up (no scan per check). */
+    byId: ReadonlyMap<string, FeatureState>;
+    merge: MergeResult;
+    seq: number;
+    at: string;
+  },
 ): void {
-  const { current, features, merge, seq, at } = input;
+  const { current, byId, merge, seq, at } = input;
   const runId = current.id;
   const lane = changes.lanes.find((candidate) => candidate.lane === merge.lane);
-  const stored = features.find((candidate) => candidate.id === merge.featureId);
+  const stored = byId.get(merge.featureId);
   if (!lane || lane.seq !== seq || !stored) return;
   const feature = changes.changed.get(stored.id) ?? stored;
   changes.events.push({ type: 'lane.merge', runId, at, seq, ...merge });
@@ -149,7 +157,7 @@ function applyMerge(
   };
   if (merge.outcome === 'merged') {
     for (const id of merge.checked) {
-      const checked = changes.changed.get(id) ?? features.find((candidate) => candidate.id === id);
+      const checked = changes.changed.get(id) ?? byId.get(id);
       if (checked?.passes) changes.changed.set(id, { ...checked, lastCheckedSeq: seq });
     }
     changes.changed.set(feature.id, {

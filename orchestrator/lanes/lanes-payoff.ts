@@ -44,52 +44,71 @@ function prerequisites(features: readonly Node[]): Map<string, Set<string>> {
   const ids = new Set(features.map((feature) => feature.id));
   const direct = new Map(features.map((f) => [f.id, (f.depends_on ?? []).filter((id) => ids.has(id))]));
   const all = new Map<string, Set<string>>();
-  const visit = (id: string, seen: Set<string>): Set<string> => {
+  const open = new Set<string>();
+  const visit = (id: string): Set<string> => {
     const known = all.get(id);
     if (known) return known;
+    open.add(id);
     const found = new Set<string>();
     for (const dependency of direct.get(id) ?? []) {
-      if (seen.has(dependency)) continue;
+      if (open.has(dependency)) continue; // a cycle: refused elsewhere
       found.add(dependency);
-      for (const deeper of visit(dependency, new Set([...seen, id]))) found.add(deeper);
+      for (const deeper of visit(dependency)) found.add(deeper);
     }
+    open.delete(id);
     all.set(id, found);
     return found;
   };
-  for (const id of ids) visit(id, new Set([id]));
+  for (const id of ids) visit(id);
   return all;
 }
 
-/** The longest chain of features each waiting on the one before (at least one feature when there are any). */
+/**
+ * The longest chain of features each waiting on the one before (at least one feature when there are any; of equal
+ * chains, the one ending first in list order). Each feature's longest chain is found once and kept as a link to its
+ * predecessor, so a long chain costs linear time, not a copy of the chain per feature.
+ */
 export function longestChain(features: readonly Node[]): string[] {
-  const before = prerequisites(features);
-  const ordered = [...features].sort((a, b) => (before.get(a.id)?.size ?? 0) - (before.get(b.id)?.size ?? 0));
-  const best = new Map<string, string[]>();
-  for (const feature of ordered) {
-    let chain: string[] = [];
-    for (const dependency of feature.depends_on ?? []) {
-      const candidate = best.get(dependency);
-      if (candidate && candidate.length > chain.length) chain = candidate;
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  const length = new Map<string, number>();
+  const previous = new Map<string, string>();
+  const measure = (feature: Node): number => {
+    const known = length.get(feature.id);
+    if (known !== undefined) return known;
+    length.set(feature.id, 1); // in progress: a cycle (refused elsewhere) adds nothing
+    let best = 0;
+    for (const id of feature.depends_on ?? []) {
+      const dependency = byId.get(id);
+      const candidate = dependency ? measure(dependency) : 0;
+      if (candidate > best) {
+        best = candidate;
+        previous.set(feature.id, id);
+      }
     }
-    best.set(feature.id, [...chain, feature.id]);
-  }
-  return [...best.values()].reduce<string[]>(
-    (longest, chain) => (chain.length > longest.length ? chain : longest),
-    [],
-  );
+    length.set(feature.id, best + 1);
+    return best + 1;
+  };
+  let end: Node | undefined;
+  for (const feature of features) if (!end || measure(feature) > measure(end)) end = feature;
+  const chain: string[] = [];
+  for (let id = end?.id; id !== undefined; id = previous.get(id)) chain.push(id);
+  return chain.reverse();
 }
 
 /**
  * The most features that can be in flight at once: the largest set of which none waits on another (Dilworth: the
- * count minus a maximum matching of "must come before").
+ * count minus a maximum matching of "must come before"). The matching looks only at the features that wait on
+ * each one, not at the whole list.
  */
 export function dependencyWidth(features: readonly Node[]): number {
   const before = prerequisites(features);
   const ids = features.map((feature) => feature.id);
+  const waitingOn = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const later of ids) for (const id of before.get(later) ?? []) waitingOn.get(id)?.push(later);
   const matchedBy = new Map<string, string>();
   const augment = (id: string, seen: Set<string>): boolean => {
-    for (const later of ids) {
-      if (!before.get(later)?.has(id) || seen.has(later)) continue;
+    for (const later of waitingOn.get(id) ?? []) {
+      if (seen.has(later)) continue;
       seen.add(later);
       const holder = matchedBy.get(later);
       if (holder === undefined || augment(holder, seen)) {

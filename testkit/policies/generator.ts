@@ -74,11 +74,29 @@ export interface Slip {
   to: string;
 }
 
+/**
+ * Code a generator's first try at a feature appends to one of the feature's own files that breaks another feature
+ * (which the feature's own check does not exercise); taken out again when feedback says the merge broke others.
+ */
+export interface Breakage {
+  /** One of the files the feature writes (its `sourceDir`). */
+  path: string;
+  /** Appended to that file. */
+  text: string;
+  /** What taking it out fixes, for the commit message and the progress note. */
+  explanation: string;
+}
+
 /** How a generator differs from the scripted one that always writes its feature right. */
 export interface GeneratorHabits {
   /** The slip this generator makes on its first try at the feature, if any (deterministic per feature). */
   slip(featureId: string, feature: ScriptedFeature, firstMessage: string): Slip | undefined;
+  /** The breakage this generator's first try at the feature adds, if any. */
+  breakage?(featureId: string, feature: ScriptedFeature): Breakage | undefined;
 }
+
+/** Feedback of the merge queue or a full sweep saying the feature's merge broke other features' checks. */
+const BROKE_OTHERS = /broke (other features|recorded checks)/i;
 
 /** The generator session (`habits`: a generator that slips, for measurements; default none). */
 export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
@@ -96,8 +114,13 @@ export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
     return;
   }
   const bug = feature.plantedBug;
+  const breakage = habits?.breakage?.(featureId, feature);
   const paths = [
-    ...new Set([...feature.insertions.map((insertion) => insertion.path), ...(bug ? [bug.path] : [])]),
+    ...new Set([
+      ...feature.insertions.map((insertion) => insertion.path),
+      ...(bug ? [bug.path] : []),
+      ...(breakage ? [breakage.path] : []),
+    ]),
   ];
   const intro = feedback
     ? `Working on ${featureId} again; the evaluator's feedback: ${feedbackGist(feedback)}`
@@ -113,9 +136,9 @@ export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
     files.get(insertion.path)?.includes(insertion.lines[0] as string),
   );
   const slip = habits?.slip(featureId, feature, io.firstMessage);
-  const work = done
-    ? fixOrRecheck(io, brief, files, slip)
-    : { notes: implement(io, featureId, feature, files, slip) };
+  const work: Rework = done
+    ? fixOrRecheck(io, brief, files, { slip, breakage })
+    : { notes: implement(io, featureId, feature, files, { slip, breakage }) };
   const notes = work.notes;
   const check = io.call(
     'bash',
@@ -129,7 +152,7 @@ export function generatorScript(io: ScriptIO, habits?: GeneratorHabits): void {
       : `Shell check FAILED:\n${lastLines(check.content, 12)}`,
   );
   const subject = work.fixed
-    ? `fix ${bug?.explanation ?? `the text ${slip?.to} (${slip?.from})`}`
+    ? `fix ${work.fixedWhat ?? bug?.explanation ?? `the text ${slip?.to} (${slip?.from})`}`
     : feature.summary;
   commitAll(io, `${featureId}: ${subject}`, appendProgressCommand(featureId, subject, notes));
   let correction = io.finish(
@@ -187,19 +210,26 @@ function resolveConflicts(io: ScriptIO, featureId: string, files: string[]): voi
   io.finish(`${featureId}: merge conflicts resolved (both sides kept) and committed.`);
 }
 
+/** What a first try gets wrong, if anything. */
+interface FirstTry {
+  slip?: Slip | undefined;
+  breakage?: Breakage | undefined;
+}
+
 /** Writes the feature's new files and inserts its registrations; returns notes for the progress log. */
 function implement(
   io: ScriptIO,
   featureId: string,
   feature: ScriptedFeature,
   files: Map<string, string>,
-  slip?: Slip,
+  { slip, breakage }: FirstTry,
 ): string[] {
   const notes: string[] = [];
   const example: ScriptedExample = exampleOf(feature);
-  const written = featureFiles(feature.sourceDir, example.sourcesDir).map((file) =>
-    slip ? { ...file, content: file.content.replaceAll(slip.from, slip.to) } : file,
-  );
+  const written = featureFiles(feature.sourceDir, example.sourcesDir).map((file) => {
+    const content = slip ? file.content.replaceAll(slip.from, slip.to) : file.content;
+    return { ...file, content: breakage?.path === file.path ? content + breakage.text : content };
+  });
   const writes: ScriptedToolCall[] = written.map((file) => ({
     name: 'write',
     arguments: { path: file.path, content: file.content },
@@ -226,14 +256,27 @@ function implement(
   return notes;
 }
 
-/** The feature is already in place: fix the planted bug when feedback says it fails, else only re-check. */
+/** What a session on a feature already in place did: notes, and whether (and what) it fixed. */
+interface Rework {
+  notes: string[];
+  fixed?: boolean;
+  fixedWhat?: string;
+}
+
+/**
+ * The feature is already in place: take out the breakage when feedback says its merge broke other features, fix
+ * the planted bug when feedback says it fails, else only re-check.
+ */
 function fixOrRecheck(
   io: ScriptIO,
   brief: GeneratorBrief,
   files: Map<string, string>,
-  slip?: Slip,
-): { notes: string[]; fixed?: boolean } {
+  { slip, breakage }: FirstTry,
+): Rework {
   const bug = brief.feature?.plantedBug;
+  if (brief.feedback && breakage && BROKE_OTHERS.test(brief.feedback)) {
+    if (files.get(breakage.path)?.includes(breakage.text.trim())) return removeBreakage(io, breakage);
+  }
   if (brief.feedback && slip && brief.feature) return rewriteSlip(io, brief.feature, slip);
   if (!brief.feedback || !bug) {
     return { notes: ['The feature was already in place; re-checked it without changes.'] };
@@ -248,6 +291,20 @@ function fixOrRecheck(
   );
   const note = `Fixed after evaluator feedback (${feedbackGist(brief.feedback)}): ${bug.explanation}.`;
   return { notes: [note, ...failures(results)], fixed: !results.some((result) => result.isError) };
+}
+
+/** The feedback names features the first try broke: the code that broke them taken out. */
+function removeBreakage(io: ScriptIO, breakage: Breakage): Rework {
+  const results = io.act(
+    [{ name: 'edit', arguments: { path: breakage.path, old_string: breakage.text.trim(), new_string: '' } }],
+    `The feedback says my merge broke other features' checks. Found it in ${breakage.path}: ${breakage.explanation}. Taking it out.`,
+  );
+  const note = `Fixed after the merge queue's feedback: ${breakage.explanation}.`;
+  return {
+    notes: [note, ...failures(results)],
+    fixed: !results.some((result) => result.isError),
+    fixedWhat: breakage.explanation,
+  };
 }
 
 /** The feedback names what the first try wrote wrong: the feature's files written again, right. */

@@ -88,6 +88,32 @@ describe('affected checks', () => {
     expect(affectedChecks({ changes: change([]), footprints, graph, strategy: 'all' }).size).toBe(6);
   });
 
+  it('a hot file that imports every page module (a route table) does not link a new module to every check', () => {
+    // The route table imports each feature's module; the lane adds its own module and registers it there.
+    const routed = new Map([
+      ...graph,
+      [
+        'src/routes.js',
+        ['src/list.js', 'src/about.js', 'src/stats.js', 'src/help.js', 'src/tags.js', 'src/new.js'],
+      ],
+    ]);
+    const lines = ["  { path: '/new', module: './new.js' },"];
+    const selected = affectedChecks({
+      changes: change(['src/new.js', 'src/routes.js'], lines),
+      footprints,
+      graph: routed,
+    });
+    expect(selected).toEqual(new Set(['F-009']));
+    // Not hot (the diff strategy), the route table links by file: every check.
+    const diffOnly = affectedChecks({
+      changes: change(['src/new.js', 'src/routes.js'], lines),
+      footprints,
+      graph: routed,
+      strategy: 'diff',
+    });
+    expect(diffOnly.size).toBe(6);
+  });
+
   it('hot files need more than a quarter of the footprints and at least four; importers stop at hot files', () => {
     expect(hotFiles(footprints)).toEqual(new Set(['src/routes.js']));
     expect(hotFiles(footprints.slice(0, 4))).toEqual(new Set());

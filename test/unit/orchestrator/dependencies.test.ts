@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateInitialFeatureList } from '../../../handoff/feature-list.js';
+import { blockedDependencies } from '../../../orchestrator/dependencies.js';
+import { longestChain } from '../../../orchestrator/lanes/lanes-payoff.js';
 import { applySessionResult } from '../../../orchestrator/run/apply-result.js';
 import { emptySession } from '../../../orchestrator/run/run-state.js';
 import { nextAction } from '../../../orchestrator/scheduler.js';
@@ -77,5 +79,49 @@ describe('features with depends_on', () => {
       'feature_list.json: [1].depends_on: F-002 is the feature itself',
       'feature_list.json: depends_on: a cycle F-002 → F-003 → F-002; remove one of these dependencies',
     ]);
+  });
+
+  it('finds every feature held by a blocked dependency, the first in depends_on order, through chains and diamonds', () => {
+    const features = [
+      featureState(1, { blocked: true, blockedReason: 'failed 3 evaluations' }),
+      featureState(2),
+      featureState(3, { depends_on: ['F-002', 'F-001'] }),
+      featureState(4, { depends_on: ['F-003'] }),
+      featureState(5, { depends_on: ['F-002'] }),
+      featureState(6, { blocked: true, blockedReason: 'asked to' }),
+      featureState(7, { depends_on: ['F-006', 'F-004'] }),
+    ];
+    const held = blockedDependencies(features);
+    expect([...held].map(([id, by]) => [id, by.id])).toEqual([
+      ['F-003', 'F-001'],
+      ['F-004', 'F-001'],
+      ['F-007', 'F-006'],
+    ]);
+  });
+
+  it("walks a long chain once: each feature's depends_on is read a bounded number of times, not once per later feature", () => {
+    // A 3,000-feature chain (F-n waits on F-n-1) whose first feature is blocked. Walking from every feature
+    // separately reads depends_on about n²/2 times (4.5 million here); the scheduler calls this on every advance.
+    const reads = { count: 0 };
+    const chain = Array.from({ length: 3_000 }, (_, index) => {
+      const own = index === 0 ? [] : [`F-${String(index).padStart(3, '0')}`];
+      const state = featureState(index + 1, index === 0 ? { blocked: true, blockedReason: 'stuck' } : {});
+      return Object.defineProperty(state, 'depends_on', {
+        enumerable: true,
+        get: () => {
+          reads.count++;
+          return own;
+        },
+      });
+    });
+    const held = blockedDependencies(chain);
+    expect(held.size).toBe(2_999);
+    expect(held.get('F-3000')?.id).toBe('F-001');
+    expect(reads.count).toBeLessThanOrEqual(2 * chain.length);
+    reads.count = 0;
+    const longest = longestChain(chain);
+    expect(longest).toHaveLength(3_000);
+    expect(longest.slice(0, 2)).toEqual(['F-001', 'F-002']);
+    expect(reads.count).toBeLessThanOrEqual(2 * chain.length);
   });
 });

@@ -1,0 +1,77 @@
+/**
+ * The app's copy of the workspace (handoff/app-copy.ts), on real git: the head commit's files and nothing else — no
+ * ignored or untracked files, and none of the history, which a local clone copied whole (the merge queue starts an
+ * app per merge, so the copy grew with every merge).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freshAppCopy } from '../../../handoff/app-copy.js';
+import { checkpoint, ensureRepo, runGit } from '../../../handoff/git.js';
+import { agentGit, tempDir } from './helpers.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+/** A workspace with three commits: a file added, changed, and another removed; an ignored and an untracked file. */
+async function workspaceWithHistory() {
+  const temp = tempDir('ns-app-copy-');
+  cleanups.push(temp.cleanup);
+  const dir = path.join(fs.realpathSync(temp.dir), 'ws');
+  const repo = await ensureRepo(dir);
+  const commit = async (summary: string) =>
+    (await checkpoint(repo, { role: 'generator', runId: 'r1', session: 1, summary })) as string;
+  fs.writeFileSync(path.join(dir, '.gitignore'), 'data/\n');
+  fs.writeFileSync(path.join(dir, 'server.js'), 'v1\n');
+  fs.writeFileSync(path.join(dir, 'old.js'), 'removed later\n');
+  const first = await commit('first');
+  fs.writeFileSync(path.join(dir, 'server.js'), 'v2\n');
+  await commit('second');
+  fs.rmSync(path.join(dir, 'old.js'));
+  fs.mkdirSync(path.join(dir, 'public'));
+  fs.writeFileSync(path.join(dir, 'public', 'index.html'), '<h1>ok</h1>\n');
+  const last = await commit('third');
+  fs.mkdirSync(path.join(dir, 'data'));
+  fs.writeFileSync(path.join(dir, 'data', 'todos.json'), '[]\n');
+  fs.writeFileSync(path.join(dir, 'scratch.txt'), 'not committed\n');
+  return { temp: temp.dir, dir, repo, first, last };
+}
+
+describe('the app copy', () => {
+  it("holds the head commit's files only, and of the history only that commit", async () => {
+    const { temp, dir, repo, first, last } = await workspaceWithHistory();
+    const copy = await freshAppCopy(repo, path.join(temp, 'copies', 'evaluation'));
+    const files = fs.readdirSync(copy.dir, { recursive: true, encoding: 'utf8' });
+    expect(files.filter((file) => file !== '.git' && !file.startsWith('.git/')).sort()).toEqual([
+      '.gitignore',
+      'public',
+      'public/index.html',
+      'server.js',
+    ]);
+    expect(fs.readFileSync(path.join(copy.dir, 'server.js'), 'utf8')).toBe('v2\n');
+    expect(agentGit(copy.dir, 'rev-parse', 'HEAD')).toBe(last);
+    expect(agentGit(copy.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
+    // The first commit's objects never came over (a clone copied them all).
+    expect(() => agentGit(copy.dir, 'cat-file', '-e', first)).toThrow();
+    // The workspace is untouched: its ignored and untracked files, its head and branch.
+    expect(fs.existsSync(path.join(dir, 'data', 'todos.json'))).toBe(true);
+    expect((await runGit(repo, ['symbolic-ref', '--short', 'HEAD'])).trim()).toBe('main');
+    await copy.remove();
+    expect(fs.existsSync(copy.dir)).toBe(false);
+  });
+
+  it('copies a detached head (a full sweep probing an older merge) and replaces a copy left behind', async () => {
+    const { temp, dir, repo, first } = await workspaceWithHistory();
+    agentGit(dir, 'checkout', '-q', '--detach', first);
+    const target = path.join(temp, 'copies', 'probe');
+    fs.mkdirSync(target, { recursive: true });
+    fs.writeFileSync(path.join(target, 'stale.txt'), 'from an earlier copy\n');
+    const copy = await freshAppCopy(repo, target);
+    expect(agentGit(copy.dir, 'rev-parse', 'HEAD')).toBe(first);
+    expect(fs.readFileSync(path.join(copy.dir, 'old.js'), 'utf8')).toBe('removed later\n');
+    expect(fs.existsSync(path.join(copy.dir, 'stale.txt'))).toBe(false);
+    expect(fs.existsSync(path.join(copy.dir, 'public'))).toBe(false);
+  });
+});
