@@ -13,15 +13,17 @@ import { type ReplayListener, type ReplaySite, tallyReplays } from '../evaluatio
 import { browserBlockedEvents } from '../evaluation/session-box.js';
 import type { RunningApp } from '../handoff/app-runner.js';
 import { readFeatureList } from '../handoff/feature-list.js';
-import {
-  type AppStartFailure,
-  type Feature,
-  type VerdictRecord,
-  WORKSPACE_FILES,
-} from '../handoff/formats.js';
+import { type AppStartFailure, type Feature, WORKSPACE_FILES } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import { type AskedQuestion, commitQuestionsFile } from './ask-human.js';
 import { evaluatorAsides, evaluatorAsking } from './evaluator-asks.js';
+import {
+  type EvaluationContext,
+  type FirstReplays,
+  judgedVerdicts,
+  type OpenEvaluation,
+  verdictContext,
+} from './evaluator-verdicts.js';
 import { evaluatorMessage } from './orientation.js';
 import {
   type LoopEnding,
@@ -32,7 +34,7 @@ import {
 import { rolePrompt } from './prompt-files.js';
 import { createSubmitVerdictTool, VerdictCollector } from './submit-verdict.js';
 import type { RoleSessionInput } from './types.js';
-import { toVerdictRecord, type VerdictContext } from './verdicts.js';
+import { toVerdictRecord } from './verdicts.js';
 
 /** The evaluator reads files but writes nothing. */
 export const EVALUATOR_PROTECTED_PATHS = [
@@ -61,33 +63,6 @@ const BLOCKING_OUTCOMES = new Set<AgentResult['outcome']>([
   'context_overflow',
 ]);
 
-/** The evaluation's browser context, as the browser source hands it out. */
-type EvaluationContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
-
-/** What the replays before a regression check left to the model (an evaluation: every feature). */
-interface FirstReplays {
-  /** Passes recorded from green replays, without a model. */
-  replayed: VerdictRecord[];
-  /** The failed replay of each feature whose check was red (`recorded check vN failed at …`). */
-  failures: Map<string, string>;
-  /** The features the model evaluates. */
-  open: Feature[];
-}
-
-/** An evaluation with its app and browser context up: what the session's tools, gate and closing work on. */
-interface OpenEvaluation {
-  input: RoleSessionInput;
-  repo: WorkspaceRepo;
-  browser: BrowserSource;
-  mode: 'evaluate' | 'regression';
-  /** Every feature under evaluation (the gate's), also those a replay already passed. */
-  features: Feature[];
-  first: FirstReplays;
-  app: RunningApp;
-  context: EvaluationContext;
-  evidenceDir: string;
-}
-
 /**
  * Prepares an evaluator session: the harness starts the app and a fresh browser context; the model gets
  * read-only file tools, the browser tools and `submit_verdict`. An app that does not come up, or a browser
@@ -110,21 +85,6 @@ export async function prepareEvaluator(
   if (!started.ok) return blockAll(input, mode, started.reason, started.appStart);
   const { app, context } = started;
   return evaluationSession({ input, repo, browser, mode, features, first, app, context, evidenceDir });
-}
-
-/** Where and when the evaluation's verdicts were made, with their evidence files. */
-function verdictContext(
-  input: RoleSessionInput,
-  mode: OpenEvaluation['mode'],
-  evidence: string[],
-): VerdictContext {
-  return {
-    runId: input.runId,
-    session: input.session,
-    mode,
-    at: new Date((input.clock ?? Date.now)()).toISOString(),
-    evidence,
-  };
 }
 
 /** Ends the session before the model: every feature `blocked` for the reason (with the app's failure to start). */
@@ -357,43 +317,6 @@ async function finishEvaluation(
     ...(result.reason ? { reason: result.reason } : {}),
     verdicts: [...replayed, ...verdicts],
   };
-}
-
-/** The records of the open features: each submitted verdict, or `blocked` (its reason) for one left without. */
-function judgedVerdicts(
-  evaluation: OpenEvaluation,
-  judged: { collector: VerdictCollector; gate: CheckGate; evidence: string[] },
-  blockedReason: string | undefined,
-): VerdictRecord[] {
-  const { collector, gate } = judged;
-  return evaluation.first.open
-    .map((feature) => feature.id)
-    .filter((id) => collector.get(id) || collector.blockedReason(id) || blockedReason)
-    .map((id) => {
-      const why = collector.blockedReason(id) ?? (collector.get(id) ? undefined : blockedReason);
-      const record = namingFailedCheck(
-        toVerdictRecord(
-          id,
-          collector.get(id),
-          verdictContext(evaluation.input, evaluation.mode, judged.evidence),
-          why,
-        ),
-        evaluation.first.failures.get(id),
-      );
-      const ungrounded = collector.groundingFailures(id);
-      const unrecordable = record.verdict === 'pass' ? gate.unrecorded.get(id) : undefined;
-      return {
-        ...record,
-        ...(ungrounded.length ? { ungrounded } : {}),
-        ...(unrecordable ? { unrecordable } : {}),
-      };
-    });
-}
-
-/** A failed regression verdict names the recorded check's failed step first, for the generator's feedback. */
-function namingFailedCheck(record: VerdictRecord, failure: string | undefined): VerdictRecord {
-  if (!failure || record.verdict !== 'fail') return record;
-  return { ...record, issues: [`The ${failure}.`, ...record.issues] };
 }
 
 async function featuresUnderEvaluation(repo: WorkspaceRepo, ids: readonly string[]): Promise<Feature[]> {
