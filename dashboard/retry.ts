@@ -15,12 +15,12 @@ export class RetryRefusedError extends NightshiftError {
 }
 
 /**
- * Why retrying `feature` is pointless, or null when it is not. A run with no way out of its status (done,
- * cancelled) never starts another session; a passing feature has nothing to retry; an untested one is picked
- * anyway.
+ * Why retrying `feature` is pointless, or null when it is not. A cancelled run never starts another session, and a
+ * done run only when a person adds a feature (its only way out), never for a retry; a passing feature has nothing
+ * to retry; an untested one is picked anyway.
  */
 export function retryRefusal(run: RunRecord, feature: FeatureState): string | null {
-  if (STATUS_TRANSITIONS[run.status].length === 0)
+  if (run.status === 'done' || STATUS_TRANSITIONS[run.status].length === 0)
     return `the run is ${run.status} and starts no more sessions`;
   const state = featureState(feature);
   if (state === 'pass') return 'it passes';
