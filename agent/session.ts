@@ -354,7 +354,8 @@ export class Session {
   }
 }
 
-const ELIDED_PREFIX = '[elided by the harness';
+/** How an elided tool result's note begins (the testkit's scripted model recognises it). */
+export const ELIDED_PREFIX = '[elided by the harness';
 
 /** What an elided result says instead of its content. */
 function elidedNote(tool: string, bytes: number): string {

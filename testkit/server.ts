@@ -7,6 +7,7 @@ import { PromptCache, simulateUsage } from './cache.js';
 import { type ErrorReply, errorFor, imagesRefused, sendError } from './errors.js';
 import { openAICompletionJson, openAIErrorBody, openAIStreamChunks } from './openai-format.js';
 import { faultReply, type OutgoingReply, outgoingReply, truncatedReply } from './reply.js';
+import { ToolResultMemory } from './result-memory.js';
 import {
   type Fault,
   type ModelListRequest,
@@ -53,6 +54,8 @@ interface ServerState {
   faults: Fault[];
   requests: RecordedRequest[];
   cache: PromptCache;
+  /** Results as the scripted model first read them, for replays of conversations the harness elided. */
+  memory: ToolResultMemory;
   latencyMs: number;
   /** Aborted on close: ends pending delays. */
   closing: AbortController;
@@ -234,7 +237,11 @@ async function handleModelRequest(
   if (typeof parsed === 'string') return sendError(res, format, { status: 400, message: parsed }, sendJson);
   record.model = parsed.conversation.model;
   record.stream = parsed.stream;
-  const conversation: ScriptedConversation = { ...parsed.conversation, requestIndex: record.index };
+  const conversation: ScriptedConversation = {
+    ...parsed.conversation,
+    messages: state.memory.recall(parsed.conversation.messages),
+    requestIndex: record.index,
+  };
 
   const decision = await decide(state, conversation);
   if ('status' in decision) return sendError(res, format, decision, sendJson);
@@ -334,6 +341,7 @@ export async function startModelServer(options: ModelServerOptions): Promise<Mod
     faults: [],
     requests: [],
     cache: new PromptCache(),
+    memory: new ToolResultMemory(),
     latencyMs: options.latencyMs ?? 0,
     closing: new AbortController(),
     ...(options.modelListKeys ? { modelListKeys: options.modelListKeys } : {}),

@@ -32,6 +32,15 @@ export class CheckBlocked extends Error {
 /** Name of the todo list in the example app. */
 export const TODO_LIST = 'Todos';
 
+/**
+ * Whether a browser tool call failed. Every browser tool that succeeds sends the page's snapshot back; the OpenAI
+ * wire has no error flag on tool results (only Anthropic's `is_error`), so a result without a snapshot is the
+ * tool's error message, not a page to decide from.
+ */
+function failed(result: CallResult): boolean {
+  return result.isError || !result.content.includes('\nSnapshot:\n');
+}
+
 function firstLines(text: string, count = 3): string {
   return text.trim().split('\n').slice(0, count).join(' ').slice(0, 400);
 }
@@ -49,7 +58,7 @@ export class PageDriver {
   /** Opens (or reloads) the app; a page that does not load blocks the check. */
   open(): void {
     const result = this.io.call('browser_navigate', { url: this.url });
-    if (result.isError)
+    if (failed(result))
       throw new CheckBlocked(`The app did not load at ${this.url}: ${firstLines(result.content)}`);
     this.observe(result);
   }
@@ -70,7 +79,7 @@ export class PageDriver {
   private act(calls: Array<{ name: string; arguments: Record<string, unknown> }>, what: string): void {
     const results = this.io.act(calls);
     for (const result of results) {
-      if (result.isError) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
+      if (failed(result)) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
       this.observe(result);
     }
   }
@@ -116,9 +125,29 @@ export class PageDriver {
       'browser_wait_for',
       timeMs === undefined ? { text } : { text, time_ms: timeMs },
     );
-    if (result.isError)
+    if (failed(result))
       throw new StepFailed(`The page never showed "${text}": ${firstLines(result.content)}`);
     this.observe(result);
+  }
+
+  /** Waits until the page no longer shows the text (`browser_wait_for` with `text_gone`); a page that still does fails the step. */
+  waitGone(text: string, timeMs: number): void {
+    const result = this.io.call('browser_wait_for', { text_gone: text, time_ms: timeMs });
+    if (failed(result))
+      throw new StepFailed(`The page still showed "${text}": ${firstLines(result.content)}`);
+    this.observe(result);
+  }
+
+  /**
+   * Looks once more, as a careful person does before calling something broken, unless `holds` already does:
+   * waits `waitMs` and takes a new snapshot. A slow re-render then costs time, not a false fail; a page that
+   * stays wrong is judged as it stays. One look only: every snapshot grows the session's context, and past the
+   * harness's elision threshold a replayed script no longer sees what it decided on.
+   */
+  lookAgainUnless(holds: () => boolean, waitMs = 2_000): void {
+    if (holds()) return;
+    const result = this.io.call('browser_wait_for', { time_ms: waitMs });
+    if (!failed(result)) this.observe(result);
   }
 
   /** Text of the first element with this role (e.g. the status line), or a failed step. */

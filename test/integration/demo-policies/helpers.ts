@@ -61,7 +61,9 @@ export function sessionRunner(
       session,
       featureIds,
       provider,
-      limits: { maxSteps: 60, maxMinutes: 3 },
+      // Room for an 8-feature regression sweep on a starved machine: its careful second looks add steps and
+      // minutes, and a session cut off by these limits blocks the features it did not reach (not what is tested).
+      limits: { maxSteps: 120, maxMinutes: 10 },
       ...base,
       ...extra,
     });
