@@ -2,6 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runDataDir, sessionAppLogPath } from '../core/paths.js';
 import { freshAppCopy } from '../handoff/app-copy.js';
+import { dependencyCacheDir, useDependencyCache } from '../handoff/app-deps.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
 import type { AppStartFailure } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
@@ -16,7 +17,9 @@ export type FreshAppResult =
 /**
  * Starts the app from a clean copy of the workspace's head (`<data>/runs/<run>/app-copies/<session>-<label>`):
  * the evaluation and each replay of a recorded check see the app with no data left by earlier runs of it.
- * The app log of the session gets the output. `stop` stops the app and removes the copy.
+ * The app log of the session gets the output. `stop` stops the app and removes the copy. Unless
+ * `appDependencyCache` is false, the copy gets the run's kept dependencies first, and the first copy that installed
+ * its own leaves them for the next ones once its app has stopped (handoff/app-deps.ts).
  */
 export async function startFreshApp(
   input: AppStartInput,
@@ -27,6 +30,10 @@ export async function startFreshApp(
   await mkdir(path.dirname(logFile), { recursive: true });
   const dir = path.join(runDataDir(input.dataDir, input.runId), 'app-copies', `${input.session}-${label}`);
   const copy = await freshAppCopy(repo, dir);
+  const dependencies =
+    input.appDependencyCache === false
+      ? null
+      : await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId));
   const started = await startApp({
     workspace: copy.dir,
     logFile,
@@ -55,6 +62,8 @@ export async function startFreshApp(
       ...app,
       stop: async () => {
         await app.stop();
+        // The box is gone: nothing from the workspace can change the tree while it is checked and kept.
+        await dependencies?.keep();
         await copy.remove();
       },
     },
