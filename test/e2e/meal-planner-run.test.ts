@@ -74,7 +74,11 @@ describe.skipIf(bubblewrap.skip || packageCache.skip)('a meal-planner run in two
     );
     expect(out.code, out.stderr.slice(-3_000)).toBe(0);
     const run = RunStatusJson.parse(JSON.parse(out.stdout));
-    const why = JSON.stringify({ detail: run.detail, blocked: run.blocked, stderr: out.stderr.slice(-3_000) });
+    const why = JSON.stringify({
+      detail: run.detail,
+      blocked: run.blocked,
+      stderr: out.stderr.slice(-3_000),
+    });
     expect(run, why).toMatchObject({
       status: 'done',
       features: { total: FEATURES, passing: FEATURES, blocked: 0 },
