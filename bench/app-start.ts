@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { type StartAppOptions, startApp } from '../handoff/app-runner.js';
+import { AppDepsResult } from './app-deps.js';
 import { Spread, spread } from './stats.js';
 
 const SKELETON = fileURLToPath(new URL('../examples/todo/scripted/skeleton', import.meta.url));
@@ -28,6 +29,8 @@ export const AppStartResult = z.object({
   /** Median start in the box (registries) minus median start without it. */
   addedAtMedianMs: z.number().nullable(),
   addedAtP90Ms: z.number().nullable(),
+  /** The meal planner's copy + install + start with the run's dependency cache and without (absent before it). */
+  dependencyCache: AppDepsResult.optional(),
 });
 export type AppStartResult = z.infer<typeof AppStartResult>;
 

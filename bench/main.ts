@@ -3,6 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { measureAppDeps } from './app-deps.js';
 import { measureAppStart } from './app-start.js';
 import { measureChecks } from './checks.js';
 import { measureDashboard } from './dashboard.js';
@@ -88,7 +89,9 @@ async function evaluatorStart(reps: Repetitions, mark: Mark) {
 
 async function appStart(reps: Repetitions, mark: Mark) {
   mark('app-start', 'app start (box vs no box)');
-  return measureAppStart({ starts: reps.appStarts ?? 12 });
+  const figures = await measureAppStart({ starts: reps.appStarts ?? 12 });
+  mark('app-start', 'app start: dependency cache (meal planner)');
+  return { ...figures, dependencyCache: await measureAppDeps({ starts: reps.appDepsStarts ?? 6 }) };
 }
 
 async function scaleRuns(reps: Repetitions, mark: Mark) {
@@ -294,7 +297,7 @@ async function measureSections(
 const REPETITIONS_OF: Partial<Record<Section | RecoveryPart, Array<keyof Repetitions>>> = {
   demo: ['demoRuns'],
   evaluator: ['evaluatorColdRounds', 'evaluatorWarmRounds'],
-  'app-start': ['appStarts'],
+  'app-start': ['appStarts', 'appDepsStarts'],
   scale: ['scaleRuns'],
   dashboard: ['dashboardApiRepetitions', 'dashboardPageLoads'],
   workers: ['recoveryKillsPerMode'],

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readCheckFile } from '../checks/store.js';
 import { replayOnOneApp } from '../evaluation/check-sweep.js';
 import { openRepo } from '../handoff/git.js';
-import { sandboxForRole } from '../orchestrator/config.js';
+import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import type { RunEvent } from '../orchestrator/events.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run/index.js';
@@ -59,7 +59,7 @@ async function greenChecks(run: RunRecord, workspace: string, dataDir: string, p
       session: 0,
       dataDir,
       sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-      appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+      ...appStartSettings(run.config.app),
     };
     const results = await replayOnOneApp(input, openRepo(workspace), pool, recorded, 'cli');
     return passing.filter((id) => results.get(id)?.ok === true).length;

@@ -14,6 +14,7 @@ export function repetitions(quick: boolean): Repetitions {
     dashboardApiRepetitions: quick ? 5 : 21,
     dashboardPageLoads: quick ? 2 : 5,
     appStarts: quick ? 5 : 12,
+    appDepsStarts: quick ? 3 : 6,
     recoveryKillsPerMode: quick ? 2 : 3,
     recoveryFailovers: 3,
     checkReplays: quick ? 30 : 100,

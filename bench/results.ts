@@ -34,6 +34,8 @@ export const Repetitions = z.object({
   dashboardPageLoads: z.number().int(),
   /** Starts of the demo app per variant (box, box without network, no box). */
   appStarts: z.number().int().optional(),
+  /** Starts of the meal planner from a fresh copy per variant (with the dependency cache, without). */
+  appDepsStarts: z.number().int().optional(),
   /** Worker kills per mode (one worker restarted; a second one running) and per variant. */
   recoveryKillsPerMode: z.number().int().optional(),
   /** Redis master kills under Sentinel, in one run. */

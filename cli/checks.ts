@@ -10,7 +10,7 @@ import { replayOnOneApp } from '../evaluation/check-sweep.js';
 import { readFeatureList } from '../handoff/feature-list.js';
 import { checkpoint, openRepo } from '../handoff/git.js';
 import { assertWritableTarget, UnsafeFileError, writeWorkspaceFile } from '../handoff/safe-fs.js';
-import { sandboxForRole } from '../orchestrator/config.js';
+import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import type { RunRecord } from '../orchestrator/run/index.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
 import {
@@ -113,7 +113,7 @@ async function replayChecks(
       session: 0,
       dataDir: context.dataDir,
       sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-      appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+      ...appStartSettings(run.config.app),
     };
     return await replayOnOneApp(input, openRepo(workspace), pool, selected, 'cli');
   } finally {

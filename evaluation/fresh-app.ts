@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runDataDir, sessionAppLogPath } from '../core/paths.js';
 import { freshAppCopy } from '../handoff/app-copy.js';
+import { dependencyCacheDir, useDependencyCache } from '../handoff/app-deps.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
 import type { AppStartFailure } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
@@ -14,9 +16,14 @@ export type FreshAppResult =
   | { ok: false; reason: string; failure?: AppStartFailure };
 
 /**
- * Starts the app from a clean copy of the workspace's head (`<data>/runs/<run>/app-copies/<session>-<label>`):
- * the evaluation and each replay of a recorded check see the app with no data left by earlier runs of it.
- * The app log of the session gets the output. `stop` stops the app and removes the copy.
+ * Starts the app from a clean copy of the workspace's head (`<data>/runs/<run>/app-copies/<session>-<label>-<random>`):
+ * the evaluation and each replay of a recorded check see the app with no data left by earlier runs of it. The
+ * random part keeps two deliveries of one session apart: a job whose lock lapsed under load is delivered again
+ * while the first delivery is still stopping its app, and with one path per session and label the first one's
+ * removal of its copy deleted the files under the second one's running app.
+ * The app log of the session gets the output. `stop` stops the app and removes the copy. Unless
+ * `appDependencyCache` is false, the copy gets the run's kept dependencies first, and the first copy that installed
+ * its own leaves them for the next ones once its app has stopped (handoff/app-deps.ts).
  */
 export async function startFreshApp(
   input: AppStartInput,
@@ -25,8 +32,13 @@ export async function startFreshApp(
 ): Promise<FreshAppResult> {
   const logFile = sessionAppLogPath(input.dataDir, input.runId, input.session);
   await mkdir(path.dirname(logFile), { recursive: true });
-  const dir = path.join(runDataDir(input.dataDir, input.runId), 'app-copies', `${input.session}-${label}`);
+  const name = `${input.session}-${label}-${randomBytes(3).toString('hex')}`;
+  const dir = path.join(runDataDir(input.dataDir, input.runId), 'app-copies', name);
   const copy = await freshAppCopy(repo, dir);
+  const dependencies =
+    input.appDependencyCache === false
+      ? null
+      : await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId));
   const started = await startApp({
     workspace: copy.dir,
     logFile,
@@ -55,6 +67,8 @@ export async function startFreshApp(
       ...app,
       stop: async () => {
         await app.stop();
+        // The box is gone: nothing from the workspace can change the tree while it is checked and kept.
+        await dependencies?.keep();
         await copy.remove();
       },
     },

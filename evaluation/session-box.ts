@@ -34,6 +34,8 @@ export interface AppStartInput extends SessionIdentity {
   sandbox?: SessionSandbox;
   /** How long the app may take to answer after `init.sh` starts. */
   appReadyTimeoutMs?: number;
+  /** Fill fresh app copies from the run's dependency cache (default true; run config `app.dependencyCache`). */
+  appDependencyCache?: boolean;
 }
 
 /** The box settings of a role session: the run's sandbox, the data dir hidden, refusals as events. */

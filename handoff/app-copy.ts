@@ -10,6 +10,10 @@ import { runGit, type WorkspaceRepo } from './git.js';
 /** A clean checkout of the repository's HEAD (a shallow repository of that one commit); `remove` deletes it. */
 export interface AppCopy {
   dir: string;
+  /** The copy's own repository (what git questions about the copied commit go to). */
+  repo: WorkspaceRepo;
+  /** The commit checked out. */
+  sha: string;
   remove(): Promise<void>;
 }
 
@@ -28,5 +32,5 @@ export async function freshAppCopy(repo: WorkspaceRepo, dir: string): Promise<Ap
   // A fetch from a path goes through upload-pack (a clone's local copy would not): only the head's objects move.
   await runGit(copy, ['fetch', '-q', '--no-tags', '--depth', '1', repo.dir, sha]);
   await runGit(copy, ['checkout', '-q', '--detach', sha]);
-  return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+  return { dir, repo: copy, sha, remove: () => rm(dir, { recursive: true, force: true }) };
 }

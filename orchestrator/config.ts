@@ -7,10 +7,12 @@ import { AffectedStrategy } from '../evaluation/affected-checks.js';
 import { parseDuration, parseOrThrow } from './config-parse.js';
 import { FailoverConfig } from './failover.js';
 import { RedisWait } from './replica-ack.js';
-import { SandboxConfig } from './sandbox-config.js';
+import { AppConfig, SandboxConfig } from './sandbox-config.js';
 
 export { indent, parseDuration, parseOrThrow } from './config-parse.js';
 export {
+  AppConfig,
+  appStartSettings,
   FileSizeMiB,
   MemoryMiB,
   NetworkSetting,
@@ -189,12 +191,8 @@ export const RunConfig = z.strictObject({
    */
   modelSettings: ModelSettingsTable.default({}),
   sandbox: SandboxConfig.prefault({}),
-  /**
-   * The app as the harness starts it (evaluations, replays, the start after the initializer). The readiness
-   * timeout covers `init.sh` from a clean checkout: a cold `npm install` (often 60–120 s in the box, through the
-   * registry proxy) plus a dev server's first build, hence 180 s by default.
-   */
-  app: z.strictObject({ readyTimeoutSeconds: z.number().positive().max(3_600).default(180) }).prefault({}),
+  /** The app as the harness starts it: readiness timeout, dependency cache (sandbox-config.ts). */
+  app: AppConfig.prefault({}),
   notifications: z.strictObject({ webhooks: z.array(Webhook).default([]) }).prefault({}),
   questions: Questions.prefault({}),
 });

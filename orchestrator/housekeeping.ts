@@ -1,6 +1,6 @@
 /**
  * Tidying a finished run (done, incomplete, failed, cancelled): its lane branches (in the workspace, or on the
- * remote) and the worker clones and leftover app copies of this data dir are removed. It happens when the run
+ * remote) and the worker clones, leftover app copies and dependency cache of this data dir are removed. It happens when the run
  * finishes (config `housekeeping.removeOnFinish`, on by default) — at once when no session of the run is still in
  * flight, else at the next reconcile tick — and again in `nightshift prune`. Never the workspace, never the run
  * branch; a resumable run (failed, incomplete) keeps the branches of the lanes it still holds.
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, runDataDir } from '../core/paths.js';
+import { dependencyCacheDir } from '../handoff/app-deps.js';
 import { ensureRepo, openRepo, type WorkspaceRepo } from '../handoff/git.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { credentialGitEnv, withoutCredentials } from '../handoff/remote-url.js';
@@ -138,7 +139,8 @@ function scratchRepo(dataDir: string, remoteEnv: Record<string, string>): Promis
 }
 
 /**
- * Tidies a finished run: its lane branches, this data dir's clones of it and its leftover app copies. Each part
+ * Tidies a finished run: its lane branches, this data dir's clones of it, its leftover app copies and its
+ * dependency cache. Each part
  * is tried on its own; what failed is returned as a problem (and logged), never thrown.
  */
 export async function tidyFinishedRun(
@@ -162,6 +164,10 @@ export async function tidyFinishedRun(
     freed.bytes += await removeTree(dir, context.dryRun);
     freed.appCopies++;
   }
+  // The kept node_modules of the run's app copies (handoff/app-deps.ts): a later replay installs again.
+  const dependencyCache = dependencyCacheDir(context.dataDir, run.id);
+  if (await lstat(dependencyCache).catch(() => null))
+    freed.bytes += await removeTree(dependencyCache, context.dryRun);
   for (const problem of problems) log.warn({ runId: run.id, problem }, 'housekeeping');
   return { freed, problems };
 }

@@ -1,4 +1,4 @@
-/** The run's box settings: network policy, memory and file-size limits, per-role overrides. */
+/** The run's box settings: network policy, memory and file-size limits, per-role overrides; the app's start. */
 import { z } from 'zod';
 import { BOX_LIMIT_DEFAULTS } from '../box/limits.js';
 import { AllowHost, NetworkMode, NpmRegistryUrl } from '../box/network-policy.js';
@@ -90,4 +90,21 @@ export function sandboxForRole(
     maxMemoryBytes: (override?.memoryMiB ?? config.memoryMiB) * 1024 ** 2,
     maxFileSizeBytes: (override?.fileSizeMiB ?? config.fileSizeMiB) * 1024 ** 2,
   };
+}
+
+/**
+ * The app as the harness starts it (evaluations, replays, merge steps, the start after the initializer). The
+ * readiness timeout covers `init.sh` from a clean checkout: a cold `npm install` (often 60–120 s in the box, through
+ * the registry proxy) plus a dev server's first build, hence 180 s by default. `dependencyCache`: fresh app copies
+ * get the dependencies the run's first install left (handoff/app-deps.ts), so a guarded init.sh skips `npm ci`.
+ */
+export const AppConfig = z.strictObject({
+  readyTimeoutSeconds: z.number().positive().max(3_600).default(180),
+  dependencyCache: z.boolean().default(true),
+});
+export type AppConfig = z.infer<typeof AppConfig>;
+
+/** The app settings as evaluation/ takes them (its `AppStartInput` fields) from the run's `app` config. */
+export function appStartSettings(app: AppConfig): { appReadyTimeoutMs: number; appDependencyCache: boolean } {
+  return { appReadyTimeoutMs: app.readyTimeoutSeconds * 1000, appDependencyCache: app.dependencyCache };
 }

@@ -74,6 +74,8 @@ export interface RoleSessionInput {
    * initializer). Default 60 s here; runs set it from `app.readyTimeoutSeconds` (default 180 s).
    */
   appReadyTimeoutMs?: number;
+  /** Fresh app copies get the run's kept dependencies (default true; runs set it from `app.dependencyCache`). */
+  appDependencyCache?: boolean;
   /**
    * Initializer: the harness starts the app once after the session (a failure ends it `failed`, the log kept for
    * the next one). `sandbox`: the app's box settings (the evaluator's app's), not the initializer's bash.

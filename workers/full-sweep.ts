@@ -17,7 +17,7 @@ import { feedbackPath } from '../handoff/feedback.js';
 import { checkpoint, head, rollback, runGit, type WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward } from '../handoff/git-remote.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
-import { sandboxForRole } from '../orchestrator/config.js';
+import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import { type FullSweepResult, sentBackByFeature } from '../orchestrator/lanes/sweep-store.js';
 import type { RunState } from '../orchestrator/run/index.js';
 import { runBranch } from './lane-workspace.js';
@@ -48,7 +48,7 @@ export async function fullSweep(
     session: seq,
     dataDir: context.dataDir,
     sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-    appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    ...appStartSettings(run.config.app),
     // The bisect's probes replay too: every replay of the sweep counts.
     onReplayed: (results) => context.onReplayed?.(run.id, seq, tallyReplays('full_sweep', results)),
   };

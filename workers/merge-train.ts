@@ -20,7 +20,7 @@ import { mergeInto, undoMerge } from '../handoff/lane-merge.js';
 import type { MergeRules } from '../handoff/merge-rules.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { writeWorkspaceFile } from '../handoff/safe-fs.js';
-import { sandboxForRole } from '../orchestrator/config.js';
+import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import type { MergeResult } from '../orchestrator/lanes/lane-store.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
 import type { RunRecord, RunState } from '../orchestrator/run/index.js';
@@ -178,7 +178,7 @@ async function checkHead(
       session: seq,
       dataDir: context.dataDir,
       sandbox: sandboxForRole(run.config.sandbox, 'evaluator'),
-      appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+      ...appStartSettings(run.config.app),
       onReplayed: (results) => context.onReplayed?.(run.id, seq, tallyReplays('merge', results)),
     },
     target,

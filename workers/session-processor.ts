@@ -11,7 +11,7 @@ import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { advanceRun } from '../orchestrator/advance.js';
 import { type SessionSpend, shouldCheckpointNow } from '../orchestrator/budgets.js';
-import { sandboxForRole } from '../orchestrator/config.js';
+import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import { isMachineCondition, recordHarnessError, stepName } from '../orchestrator/harness-errors.js';
 import { runSecrets } from '../orchestrator/harness-secrets.js';
 import { MAIN_SLOT } from '../orchestrator/lanes/lane-scheduler.js';
@@ -258,7 +258,7 @@ function roleSessionInput(
     dataDir: deps.dataDir,
     sandbox: sandboxForRole(run.config.sandbox, role),
     ...(run.config.featureCount ? { featureCount: run.config.featureCount } : {}),
-    appReadyTimeoutMs: run.config.app.readyTimeoutSeconds * 1000,
+    ...appStartSettings(run.config.app),
     // The app the initializer described is started once after it, in the app's box (the evaluator's settings).
     ...(role === 'initializer'
       ? { startAppAfterInit: { sandbox: sandboxForRole(run.config.sandbox, 'evaluator') } }

@@ -61,7 +61,7 @@ function workspaceWithLanes(name: string, runIds: readonly string[]): string {
   return dir;
 }
 
-/** A clone directory of the run in the data dir (a real clone, as a worker leaves one), and an app copy. */
+/** A clone directory of the run in the data dir (a real clone, as a worker leaves one), an app copy, a dependency cache. */
 function leftovers(runId: string, workspace: string): string[] {
   const clone = path.join(home, 'clones', 'host-1-ab12', runId, 'lane-1');
   fs.mkdirSync(path.dirname(clone), { recursive: true });
@@ -71,7 +71,10 @@ function leftovers(runId: string, workspace: string): string[] {
   const copy = path.join(home, 'runs', runId, 'app-copies', '7-evaluate');
   fs.mkdirSync(copy, { recursive: true });
   fs.writeFileSync(path.join(copy, 'server.js'), 'x'.repeat(4096));
-  return [path.join(home, 'clones', 'host-1-ab12', runId), start, copy];
+  const dependencyCache = path.join(home, 'runs', runId, 'app-deps');
+  fs.mkdirSync(path.join(dependencyCache, 'a1b2c3', 'node_modules'), { recursive: true });
+  fs.writeFileSync(path.join(dependencyCache, 'a1b2c3', 'node_modules', '.package-lock.json'), '{}\n');
+  return [path.join(home, 'clones', 'host-1-ab12', runId), start, copy, dependencyCache];
 }
 
 async function createRun(id: string, workspace: string, status: 'building' | 'paused' = 'building') {

@@ -185,6 +185,24 @@ const ALLOWED: Allowed[] = [
   },
   { file: 'handoff/app-copy.ts', fn: 'remove', apis: ['rm'], why: 'removes that app copy (same)' },
   {
+    file: 'handoff/app-deps.ts',
+    fn: 'fillDependencies',
+    apis: ['cp', 'rm'],
+    why: `node_modules of a fresh app copy (${DATA_DIR}), made only where the checkout has none (lstat: not even a link), copied from the run's dependency cache with links kept as links; removed again if the copy fails`,
+  },
+  {
+    file: 'handoff/app-deps.ts',
+    fn: 'captureDependencies',
+    apis: ['mkdir', 'mkdtemp', 'rename', 'rm'],
+    why: `the run's dependency cache (${DATA_DIR}, hidden from every box); what it moves there is an app copy's node_modules, checked with lstat (a real directory, no special files) after the app's box has stopped`,
+  },
+  {
+    file: 'handoff/app-deps.ts',
+    fn: 'evictOldKeys',
+    apis: ['rm'],
+    why: "removes the oldest keys of the run's dependency cache (same)",
+  },
+  {
     file: 'handoff/git-guard.ts',
     fn: 'saveRecord',
     apis: ['mkdir', 'writeFile', 'rename'],
