@@ -103,8 +103,12 @@ of self-verification that this comparison measures. "Working" features are judge
 so false passes and false blocks are counted apart from what each run claims. Projection: wall time with every
 moment a model request was in flight stretched by the compression (for lanes an upper bound: one lane's harness
 work that overlapped another's model wait is stretched too); the time breakdown sums sessions' phases from the
-run's event log (\`bench/overnight-phases.ts\`). The meal-planner example is not built here: the scripted roles
-do not yet know it (no generator or evaluator script for it in the scripted model, regressions are todo-only).
+run's event log (\`bench/overnight-phases.ts\`). \`--only overnight-meal-planner\` does the same with the meal planner
+(\`examples/meal-planner\`, 50 features with \`depends_on\`, SQLite through sql.js, accounts): its generators' and
+evaluator's scripts (\`testkit/policies/meal-planner/\`) with the same mistakes on its own files
+(\`testkit/simulated/mistake-targets.ts\`: a bad import in \`server.js\`, a menu entry left out, an earlier
+unneeded feature's catalogue regression planted), judged by \`bench/overnight-examples.ts\`; every app start
+installs its packages from verdaccio on the loopback (\`sandbox.npmRegistry\`, offline on the package cache).
 `;
 
 function targetsTable(results: BenchResults): string {
@@ -348,5 +352,10 @@ export function renderReport(results: BenchResults): string {
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
+    overnightSection(
+      results.overnightMealPlanner,
+      sectionLoad(results, 'overnight-meal-planner:'),
+      '## The overnight run: the meal planner',
+    ),
   ].join('\n');
 }
