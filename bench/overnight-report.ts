@@ -97,8 +97,8 @@ function timeNote(
     `it claims what it never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} ` +
     'features do not work. The projection stretches harness work of one lane that overlapped a model wait of another ' +
     '(an upper bound for lanes). Would move it: merging the registries instead of conflicting on them (a merge ' +
-    'driver that keeps both inserted lines), an example with many independent features (the meal planner, once the ' +
-    'scripted roles build it), fewer evaluator turns per feature.'
+    'driver that keeps both inserted lines), an example with many independent features (the meal planner: its own ' +
+    'section below), fewer evaluator turns per feature.'
   );
 }
 

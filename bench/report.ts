@@ -103,7 +103,7 @@ of self-verification that this comparison measures. "Working" features are judge
 so false passes and false blocks are counted apart from what each run claims. Projection: wall time with every
 moment a model request was in flight stretched by the compression (for lanes an upper bound: one lane's harness
 work that overlapped another's model wait is stretched too); the time breakdown sums sessions' phases from the
-run's event log (\`bench/overnight-phases.ts\`). \`--only overnight-meal-planner\` does the same with the meal planner
+run's event log (\`bench/overnight-phases.ts\`). \`--only overnight-meal-planner\` (only when named: a bare \`npm run bench\` leaves it out, the whole night takes hours) does the same with the meal planner
 (\`examples/meal-planner\`, 50 features with \`depends_on\`, SQLite through sql.js, accounts): its generators' and
 evaluator's scripts (\`testkit/policies/meal-planner/\`) with the same mistakes on its own files
 (\`testkit/simulated/mistake-targets.ts\`: a bad import in \`server.js\`, a menu entry left out, an earlier
