@@ -6,7 +6,7 @@ import { affectedChecksSection } from './merge-queue.js';
 import { overnightSection } from './overnight-report.js';
 import { sentinelSection } from './recovery-sentinel.js';
 import { cell, demoSections } from './report-demo.js';
-import { PROCESS_START } from './report-notes.js';
+import { MEAL_PLANNER_NIGHT_NOTES, PROCESS_START } from './report-notes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread } from './stats.js';
@@ -357,5 +357,6 @@ export function renderReport(results: BenchResults): string {
       sectionLoad(results, 'overnight-meal-planner:'),
       '## The overnight run: the meal planner',
     ),
+    results.overnightMealPlanner ? MEAL_PLANNER_NIGHT_NOTES : '',
   ].join('\n');
 }
