@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { measureAppDeps } from './app-deps.js';
 import { measureAppStart } from './app-start.js';
 import { measureChecks } from './checks.js';
+import { parseNames } from './cli-names.js';
 import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
@@ -14,7 +15,7 @@ import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
 import { measureSharedLanes } from './lanes-shared.js';
 import { measureMergeQueue } from './merge-queue.js';
-import { measureOvernight, OvernightOptions } from './overnight.js';
+import { measureOvernight, type OvernightOptions, overnightOptionsOf } from './overnight.js';
 import { measureRecovery, RECOVERY_PARTS, type RecoveryPart } from './recovery.js';
 import { repetitions, reportedRepetitions } from './repetitions.js';
 import { renderReport } from './report.js';
@@ -51,8 +52,11 @@ export const SECTIONS = [
   'merge-queue',
   'grounding',
   'overnight',
+  'overnight-meal-planner',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
+/** What a bare `npm run bench` measures: the meal-planner night takes hours, so it runs only when named. */
+const DEFAULT_SECTIONS = SECTIONS.filter((section) => section !== 'overnight-meal-planner');
 
 /** How each section's load samples are labelled (so a partial rerun replaces only its own). */
 const SECTION_LABEL: Record<Section, string> = {
@@ -68,6 +72,7 @@ const SECTION_LABEL: Record<Section, string> = {
   'merge-queue': 'merge-queue:',
   grounding: 'grounding:',
   overnight: 'overnight:',
+  'overnight-meal-planner': 'overnight-meal-planner:',
 };
 
 type Mark = (key: Section, name: string) => void;
@@ -182,12 +187,14 @@ async function groundedVerdicts(mark: Mark, started: number) {
   return measureGrounding({ log: (line) => progress(`grounding: ${line}`, started) });
 }
 
+/** The overnight section of `options.example` (`overnight` builds the todo app, `overnight-meal-planner` the meal planner). */
 async function overnightRun(options: OvernightOptions, mark: Mark, started: number) {
+  const key: Section = options.example === 'todo' ? 'overnight' : 'overnight-meal-planner';
   mark(
-    'overnight',
-    `overnight: ${options.features} todo features by the simulated model (${options.compression}× compressed), nightshift 1 and 4 lanes, quickstart loop`,
+    key,
+    `${key}: ${options.features} ${options.example} features by the simulated model (${options.compression}× compressed), nightshift 1 and 4 lanes, quickstart loop`,
   );
-  return measureOvernight(options, (line) => progress(`overnight: ${line}`, started));
+  return measureOvernight(options, (line) => progress(`${key}: ${line}`, started));
 }
 
 /** Measures a section, or keeps its stored figures (and their load samples) when `--only` leaves it out. */
@@ -236,7 +243,7 @@ async function measureSections(
   context: {
     runner: SectionRunner;
     started: number;
-    overnight: OvernightOptions;
+    overnight: Record<'todo' | 'meal-planner', OvernightOptions>;
     recoveryParts: ReadonlySet<RecoveryPart>;
   },
   previous?: BenchResults,
@@ -275,8 +282,11 @@ async function measureSections(
     : keep('grounding', previous?.grounding);
   // Older results have no overnight section either.
   const overnightFigures = only.has('overnight')
-    ? await overnightRun(context.overnight, mark, started)
+    ? await overnightRun(context.overnight.todo, mark, started)
     : keep('overnight', previous?.overnight);
+  const overnightMealPlanner = only.has('overnight-meal-planner')
+    ? await overnightRun(context.overnight['meal-planner'], mark, started)
+    : keep('overnight-meal-planner', previous?.overnightMealPlanner);
   return {
     demo,
     evaluator,
@@ -290,6 +300,7 @@ async function measureSections(
     mergeQueue,
     grounding,
     overnight: overnightFigures,
+    overnightMealPlanner,
   };
 }
 
@@ -317,7 +328,10 @@ function measuredRepetitions(only: ReadonlySet<Section>, parts: ReadonlySet<Reco
 async function measure(
   quick: boolean,
   only: ReadonlySet<Section>,
-  options: { overnight: OvernightOptions; recoveryParts: ReadonlySet<RecoveryPart> },
+  options: {
+    overnight: Record<'todo' | 'meal-planner', OvernightOptions>;
+    recoveryParts: ReadonlySet<RecoveryPart>;
+  },
   previous?: BenchResults,
 ): Promise<BenchResults> {
   const started = Date.now();
@@ -344,20 +358,6 @@ async function measure(
   return BenchResults.parse({ ...measured, targets: targetRows(measured) });
 }
 
-/** A comma-separated list of names out of `known` (all of them when absent). */
-function parseNames<T extends string>(
-  option: string,
-  value: string | undefined,
-  known: readonly T[],
-): Set<T> {
-  if (value === undefined) return new Set(known);
-  const names = value.split(',').map((name) => name.trim());
-  const unknown = names.filter((name) => !(known as readonly string[]).includes(name));
-  if (unknown.length > 0)
-    throw new Error(`${option} ${unknown.join(',')}: unknown; choose from ${known.join(', ')}`);
-  return new Set(names as T[]);
-}
-
 /** The stored results with their target rows recomputed (after a change to the targets or their notes). */
 function rejudge(file: string): BenchResults {
   const stored = BenchResults.parse(JSON.parse(readFileSync(file, 'utf8')));
@@ -374,19 +374,19 @@ export async function main(argv: string[]): Promise<void> {
       only: { type: 'string' },
       /** The parts of the recovery section to measure (`workers`, `sentinel`); the others are kept. */
       recovery: { type: 'string' },
-      /** The overnight section: the first N todo features, the compression of model turns, the seed. */
+      /** The overnight sections: the first N features (of the todo app, of the meal planner), the compression of model turns, the seed. */
       features: { type: 'string' },
       compression: { type: 'string', default: process.env.NSBENCH_COMPRESSION },
       seed: { type: 'string' },
     },
   });
   const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
-  const overnight = OvernightOptions.parse({
+  const overnight = overnightOptionsOf({
     features: number(values.features),
     compression: number(values.compression),
     seed: number(values.seed),
   });
-  const only = parseNames('--only', values.only, SECTIONS);
+  const only = parseNames('--only', values.only, SECTIONS, DEFAULT_SECTIONS);
   const recoveryParts = parseNames('--recovery', values.recovery, RECOVERY_PARTS);
   const partial = only.size < SECTIONS.length || recoveryParts.size < RECOVERY_PARTS.length;
   const previous = partial ? rejudge(RESULTS_PATH) : undefined;

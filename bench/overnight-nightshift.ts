@@ -1,5 +1,5 @@
 /**
- * The overnight bench's nightshift builds: the todo example's first N features from its spec, initializer included,
+ * The overnight bench's nightshift builds: an example's first N features from its spec, initializer included,
  * by real worker processes (one for 1 lane, two for more) against the simulated model, through the real orchestrator,
  * Redis, git and Chromium. Waits through rate-limit pauses (they resume by themselves) until the run ends.
  */
@@ -15,10 +15,10 @@ import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { ACTIVE_STATUSES, type RunRecord } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { withScriptedFeatureCount } from '../testkit/policies/todo-features.js';
-import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
 import { startModelServer } from '../testkit/server.js';
 import { simulatedModel } from '../testkit/simulated/index.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
+import type { OvernightExample } from './overnight-examples.js';
 import type { OvernightBuild } from './overnight-figures.js';
 import { nightshiftFigures } from './overnight-phases.js';
 import { allEvents, spawnWorker, type WorkerChild } from './scale.js';
@@ -27,6 +27,9 @@ import { BENCH_REDIS_URL, benchRunConfig, openBenchEnv } from './wiring.js';
 
 /** What one nightshift build needs. */
 export interface NightshiftBuildOptions {
+  example: OvernightExample;
+  /** The loopback registry the boxes' npm installs from (examples that install packages). */
+  npmRegistry?: string | undefined;
   seed: number;
   compression: number;
   features: number;
@@ -68,7 +71,22 @@ async function greenChecks(run: RunRecord, workspace: string, dataDir: string, p
   }
 }
 
-/** Builds the todo example's first `features` features with nightshift at `lanes` lanes and measures it. */
+/**
+ * The run config of a build: without a box (like the other sections), and for an example that installs packages
+ * npm pointed at the loopback registry (`registries` is what makes the boxes' npm use it; nothing reaches out).
+ */
+function buildConfig(options: NightshiftBuildOptions) {
+  const sandbox = options.npmRegistry
+    ? { bubblewrap: 'off' as const, network: 'registries' as const, npmRegistry: options.npmRegistry }
+    : undefined;
+  return benchRunConfig({
+    lanes: options.lanes,
+    budgets: { maxSessions: 1_000, maxCostUsd: null },
+    ...(sandbox ? { sandbox } : {}),
+  });
+}
+
+/** Builds the example's first `features` features with nightshift at `lanes` lanes and measures it. */
 export async function buildWithNightshift(options: NightshiftBuildOptions): Promise<OvernightBuild> {
   const env = openBenchEnv(`overnight${options.lanes}`);
   const model = simulatedModel({ seed: options.seed, latency: { compression: options.compression } });
@@ -76,15 +94,15 @@ export async function buildWithNightshift(options: NightshiftBuildOptions): Prom
   const children: WorkerChild[] = [];
   try {
     const workspace = path.join(env.root, 'ws');
-    const specPath = path.join(env.root, 'todo.md');
+    const specPath = path.join(env.root, `${options.example.name}.md`);
     fs.writeFileSync(
       specPath,
-      withScriptedFeatureCount(fs.readFileSync(TODO_SPEC_PATH, 'utf8'), options.features),
+      withScriptedFeatureCount(fs.readFileSync(options.example.specPath, 'utf8'), options.features),
     );
     const started = await startRun(env.orchestrator, {
       specPath,
       workspace: { kind: 'local', dir: workspace },
-      config: benchRunConfig({ lanes: options.lanes, budgets: { maxSessions: 1_000, maxCostUsd: null } }),
+      config: buildConfig(options),
       dataDir: env.dataDir,
     });
     const workers = options.lanes > 1 ? 2 : 1;
@@ -113,6 +131,7 @@ export async function buildWithNightshift(options: NightshiftBuildOptions): Prom
       features,
       events,
       workspace,
+      works: options.example.works,
       mistakes: model.mistakes().map((mistake) => mistake.kind),
       modelRequests: server.requests.length,
       checksGreen: await greenChecks(run, workspace, env.dataDir, passingIds),

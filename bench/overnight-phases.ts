@@ -11,8 +11,8 @@ import type { FeatureState, RunRecord, SessionRecord } from '../orchestrator/run
 import {
   addUsage,
   atHead,
+  type CodeReader,
   countKinds,
-  featureWorks,
   NO_USAGE,
   type OvernightBuild,
   type PhaseBreakdown,
@@ -32,6 +32,8 @@ export interface NightshiftRecords {
   features: FeatureState[];
   events: RunEvent[];
   workspace: string;
+  /** The example's judge of its final code (overnight-examples.ts). */
+  works: (read: CodeReader, position: number) => boolean;
   mistakes: string[];
   modelRequests: number;
   checksGreen: number;
@@ -147,7 +149,7 @@ export function nightshiftPhases(
 export function nightshiftFigures(records: NightshiftRecords): OvernightBuild {
   const { run, sessions, features, events } = records;
   const read = atHead(records.workspace);
-  const works = new Map(features.map((feature) => [feature.id, featureWorks(read, feature.position)]));
+  const works = new Map(features.map((feature) => [feature.id, records.works(read, feature.position)]));
   const starts = sessions.map((session) => Date.parse(session.startedAt));
   const ends = sessions.map((session) => sessionSpan(session)[1]);
   const wall: Span = [Math.min(...starts), Math.max(Date.parse(run.updatedAt), ...ends)];

@@ -23,13 +23,12 @@ import type { Tool, ToolOutput } from '../agent/tool.js';
 import { type Committer, createBashTool, createCommitTool, createFileTools } from '../agent/tools/index.js';
 import { exitCodeOf } from '../testkit/policies/script.js';
 import { withScriptedFeatureCount } from '../testkit/policies/todo-features.js';
-import { TODO_SPEC_PATH } from '../testkit/policies/todo-sources.js';
 import { startModelServer } from '../testkit/server.js';
 import { RECHECK_HEADING, recheckPassedMessage, simulatedModel } from '../testkit/simulated/index.js';
+import type { OvernightExample } from './overnight-examples.js';
 import {
   addUsage,
   countKinds,
-  featureWorks,
   NO_USAGE,
   type OvernightBuild,
   projectWall,
@@ -49,6 +48,9 @@ const RECHECKS = 2;
 
 /** What one quickstart build needs. */
 export interface QuickstartOptions {
+  example: OvernightExample;
+  /** The loopback registry npm installs from (examples that install packages). */
+  npmRegistry?: string | undefined;
   seed: number;
   compression: number;
   features: number;
@@ -65,6 +67,14 @@ interface LoopLog {
   sessions: number;
   failedSelfChecks: number;
   regressionsCaughtByModel: number;
+}
+
+/** One build's workspace, model server and log. */
+interface LoopRun {
+  dir: string;
+  baseURL: string;
+  npmRegistry: string | undefined;
+  log: LoopLog;
 }
 
 interface FeatureEntry {
@@ -88,17 +98,21 @@ function gitCommitter(dir: string): Committer {
   };
 }
 
-function tools(dir: string): Tool[] {
+/** The agent's tools; with a registry, npm in bash installs from it (and only from it). */
+function tools(dir: string, npmRegistry: string | undefined): Tool[] {
+  const network = npmRegistry
+    ? { network: 'registries' as const, npmRegistry }
+    : { network: 'none' as const };
   return [
     ...createFileTools(),
-    createBashTool({ sandbox: 'none', network: 'none' }) as unknown as Tool,
+    createBashTool({ sandbox: 'none', ...network }) as unknown as Tool,
     createCommitTool(gitCommitter(dir)) as unknown as Tool,
   ];
 }
 
 /** One agent session; returns the outputs of its bash calls by command. */
 async function session(
-  run: { dir: string; baseURL: string; log: LoopLog },
+  run: LoopRun,
   system: string,
   firstMessage: string,
 ): Promise<{ bash: Array<{ command: string; output: ToolOutput }>; rateLimitedMs: number | null }> {
@@ -110,7 +124,7 @@ async function session(
     provider: createProvider('anthropic:simulated', { env, maxRetries: 0 }),
     system,
     firstMessage,
-    tools: tools(run.dir),
+    tools: tools(run.dir, run.npmRegistry),
     toolContext: { workspace: run.dir, protectedPaths: [] },
     limits: { maxSteps: 40, maxWallMs: 1_800_000 },
     sink: (event) => run.log.events.push(event),
@@ -176,7 +190,7 @@ function applySelfChecks(
 }
 
 /** The feature sessions until every feature passes by the loop's own account (or the session cap). */
-async function featureLoop(run: { dir: string; baseURL: string; log: LoopLog }, options: QuickstartOptions) {
+async function featureLoop(run: LoopRun, options: QuickstartOptions) {
   const feedback = new Map<number, string>();
   const passedOrder: number[] = [];
   const cap = options.features * 6;
@@ -206,7 +220,7 @@ async function featureLoop(run: { dir: string; baseURL: string; log: LoopLog }, 
   }
 }
 
-/** Builds the todo example's first `features` features with the quickstart-style loop and measures it. */
+/** Builds the example's first `features` features with the quickstart-style loop and measures it. */
 export async function buildWithQuickstart(options: QuickstartOptions): Promise<OvernightBuild> {
   const model = simulatedModel({ seed: options.seed, latency: { compression: options.compression } });
   const server = await startModelServer({ policy: model.policy });
@@ -222,8 +236,11 @@ export async function buildWithQuickstart(options: QuickstartOptions): Promise<O
   try {
     fs.mkdirSync(options.dir, { recursive: true });
     git(options.dir, ['init', '-q', '-b', 'main']);
-    const run = { dir: options.dir, baseURL: server.anthropicBaseURL, log };
-    const spec = withScriptedFeatureCount(fs.readFileSync(TODO_SPEC_PATH, 'utf8'), options.features);
+    const run = { dir: options.dir, baseURL: server.anthropicBaseURL, npmRegistry: options.npmRegistry, log };
+    const spec = withScriptedFeatureCount(
+      fs.readFileSync(options.example.specPath, 'utf8'),
+      options.features,
+    );
     const started = Date.now();
     await session(run, SYSTEM_INITIALIZER, spec);
     await featureLoop(run, options);
@@ -244,7 +261,7 @@ function quickstartFigures(
 ): OvernightBuild {
   const list = readList(options.dir);
   const read = workingTree(options.dir);
-  const works = list.map((_entry, index) => featureWorks(read, index));
+  const works = list.map((_entry, index) => options.example.works(read, index));
   const modelSpans = log.events.flatMap((event): Span[] =>
     event.type === 'model.usage' ? [[Date.parse(event.at) - event.durationMs, Date.parse(event.at)]] : [],
   );

@@ -77,9 +77,15 @@ function phaseRow(build: OvernightBuild): string {
 }
 
 /** What bounds the 4-lane build's time next to the loop's (and next to 1 lane). */
-function timeNote(four: OvernightBuild, quick: OvernightBuild, one: OvernightBuild | undefined): string {
+function timeNote(
+  example: string,
+  four: OvernightBuild,
+  quick: OvernightBuild,
+  one: OvernightBuild | undefined,
+): string {
   const conflicts = four.merges.conflict ?? 0;
   const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
+  if (example !== 'todo') return mealPlannerTimeNote(four, quick, one);
   return (
     `Model wait is most of the night (4 lanes: ${dominantPhases(four)}), so model turns decide it. Nightshift made ` +
     `${four.modelRequests} model requests at 4 lanes${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ` +
@@ -91,8 +97,22 @@ function timeNote(four: OvernightBuild, quick: OvernightBuild, one: OvernightBui
     `it claims what it never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} ` +
     'features do not work. The projection stretches harness work of one lane that overlapped a model wait of another ' +
     '(an upper bound for lanes). Would move it: merging the registries instead of conflicting on them (a merge ' +
-    'driver that keeps both inserted lines), an example with many independent features (the meal planner, once the ' +
-    'scripted roles build it), fewer evaluator turns per feature.'
+    'driver that keeps both inserted lines), an example with many independent features (the meal planner: its own ' +
+    'section below), fewer evaluator turns per feature.'
+  );
+}
+
+/** What bounds the 4-lane meal-planner build's time next to the loop's. */
+function mealPlannerTimeNote(four: OvernightBuild, quick: OvernightBuild, one: OvernightBuild | undefined) {
+  const conflicts = four.merges.conflict ?? 0;
+  const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
+  return (
+    `4 lanes: ${dominantPhases(four)}. Nightshift made ${four.modelRequests} model requests at 4 lanes` +
+    `${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ${quick.modelRequests} (an evaluator session per ` +
+    `evaluation on top of each generator); ${conflicts} merge conflicts in ${attempts} merge attempts (the route ` +
+    'table and the nav menu are shared by most features). The loop claims ' +
+    `${quick.claimedPassing} features of which ${quick.passing} work. The projection stretches harness work of one ` +
+    'lane that overlapped a model wait of another (an upper bound for lanes).'
   );
 }
 
@@ -115,11 +135,12 @@ function harnessShare(build: OvernightBuild): number {
 }
 
 /** The section's closing note: what dominates the night, and what comes after the model. */
-function closingNote(four: OvernightBuild, one: OvernightBuild | undefined): string {
+function closingNote(example: string, four: OvernightBuild, one: OvernightBuild | undefined): string {
   const conflicts = four.merges.conflict ?? 0;
+  const shared = example === 'todo' ? 'the shared registry files' : 'the route table and nav menu';
   return (
     `What dominates the night: model wait (4 lanes: ${dominantPhases(four)}). After it, at 4 lanes, the cost is ` +
-    `rounds rather than harness time: ${conflicts} merge conflicts on the shared registry files sent features back ` +
+    `rounds rather than harness time: ${conflicts} merge conflicts on ${shared} sent features back ` +
     `to a generator and an evaluator${one ? ` (${four.sessions} sessions, against ${one.sessions} at 1 lane)` : ''}. ` +
     `The harness itself (tools, app start, browser, git, merge queue) is ${Math.round(harnessShare(four) * 100)} % ` +
     "of the 4 lanes' session time, led by evaluation in the browser."
@@ -128,17 +149,29 @@ function closingNote(four: OvernightBuild, one: OvernightBuild | undefined): str
 
 const find = (result: OvernightResult, name: string) => result.builds.find((build) => build.name === name);
 
-/** The report's overnight section. */
-export function overnightSection(result: OvernightResult | undefined, load: string): string {
+/** What the section says of its example: the todo app's judge, or the meal planner's. */
+function exampleNote(example: string): string {
+  if (example === 'todo') {
+    return '"Working" is the truth from the final code (files, registrations, planted bug fixed), not what the run claims. The meal-planner example has a section of its own (`overnight-meal-planner`).';
+  }
+  return '"Working" is the truth from the final code (files, every inserted line, the catalogue regression not planted, the server\'s imports), not what the run claims. Every app start runs `npm ci` of sql.js and dayjs from verdaccio on the loopback (offline, on the package cache), never the internet; the boxes are off (as in the other sections), npm pointed at the registry by `sandbox.npmRegistry`.';
+}
+
+/** The report's overnight section (`heading`: one per example). */
+export function overnightSection(
+  result: OvernightResult | undefined,
+  load: string,
+  heading = '## The overnight run',
+): string {
   if (!result) return '';
   const four = find(result, 'nightshift-4');
   const mistakes = result.builds
     .map((build) => `${build.label}: ${JSON.stringify(build.mistakesMade).replace(/"/g, '')}`)
     .join('; ');
   return [
-    '## The overnight run',
+    heading,
     '',
-    `The ${result.example} example's ${result.features} features (with \`depends_on\`) built to done by the simulated model (seed ${result.seed}; turns median ${result.latency.medianMs / 1000} s, p95 ${result.latency.p95Ms / 1000} s, run ${result.compression}× compressed), three ways: nightshift with 1 lane (one worker process), nightshift with 4 lanes (two worker processes), and the quickstart-style loop (one agent session per feature, self-verification from the shell, the model re-checking the 2 last passing features, the 3 s pause; its self-check is one curl call, cheaper than the quickstart's browser self-test, so its dollars are a lower bound). Wall times are projected to real turn times (every moment a model request was in flight stretched by the compression; measured in brackets). Dollars at ${result.pricedAs} prices. "Working" is the truth from the final code (files, registrations, planted bug fixed), not what the run claims. The meal-planner example is not used: the scripted roles do not build it yet (its generator and evaluator scripts are not wired into the scripted model, and the simulated regressions are todo-only).`,
+    `The ${result.example} example's ${result.features} features (with \`depends_on\`) built to done by the simulated model (seed ${result.seed}; turns median ${result.latency.medianMs / 1000} s, p95 ${result.latency.p95Ms / 1000} s, run ${result.compression}× compressed), three ways: nightshift with 1 lane (one worker process), nightshift with 4 lanes (two worker processes), and the quickstart-style loop (one agent session per feature, self-verification from the shell, the model re-checking the 2 last passing features, the 3 s pause; its self-check is one curl call, cheaper than the quickstart's browser self-test, so its dollars are a lower bound). Wall times are projected to real turn times (every moment a model request was in flight stretched by the compression; measured in brackets). Dollars at ${result.pricedAs} prices. ${exampleNote(result.example)}`,
     '',
     '| build | run | working / claimed / features | wall, projected (measured) | sessions per working feature | tokens per working feature | $ per working feature | failed evaluations per feature | blocked (false) | regressions made / caught by checks / by the model | merge queue share of wall | checks green at the end |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -154,14 +187,17 @@ export function overnightSection(result: OvernightResult | undefined, load: stri
       .join('|')}|`,
     ...result.builds.map((build) => `| ${phaseRow(build)} |`),
     '',
-    ...(four ? [closingNote(four, find(result, 'nightshift-1')), ''] : []),
+    ...(four ? [closingNote(result.example, four, find(result, 'nightshift-1')), ''] : []),
     `Load average when this section started: ${load}.`,
     '',
   ].join('\n');
 }
 
-/** The issue 28 targets: 4 lanes ≥ 4× sooner and ≤ 60 % of the dollars per passing feature of the quickstart loop. */
-export function overnightTargetRows(result: OvernightResult | undefined): Row[] {
+/**
+ * The issue 28 targets: 4 lanes ≥ 4× sooner and ≤ 60 % of the dollars per passing feature of the quickstart loop
+ * (`prefix` names the section: `overnight`, `overnight meal-planner`).
+ */
+export function overnightTargetRows(result: OvernightResult | undefined, prefix = 'overnight'): Row[] {
   if (!result) return [];
   const four = find(result, 'nightshift-4');
   const quick = find(result, 'quickstart');
@@ -175,28 +211,28 @@ export function overnightTargetRows(result: OvernightResult | undefined): Row[] 
   );
   return [
     {
-      name: 'overnight: time to done',
+      name: `${prefix}: time to done`,
       target:
         '4 lanes finish ≥ 4× sooner than the quickstart-style loop (projected to real turn times; issue 28)',
       measured: `${speedup.toFixed(2)}× (${minutes(four.projectedWallMs)} vs ${minutes(quick.projectedWallMs)}); 4 lanes' time: ${dominantPhases(four)}`,
       met: speedup >= 4,
-      ...(speedup >= 4 ? {} : { note: timeNote(four, quick, find(result, 'nightshift-1')) }),
+      ...(speedup >= 4 ? {} : { note: timeNote(result.example, four, quick, find(result, 'nightshift-1')) }),
     },
     {
-      name: 'overnight: dollars per passing feature',
+      name: `${prefix}: dollars per passing feature`,
       target: '4 lanes ≤ 60 % of the quickstart-style loop (features whose final code works; issue 28)',
       measured: `${Math.round(dollarShare * 100)} % (${dollars(dollarsPerPassing(four))} vs ${dollars(dollarsPerPassing(quick))}; quickstart claims ${quick.claimedPassing}, ${quick.passing} work)`,
       met: dollarShare <= 0.6,
       ...(dollarShare <= 0.6 ? {} : { note: dollarNote(four, quick) }),
     },
     {
-      name: 'overnight: false blocks',
+      name: `${prefix}: false blocks`,
       target: '0 blocked features whose final code is correct (issue 28)',
       measured: `${falseBlocks} (${nightshift.map((build) => `${build.label}: ${build.blocked} blocked`).join(', ')})`,
       met: falseBlocks === 0,
     },
     {
-      name: 'overnight: passing features checked',
+      name: `${prefix}: passing features checked`,
       target:
         'every passing feature ends with a recorded check that replays green, none passes broken (issue 28)',
       measured: nightshift

@@ -45,3 +45,24 @@ there). Three seeds (29, 7, 2026), summed:
   for \`all\`), plus one full sweep per 8 merges. Load while measuring: 18.5 / 16.7 / 11.7 on 2 cores (the selection
   is milliseconds; the figures are counts, not times).
 `;
+
+/** What the first meal-planner night showed beyond its figures (read from its run's verdicts and logs, 2026-12-02). */
+export const MEAL_PLANNER_NIGHT_NOTES = `What the first meal-planner night (3 features, load 22–31 on 2 cores) showed
+beyond the table:
+
+- **The one block is a false block by the grounding guard** (\`evaluation/grounding.ts\`), at both lane counts:
+  F-003 (log in) passed the browser check every time, and every pass was turned into \`blocked\` ("ungrounded pass:
+  … your evidence quotes "not-the-password", which the page showed only in a field you typed it into"). The guard
+  counts one action per verb of a step ("Sign up as a new user" is one action; the evaluator's sign-up is six), so
+  its cursor trails the session and a later step's typed text falls outside the actions it credits to that step.
+  At 4 lanes the blocked feature's code stays in its lane, so the judge of the final code counts it as not working
+  (0 false blocks by that count); it is the same false block.
+- **The run lock expired under load**: with the event loop starved (load ~30), the run lock was not renewed in
+  time and an evaluator was stopped mid-check ("run lock lost: stopping the session"), ending without a verdict —
+  two more \`blocked\` verdicts on F-001 at 1 lane before it passed.
+- **Model wait is measured on a starved machine**: a request's span includes the client's own event-loop delay,
+  and the projection multiplies it by the compression, so at this load the projected walls are upper bounds.
+- Three chained features (F-002 needs F-001, F-003 both) leave 4 lanes nothing to run side by side; the 4-lane
+  figures here are the lanes' overhead, not their speed-up. A run of 12 or more features was not reached in the
+  time of this session.
+`;

@@ -6,7 +6,7 @@ import { affectedChecksSection } from './merge-queue.js';
 import { overnightSection } from './overnight-report.js';
 import { sentinelSection } from './recovery-sentinel.js';
 import { cell, demoSections } from './report-demo.js';
-import { PROCESS_START } from './report-notes.js';
+import { MEAL_PLANNER_NIGHT_NOTES, PROCESS_START } from './report-notes.js';
 import type { BenchResults } from './results.js';
 import type { ScaleResult } from './scale.js';
 import { formatSpread } from './stats.js';
@@ -104,8 +104,12 @@ of self-verification that this comparison measures. "Working" features are judge
 so false passes and false blocks are counted apart from what each run claims. Projection: wall time with every
 moment a model request was in flight stretched by the compression (for lanes an upper bound: one lane's harness
 work that overlapped another's model wait is stretched too); the time breakdown sums sessions' phases from the
-run's event log (\`bench/overnight-phases.ts\`). The meal-planner example is not built here: the scripted roles
-do not yet know it (no generator or evaluator script for it in the scripted model, regressions are todo-only).
+run's event log (\`bench/overnight-phases.ts\`). \`--only overnight-meal-planner\` (only when named: a bare \`npm run bench\` leaves it out, the whole night takes hours) does the same with the meal planner
+(\`examples/meal-planner\`, 50 features with \`depends_on\`, SQLite through sql.js, accounts): its generators' and
+evaluator's scripts (\`testkit/policies/meal-planner/\`) with the same mistakes on its own files
+(\`testkit/simulated/mistake-targets.ts\`: a bad import in \`server.js\`, a menu entry left out, an earlier
+unneeded feature's catalogue regression planted), judged by \`bench/overnight-examples.ts\`; every app start
+installs its packages from verdaccio on the loopback (\`sandbox.npmRegistry\`, offline on the package cache).
 `;
 
 function targetsTable(results: BenchResults): string {
@@ -367,5 +371,11 @@ export function renderReport(results: BenchResults): string {
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
+    overnightSection(
+      results.overnightMealPlanner,
+      sectionLoad(results, 'overnight-meal-planner:'),
+      '## The overnight run: the meal planner',
+    ),
+    results.overnightMealPlanner ? MEAL_PLANNER_NIGHT_NOTES : '',
   ].join('\n');
 }

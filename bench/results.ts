@@ -79,6 +79,8 @@ export const BenchResults = z.object({
   grounding: GroundingResult.optional(),
   /** The overnight run: the example built by the simulated model three ways (absent in results recorded before it). */
   overnight: OvernightResult.optional(),
+  /** The same with the meal-planner example (absent in results recorded before it). */
+  overnightMealPlanner: OvernightResult.optional(),
   targets: z.array(TargetRow),
 });
 export type BenchResults = z.infer<typeof BenchResults>;

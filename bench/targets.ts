@@ -235,5 +235,6 @@ export function targetRows(results: Measured): TargetRow[] {
     ...mergeQueueTargetRow(results.mergeQueue),
     ...groundingTargetRows(results.grounding),
     ...overnightTargetRows(results.overnight),
+    ...overnightTargetRows(results.overnightMealPlanner, 'overnight meal-planner'),
   ];
 }

@@ -6,53 +6,24 @@
  */
 import { parseGeneratorBrief } from '../policies/generator.js';
 import { type CallResult, type ScriptIO, withAct } from '../policies/script.js';
-import {
-  API_MODULES,
-  CLIENT_MODULES,
-  MODULE_MARKER,
-  type ScriptedFeature,
-  TODO_DEPENDENCIES,
-  TODO_FEATURES,
-} from '../policies/todo-features.js';
 import type { ScriptedToolCall } from '../types.js';
+import { type EditArgs, MISSING_MODULE, type MistakeTargets } from './mistake-targets.js';
 import type { MistakeKind } from './schedule.js';
 
-/** The module a generator that breaks the start imports without writing it. */
-export const MISSING_MODULE = 'validation.js';
-const BROKEN_IMPORT = `import './${MISSING_MODULE}';`;
+export { MISSING_MODULE, regressionTarget } from './mistake-targets.js';
 
 /** What a generator session does wrong, and what the wrapper tells the simulated model. */
 export interface GeneratorMistake {
   kind: MistakeKind | undefined;
-  /** For a regression: the registration line of the earlier feature it drops. */
-  droppedLine?: string | undefined;
+  /** Where the feature's example takes the mistakes (undefined: only the mistakes any app has). */
+  targets?: MistakeTargets | undefined;
   /** Called each time the mistake shows in a turn (idempotent for the caller: replays call it again). */
   made(): void;
   /** Asks that the reply being sent now is cut at the output limit. */
   cut(): void;
 }
 
-/**
- * The client registration line of the latest earlier todo feature the given one does not depend on: what a
- * regression drops (undefined for the first features, which everything later needs, and outside the todo example).
- */
-export function regressionTarget(feature: ScriptedFeature): string | undefined {
-  const position = TODO_FEATURES.indexOf(feature as (typeof TODO_FEATURES)[number]);
-  if (position < 0) return undefined;
-  const needed = new Set(TODO_DEPENDENCIES[position] ?? []);
-  for (let earlier = position - 1; earlier >= 0; earlier -= 1) {
-    if (needed.has(earlier + 1)) continue;
-    const registration = TODO_FEATURES[earlier]?.insertions.find(
-      (insertion) => insertion.path === CLIENT_MODULES,
-    );
-    if (registration) return registration.lines[0];
-  }
-  return undefined;
-}
-
 const isWrite = (call: ScriptedToolCall) => call.name === 'write';
-const editsRegistry = (call: ScriptedToolCall) =>
-  call.name === 'edit' && typeof call.arguments !== 'string' && call.arguments.path === CLIENT_MODULES;
 
 /** A result the harness never sent, for a call the model believes it made. */
 function believed(call: ScriptedToolCall): CallResult {
@@ -60,10 +31,7 @@ function believed(call: ScriptedToolCall): CallResult {
   return { name: call.name, arguments: args, content: 'ok', isError: false };
 }
 
-/** The edit that removes a line (and its newline) from a file. */
-function removeLine(path: string, line: string): ScriptedToolCall {
-  return { name: 'edit', arguments: { path, old_string: `${line}\n`, new_string: '' } };
-}
+const editCall = (args: EditArgs): ScriptedToolCall => ({ name: 'edit', arguments: { ...args } });
 
 /** The feedback of the brief without the harness sections after it (progress notes repeat old failures). */
 function feedbackOnly(firstMessage: string): string {
@@ -85,14 +53,15 @@ function actWithout(
 
 /** The generator's io with its mistake (if any) and its repair of an earlier start failure the feedback shows. */
 export function mistakenIO(io: ScriptIO, mistake: GeneratorMistake): ScriptIO {
-  let repairPending = feedbackOnly(io.firstMessage).includes(MISSING_MODULE);
+  const start = mistake.targets?.brokenStart;
+  let repairPending = start !== undefined && feedbackOnly(io.firstMessage).includes(MISSING_MODULE);
   let pending = mistake.kind !== undefined;
   return withAct(io, (calls, text) => {
-    if (repairPending) {
+    if (repairPending && start) {
       repairPending = false;
       io.act(
-        [removeLine(API_MODULES, BROKEN_IMPORT)],
-        `The app did not start: ${API_MODULES} imports ./${MISSING_MODULE}, which I never wrote. Removing that import first.`,
+        [editCall({ path: start.path, old_string: `${start.line}\n`, new_string: '' })],
+        `The app did not start: ${start.path} imports a ${MISSING_MODULE} I never wrote. Removing that import first.`,
       );
     }
     if (!pending) return io.act(calls, text);
@@ -112,18 +81,20 @@ function actMistaken(
 ): CallResult[] {
   switch (mistake.kind) {
     case 'appDoesNotStart': {
-      if (!calls.some(isWrite)) break;
+      const start = mistake.targets?.brokenStart;
+      if (!start || !calls.some(isWrite)) break;
       done();
       mistake.made();
       const broken = {
-        path: API_MODULES,
-        old_string: MODULE_MARKER,
-        new_string: `${BROKEN_IMPORT}\n${MODULE_MARKER}`,
+        path: start.path,
+        old_string: start.anchor,
+        new_string: `${start.line}\n${start.anchor}`,
       };
-      return io.act([...calls, { name: 'edit', arguments: broken }], text).slice(0, calls.length);
+      return io.act([...calls, editCall(broken)], text).slice(0, calls.length);
     }
     case 'halfDone': {
-      const registration = calls.findIndex(editsRegistry);
+      const targets = mistake.targets;
+      const registration = targets ? calls.findIndex((call) => targets.isHalfDoneTarget(call, calls)) : -1;
       if (registration < 0) break;
       done();
       mistake.made();
@@ -150,10 +121,11 @@ function actMistaken(
       return io.act(calls, 'My last reply was cut off at the output limit; sending the same changes again.');
     }
     case 'regression': {
-      if (!mistake.droppedLine || !calls.some(editsRegistry)) break;
+      const regression = mistake.targets?.regression;
+      if (!regression || !mistake.targets?.isRegressionTurn(calls)) break;
       done();
       mistake.made();
-      return io.act([...calls, removeLine(CLIENT_MODULES, mistake.droppedLine)], text).slice(0, calls.length);
+      return io.act([...calls, editCall(regression)], text).slice(0, calls.length);
     }
     default:
       done();

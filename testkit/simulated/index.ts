@@ -19,11 +19,11 @@ import { parseEvaluatorBrief } from '../policies/evaluator.js';
 import { generatorScript, parseGeneratorBrief } from '../policies/generator.js';
 import { recordedTurns, type Script } from '../policies/script.js';
 import { unitHash } from '../policies/seeded.js';
-import { isTodoFeature } from '../policies/todo-features.js';
 import type { Fault, Policy, ScriptedConversation } from '../types.js';
 import { HONEST_STYLES, simulatedEvaluator } from './evaluator.js';
-import { mistakenIO, regressionTarget } from './generator-mistakes.js';
+import { mistakenIO } from './generator-mistakes.js';
 import { latencySampler } from './latency.js';
+import { type MistakeTargets, mistakeTargets } from './mistake-targets.js';
 import { type SimulatedModelInput, SimulatedModelOptions } from './options.js';
 import { isFalseFail, MISTAKE_KINDS, type MistakeKind, mistakeOf, seededChoice } from './schedule.js';
 import { recheckPassing } from './self-check.js';
@@ -54,10 +54,10 @@ export interface SimulatedModel {
 }
 
 /**
- * Mistakes played on the todo example's module registries (generator-mistakes.ts); on the other examples a
- * generator makes only the mistakes any app has: no commit, a reply cut at the limit, a burst.
+ * Mistakes played on an example's own files (mistake-targets.ts: the todo example and the meal planner); on the
+ * other examples a generator makes only the mistakes any app has: no commit, a reply cut at the limit, a burst.
  */
-const TODO_ONLY_MISTAKES: readonly MistakeKind[] = ['appDoesNotStart', 'halfDone', 'regression'];
+const TARGETED_MISTAKES: readonly MistakeKind[] = ['appDoesNotStart', 'halfDone', 'regression'];
 
 /** What the model decided for one session at its first request. */
 interface SessionPlan {
@@ -68,7 +68,7 @@ interface SessionPlan {
   mistake: MistakeKind | undefined;
   made: boolean;
   burstStarted: boolean;
-  droppedLine: string | undefined;
+  targets: MistakeTargets | undefined;
   styleIndex: number;
   /** Features whose pass this evaluator misreads, and those it did. */
   misread: Set<string>;
@@ -129,13 +129,12 @@ function planSession(
       : [];
   const subject = `${role ?? 'unknown'}:${featureIds.join(',')}`;
   const ordinal = ledger.ordinal(subject, key);
-  const droppedLine = generator?.feature ? regressionTarget(generator.feature) : undefined;
-  const todo = generator?.feature !== undefined && isTodoFeature(generator.feature);
+  const targets = generator?.feature ? mistakeTargets(generator.feature) : undefined;
   const applicable: MistakeKind[] = generator?.feature
     ? MISTAKE_KINDS.filter(
         (kind) =>
-          (kind !== 'regression' || droppedLine !== undefined) &&
-          (todo || !TODO_ONLY_MISTAKES.includes(kind)),
+          (kind !== 'regression' || targets?.regression !== undefined) &&
+          (targets !== undefined || !TARGETED_MISTAKES.includes(kind)),
       )
     : ['burst'];
   const misread = new Set(
@@ -153,7 +152,7 @@ function planSession(
     mistake: mistakeOf({ seed: options.seed, rates: options.mistakes, subject, ordinal, applicable }),
     made: false,
     burstStarted: false,
-    droppedLine,
+    targets,
     styleIndex: seededChoice(options.seed, `${subject}:${ordinal}`, HONEST_STYLES.length),
     misread,
     misreadMade: new Set(),
@@ -164,7 +163,7 @@ function planSession(
 function scriptsFor(plan: SessionPlan, cut: () => void): Partial<Record<DemoRole, Script>> {
   const mistake = {
     kind: plan.mistake === 'burst' ? undefined : plan.mistake,
-    droppedLine: plan.droppedLine,
+    targets: plan.targets,
     made: () => {
       plan.made = true;
     },

@@ -6,8 +6,9 @@
  * but no longer registered (a regression, a half-done feature) looks fine to it — the blind spot of
  * self-verification the overnight bench measures against an independent evaluator.
  */
+import { exampleOf } from '../policies/examples.js';
+import { parseGeneratorBrief } from '../policies/generator.js';
 import type { ScriptIO } from '../policies/script.js';
-import { TODO_FEATURES, verifyCommand } from '../policies/todo-features.js';
 
 /** The heading of the brief's section listing passing features to re-check, one `- F-nnn` a line. */
 export const RECHECK_HEADING = '## Re-check these passing features first';
@@ -17,7 +18,7 @@ export function recheckPassedMessage(featureId: string): string {
   return `${featureId} still passes`;
 }
 
-/** The feature ids listed under the re-check heading (todo features only). */
+/** The feature ids listed under the re-check heading. */
 export function featuresToRecheck(firstMessage: string): string[] {
   const at = firstMessage.indexOf(RECHECK_HEADING);
   if (at < 0) return [];
@@ -25,20 +26,24 @@ export function featuresToRecheck(firstMessage: string): string[] {
   return [...section.matchAll(/^- (F-\d{3,})\b/gm)].map((match) => match[1] as string);
 }
 
-/** Runs the shell check of every listed feature in one turn (nothing when the brief lists none). */
+/**
+ * Runs the shell check of every listed feature in one turn (nothing when the brief lists none). The listed ids are
+ * positions in the feature list of the example the session's own feature belongs to.
+ */
 export function recheckPassing(io: ScriptIO): void {
-  const ids = featuresToRecheck(io.firstMessage).filter(
-    (id) => TODO_FEATURES[Number(id.slice(2)) - 1] !== undefined,
-  );
-  if (ids.length === 0) return;
+  const own = parseGeneratorBrief(io.firstMessage)?.feature;
+  if (!own) return;
+  const example = exampleOf(own);
+  const listed = featuresToRecheck(io.firstMessage).flatMap((id) => {
+    const feature = example.features[Number(id.slice(2)) - 1];
+    return feature ? [{ id, feature }] : [];
+  });
+  if (listed.length === 0) return;
   io.act(
-    ids.map((id) => {
-      const feature = TODO_FEATURES[Number(id.slice(2)) - 1] as (typeof TODO_FEATURES)[number];
-      return {
-        name: 'bash',
-        arguments: { command: verifyCommand(feature.verify, recheckPassedMessage(id)) },
-      };
-    }),
-    `Before my feature, re-checking ${ids.join(', ')} from the shell.`,
+    listed.map(({ id, feature }) => ({
+      name: 'bash',
+      arguments: { command: example.verifyCommand(feature.verify, recheckPassedMessage(id)) },
+    })),
+    `Before my feature, re-checking ${listed.map(({ id }) => id).join(', ')} from the shell.`,
   );
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { OVERNIGHT_EXAMPLES } from '../../../bench/overnight-examples.js';
 import { buildWithQuickstart } from '../../../bench/overnight-quickstart.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-overnight-quickstart-'));
@@ -14,6 +15,7 @@ afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 describe('the quickstart-style loop', () => {
   it('repairs what its self-check sees, and claims a half-done feature its self-check cannot see', async () => {
     const build = await buildWithQuickstart({
+      example: OVERNIGHT_EXAMPLES.todo,
       seed: 15,
       compression: 200,
       features: 3,
