@@ -23,13 +23,14 @@ export interface StoryRows {
 export function storyRows(story: RunStory): StoryRows {
   const { counts, stuck, cost, next } = story;
   const open = counts.total - counts.passing;
+  // Failing and blocked are always said (a 0 there is news); the other groups only when some feature is in them.
   const groups = [
     `${counts.failing} failing`,
     `${counts.blocked} blocked`,
-    `${counts.waiting} waiting for an answer`,
-    `${counts.inProgress} in progress`,
-    `${counts.notStarted} not started`,
-  ];
+    counts.waiting && `${counts.waiting} waiting for an answer`,
+    counts.inProgress && `${counts.inProgress} in progress`,
+    counts.notStarted && `${counts.notStarted} not started`,
+  ].filter(Boolean);
   const rows: Array<[string, string]> = [
     [
       'features',
