@@ -1,11 +1,10 @@
 /** What `status` shows of a run, as text and as the `--json` document (one zod schema); pure but for loading. */
 import { z } from 'zod';
-import {
-  type LaneMergeView,
-  LanesView,
-  loadLanesView,
-  toLaneMergeView,
-} from '../orchestrator/lanes/lane-view.js';
+import { buildRunStory } from '../dashboard/story.js';
+import { lastWindowOf, readAllSessions } from '../dashboard/story-load.js';
+import { RunStory } from '../dashboard/story-schema.js';
+import { describeNextAction } from '../orchestrator/action-words.js';
+import { LanesView, loadLanesView, toLaneMergeView } from '../orchestrator/lanes/lane-view.js';
 import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import { noWorkerNote, workHereCommand } from '../orchestrator/no-worker.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
@@ -35,6 +34,7 @@ import {
   formatMoney,
   formatTimestamp,
 } from './output.js';
+import { storyRows } from './status-story.js';
 import { oneLine } from './terminal-text.js';
 
 /** The newest session as `status --json` shows it. */
@@ -101,6 +101,8 @@ export const RunStatusJson = z.strictObject({
    * the merge queue, and the newest merge results (the dashboard's LanesView).
    */
   lanes: LanesView.nullable(),
+  /** The run's story (the run page's story card): features by group, what is stuck and why, the night, what is next. */
+  story: RunStory.nullable(),
 });
 export type RunStatusJson = z.infer<typeof RunStatusJson>;
 
@@ -119,6 +121,8 @@ export interface StatusDetails {
   blocked?: Array<{ featureId: string; reason: string }>;
   /** A run in lanes: what each lane does (null or absent: a serial run). */
   lanes?: LanesView | null;
+  /** The run's story (null or absent: not read). */
+  story?: RunStory | null;
   now: Date;
 }
 
@@ -169,6 +173,7 @@ export function toRunStatusJson(run: RunRecord, details?: Omit<StatusDetails, 'r
     elapsedMs: runElapsedMs(run, now),
     updatedAt: run.updatedAt,
     lanes: full.lanes ?? null,
+    story: full.story ?? null,
   });
 }
 
@@ -222,21 +227,26 @@ export function formatRunStatus(details: StatusDetails): string {
   const status = run.detail ? `${statusLabel(run)}: ${oneLine(run.detail, 400)}` : statusLabel(run);
   const elapsed = runElapsedMs(run, now);
   const deadline = config.budgets.deadline ? ` · deadline ${formatTimestamp(config.budgets.deadline)}` : '';
+  const story = details.story ? storyRows(details.story) : null;
   const fields: Array<[string, string]> = [
     ['run', `${run.id}  ${oneLine(runName(run))}  (${oneLine(run.spec.name)})`],
     ['status', status],
     ['workspace', workspaceLabel(run.workspace)],
-    [
-      'features',
-      `${formatBar(features.passing, features.total)} ${features.passing}/${features.total} passing · ${features.failing} failing · ${features.blocked} blocked`,
-    ],
-    ...blockedRows(details.blocked ?? []),
+    ...(story?.standing ?? [
+      [
+        'features',
+        `${formatBar(features.passing, features.total)} ${features.passing}/${features.total} passing · ${features.failing} failing · ${features.blocked} blocked`,
+      ],
+      ...blockedRows(details.blocked ?? []),
+    ]),
     ['sessions', `${counters.sessions} of at most ${config.budgets.maxSessions}`],
     ['cost', formatRunCost(run)],
     ['elapsed', `${elapsed === null ? 'not started' : formatDuration(elapsed)}${deadline}`],
+    ...(story?.night ?? []),
     ...(details.lanes ? formatLaneRows(details.lanes, now) : []),
     ['last session', describeSession(details.lastSession, run, now, details.lastSessionHeld)],
     ['next', nextHint(details)],
+    ...(story?.upcoming ?? []),
   ];
   return formatFields(fields);
 }
@@ -296,27 +306,6 @@ function describeSession(
   return `${what} → ${outcome}, ${formatDuration(session.durationMs)}, ${formatMoney(session.costUsd)}`;
 }
 
-function describeAction(action: NextAction): string {
-  switch (action.kind) {
-    case 'initialize':
-      return 'initializer session (spec → feature list)';
-    case 'generate':
-      return `generator session on ${action.featureId}`;
-    case 'evaluate':
-      return `evaluator session on ${action.featureId}`;
-    case 'regress':
-      return `evaluator (regression) session re-checking ${action.featureIds.length} passing feature(s)`;
-    case 'finish':
-      return 'finish (every non-blocked feature passes)';
-    case 'pause':
-      return `pause (${action.reason}: ${oneLine(action.detail)})`;
-    case 'fail':
-      return `fail (${action.reason})`;
-    case 'wait':
-      return action.reason;
-  }
-}
-
 function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: StatusDetails): string {
   switch (run.status) {
     case 'paused':
@@ -341,7 +330,8 @@ function nextHint({ run, lastSession, lastSessionHeld, next, workers, lanes }: S
         ? 'each busy lane goes on with its feature (lanes above); free lanes take the next features'
         : lastSession && !lastSession.finishedAt && lastSessionHeld !== false
           ? 'the running session ends'
-          : next && describeAction(next);
+          : next &&
+            describeNextAction(next.kind === 'pause' ? { ...next, detail: oneLine(next.detail) } : next);
       const noWorker = workers === 0 ? ` (${noWorkerNote(run)})` : '';
       return `${step ?? 'the planner decides'}${noWorker}`;
     }
@@ -354,13 +344,20 @@ export async function loadDetails(
   runId: string,
   now: Date,
 ): Promise<StatusDetails> {
-  const state = await orchestrator.store.loadState(runId);
-  const { sessions } = await orchestrator.store.listSessions(runId, { order: 'desc', limit: 1 });
-  const merges = usesLanes(state.run.config) ? await recentMerges(orchestrator, runId) : [];
-  const lanes = await loadLanesView(orchestrator.store, state.run, merges);
+  const { store } = orchestrator;
+  const state = await store.loadState(runId);
+  // One read of the history and of the latest events feeds the last session, the merges and the story.
+  const [sessions, events] = await Promise.all([
+    readAllSessions(store, runId),
+    store.readEvents(runId, { latest: true, count: EVENT_SCAN }),
+  ]);
+  const merges = usesLanes(state.run.config)
+    ? events.flatMap(({ event }) => toLaneMergeView(event) ?? []).reverse()
+    : [];
+  const lanes = await loadLanesView(store, state.run, merges);
   const active = ACTIVE_STATUSES.includes(state.run.status);
   const workers = active ? await connectedWorkers(orchestrator.queues) : null;
-  const last = sessions[0];
+  const last = sessions.at(-1);
   const lastSessionHeld =
     last && !last.finishedAt
       ? (await runLockHolder(orchestrator.redis, orchestrator.prefix, runId, last.lane)) !== null
@@ -375,18 +372,13 @@ export async function loadDetails(
       .filter((feature) => feature.blocked && !feature.passes)
       .map((feature) => ({ featureId: feature.id, reason: feature.blockedReason ?? 'blocked' })),
     lanes,
+    story: RunStory.parse(buildRunStory({ state, sessions, lastWindow: lastWindowOf(events), now })),
     now,
   };
 }
 
-/** Events searched for merge results (agent events are interleaved). */
-const MERGE_SCAN = 2000;
-
-/** The newest merge results of a run, newest first (none for a serial run, which has none). */
-async function recentMerges(orchestrator: Orchestrator, runId: string): Promise<LaneMergeView[]> {
-  const events = await orchestrator.store.readEvents(runId, { latest: true, count: MERGE_SCAN });
-  return events.flatMap(({ event }) => toLaneMergeView(event) ?? []).reverse();
-}
+/** Events searched for merge results and the newest nightly summary (agent events are interleaved). */
+const EVENT_SCAN = 2000;
 
 /** The full `status --json` document of a run, read from the store. */
 export async function statusJsonOf(

@@ -5,8 +5,10 @@ import type { PausedReason, RunStatus, SessionKind, SessionRecord } from '../orc
 import type { HumanNote } from '../roles/human-notes.js';
 import type { RoleName } from '../roles/session-result.js';
 import type { FeatureCheckView } from './checks-view.js';
+import type { RunStory } from './story-schema.js';
 
-export type { FeatureCheckView, LaneActivity, LaneMergeView, LanesView };
+/** `GET /api/runs/:id/story`: validated by the zod schema RunStory (dashboard/story-schema.ts). */
+export type { FeatureCheckView, LaneActivity, LaneMergeView, LanesView, RunStory };
 
 import type { FeatureStateName } from './feature-state.js';
 

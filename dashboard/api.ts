@@ -30,6 +30,7 @@ import type { RunControls } from './controls.js';
 import { featureDetail } from './feature-detail.js';
 import { RetryRefusedError, retryRefusal } from './retry.js';
 import { DASHBOARD_ACTOR, SteerBody, type SteerFeature, storeSteer } from './steering.js';
+import { loadRunStory } from './story-load.js';
 import { readTranscriptPage } from './transcripts.js';
 import {
   type NextScheduledStart,
@@ -134,9 +135,21 @@ export interface ApiDeps {
 /** The JSON API under `/api` (SSE and evidence are mounted separately). */
 export function apiRoutes(deps: ApiDeps): Hono {
   const app = new Hono();
-  const runResponse = runResponseLoader(deps);
+  const digests = new RunEventDigestCache(deps.store);
+  const runResponse = runResponseLoader(deps, digests);
   stampLastEvent(app, deps.store);
   addRunReadRoutes(app, deps, runResponse);
+  // The story's nightly summary comes from the same digest as the run answer's: one scan of new events for both.
+  app.get('/runs/:id/story', async (c) =>
+    c.json(
+      await loadRunStory(
+        deps.store,
+        runIdOf(c),
+        new Date(),
+        async (id) => (await digests.get(id)).nightlySummary,
+      ),
+    ),
+  );
   addSessionRoutes(app, deps);
   addControlRoutes(app, deps, runResponse);
   addSteerRoutes(app, deps.store, deps.controls.steer ?? storeSteer(deps.store));
@@ -162,10 +175,9 @@ function nextStartOf(deps: ApiDeps): NextScheduledStart {
   return deps.nextScheduledStart ?? (async () => null);
 }
 
-/** A loader of run answers with its own digest cache. */
-function runResponseLoader(deps: ApiDeps): RunResponseLoader {
+/** A loader of run answers reading the event log through `digests`. */
+function runResponseLoader(deps: ApiDeps, digests: RunEventDigestCache): RunResponseLoader {
   const { store } = deps;
-  const digests = new RunEventDigestCache(store);
   const next = nextStartOf(deps);
   const workers = workersOf(deps);
   return async (id) => {

@@ -44,7 +44,8 @@ export function summarizeWindow(start: WindowSnapshot, state: RunState): WindowS
     if (feature.passes) passing++;
     if (feature.passes && !passedBefore.has(feature.id)) newlyPassing.push(feature.id);
     if (!feature.passes && passedBefore.has(feature.id)) newlyFailing.push(feature.id);
-    if (feature.blocked) {
+    // A passing feature left with a stale blocked flag needs nobody (status and the run story skip it too).
+    if (feature.blocked && !feature.passes) {
       blocked.push(feature.id);
       blockedReasons.push({ featureId: feature.id, reason: feature.blockedReason ?? 'blocked' });
     }

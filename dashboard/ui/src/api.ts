@@ -8,6 +8,7 @@ import type {
   GridResponse,
   ProgressResponse,
   RunResponse,
+  RunStory,
   RunsResponse,
   SessionsResponse,
   TranscriptResponse,
@@ -60,6 +61,7 @@ export const api = {
     call<TranscriptResponse>(`${run(id)}/sessions/${seq}/transcript?offset=${offset}&limit=${limit}`),
   checks: (id: string) => call<ChecksResponse>(`${run(id)}/checks`),
   progress: (id: string) => call<ProgressResponse>(`${run(id)}/progress`),
+  story: (id: string) => call<RunStory>(`${run(id)}/story`),
   control: (id: string, action: 'pause' | 'resume' | 'cancel') =>
     call<RunResponse>(`${run(id)}/${action}`, { method: 'POST' }),
   retry: (id: string, featureId: string) =>

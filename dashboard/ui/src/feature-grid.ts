@@ -71,14 +71,49 @@ interface GridState {
   generation: number;
 }
 
+/**
+ * What the grid shows: everything, stuck features (blocked, failing) first, or one kind only. The filter is a
+ * `data-filter` on the grid that the stylesheet acts on (order and display), so changing it touches no cell and
+ * stays cheap at 1,000 features; it survives the cells' repaints.
+ */
+const FILTERS: ReadonlyArray<[value: string, label: string]> = [
+  ['stuck-first', 'stuck first'],
+  ['all', 'all, in list order'],
+  ['open', 'not passing'],
+  ['fail', 'failing'],
+  ['blocked', 'blocked'],
+  ['untested', 'untested'],
+  ['pass', 'passing'],
+];
+const DEFAULT_FILTER = 'stuck-first';
+
+/** The filter's select; it sets the grid's `data-filter`. */
+function filterPicker(): HTMLElement {
+  const select = el(
+    'select',
+    { id: 'grid-filter', 'aria-label': 'Show features' },
+    ...FILTERS.map(([value, label]) => {
+      const option = el('option', null, label);
+      option.value = value;
+      return option;
+    }),
+  );
+  select.value = DEFAULT_FILTER;
+  select.addEventListener('change', () => {
+    const grid = select.closest<HTMLElement>('#feature-grid');
+    if (grid) grid.dataset.filter = select.value;
+  });
+  return el('label', { class: 'small muted' }, 'Show ', select);
+}
+
 /** Creates the grid; `onSelect` is called with a feature id when a cell is clicked. */
 export function createFeatureGrid(onSelect: (featureId: string) => void): FeatureGrid {
   const legend = el('div', { class: 'legend', id: 'grid-legend' });
   const groups = el('div', { class: 'grid-groups' });
   const element = el(
     'section',
-    { class: 'panel', id: 'feature-grid' },
-    el('h2', null, 'Features'),
+    { class: 'panel', id: 'feature-grid', 'data-filter': DEFAULT_FILTER },
+    el('div', { class: 'panel-head' }, el('h2', null, 'Features'), filterPicker()),
     legend,
     groups,
   );

@@ -1,4 +1,4 @@
-// The run page: header with controls, "now" card, lanes card (runs with lanes), nightly summary, chart, feature grid, timeline; live over SSE.
+// The run page: header with controls, the night's story (story-card.ts), "now" card, lanes card (runs with lanes), nightly summary, chart, feature grid, timeline; live over SSE.
 // `#feature=F-003` and `#session=12` in the URL open a feature's panel and a session's transcript.
 import type { StoredRunEvent } from '../../../orchestrator/events.js';
 import type { NightlySummaryView, RunResponse } from '../../api-types.js';
@@ -21,6 +21,7 @@ import { createLanesCard, type LanesCard } from './lanes-card.js';
 import { LoadGap, subscribeRun } from './live.js';
 import { createQuestionsCard, type QuestionsCard } from './questions-card.js';
 import { createRunHeader, type RunHeader } from './run-header.js';
+import { createStoryCard, type StoryCard } from './story-card.js';
 import { createTimeline } from './timeline.js';
 import { openTranscript, type TranscriptDialog } from './transcript.js';
 
@@ -50,9 +51,11 @@ function renderRunLayout(root: HTMLElement, runId: string, onChanged: () => void
   detail.hidden = true;
   const grid = createFeatureGrid((featureId) => updateHash({ feature: featureId }));
   const timeline = createTimeline(runId);
+  const story = createStoryCard((featureId) => updateHash({ feature: featureId }));
   replaceChildren(
     root,
     header.element,
+    story.element,
     activity.element,
     questions.element,
     lanes.element,
@@ -62,7 +65,7 @@ function renderRunLayout(root: HTMLElement, runId: string, onChanged: () => void
     createAddFeatureCard(runId, onChanged),
     timeline.element,
   );
-  return { header, activity, lanes, questions, summary, chart, detail, grid, timeline };
+  return { header, story, activity, lanes, questions, summary, chart, detail, grid, timeline };
 }
 
 /** Renders the page of run `runId` into `root`; returns a disposer (closes the event stream). */
@@ -73,13 +76,10 @@ export function renderRunPage(root: HTMLElement, runId: string): () => void {
     clearTimeout(timer);
     timer = setTimeout(() => void refresh(), REFRESH_DEBOUNCE_MS);
   };
-  const { header, activity, lanes, questions, summary, chart, detail, grid, timeline } = renderRunLayout(
-    root,
-    runId,
-    schedule,
-  );
+  const { detail, ...parts } = renderRunLayout(root, runId, schedule);
+  const { grid, activity } = parts;
   const route = hashRouter(runId, detail, grid, schedule);
-  const refresh = refresher(runId, { header, activity, lanes, questions, summary, chart, grid, timeline });
+  const refresh = refresher(runId, parts);
   // The load and the event stream start together; LoadGap tells whether an event may have slipped between them.
   const gap = new LoadGap(REPLAY);
   let loaded = false;
@@ -187,6 +187,7 @@ async function loadDescriptions(runId: string, grid: FeatureGrid): Promise<void>
 
 interface Parts {
   header: RunHeader;
+  story: StoryCard;
   activity: ReturnType<typeof createActivityCard>;
   lanes: LanesCard;
   questions: QuestionsCard;
@@ -238,6 +239,8 @@ function refresher(runId: string, parts: Parts): () => Promise<void> {
           renderSummary(parts.summary, run.nightlySummary);
         }),
         gridShown,
+        // A story that cannot be told now keeps the last one shown: the rest of the page stands on its own.
+        api.story(runId).then(parts.story.show, () => undefined),
         Promise.all([api.progress(runId), afterGrid]).then(([progress]) =>
           replaceChildren(parts.chart, el('h2', null, 'Passing features over time'), progressChart(progress)),
         ),

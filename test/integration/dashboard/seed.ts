@@ -6,6 +6,7 @@ import { transcriptPath } from '../../../dashboard/paths.js';
 import { writeFeedback } from '../../../handoff/feedback.js';
 import type { Feature, VerdictRecord, VerdictValue } from '../../../handoff/formats.js';
 import { appendVerdict } from '../../../handoff/verdicts.js';
+import type { RunConfigInput } from '../../../orchestrator/config.js';
 import type { RunRecord } from '../../../orchestrator/run/index.js';
 import { RunStore } from '../../../orchestrator/run/index.js';
 import type { SessionResult } from '../../../roles/session-result.js';
@@ -129,6 +130,10 @@ export interface SeedOptions {
   verdictFor?: (featureIndex: number, attempt: number) => VerdictValue;
   clock: SteppingClock;
   status?: 'building' | 'paused';
+  /** The run's config (default: the defaults). */
+  config?: RunConfigInput;
+  /** Changes the generated feature list before it is stored (a hostile name, dependencies). */
+  editFeatures?: (features: Feature[]) => Feature[];
   /** Also append each verdict to the workspace's `.nightshift/verdicts.jsonl` and write feedback, like the harness. */
   recordVerdicts?: boolean;
 }
@@ -144,9 +149,10 @@ export async function seedRun(store: RunStore, options: SeedOptions): Promise<Ru
   const run = await store.createRun({
     spec: { path: `/specs/${options.specName ?? 'todo'}.md`, name: options.specName ?? 'todo-app' },
     workspace: { kind: 'local', path: options.workspace },
-    config: {},
+    config: options.config ?? {},
   });
-  const features = makeFeatures(options.features);
+  const made = makeFeatures(options.features);
+  const features = options.editFeatures ? options.editFeatures(made) : made;
   await store.setStatus(run.id, 'initializing');
   const seq1 = await store.nextSeq(run.id);
   await store.recordSessionStarted(run.id, {

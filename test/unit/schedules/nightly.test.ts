@@ -39,6 +39,17 @@ describe('summarizeWindow', () => {
     });
   });
 
+  it('names as blocked only the features a person has to look at (not one that passes)', () => {
+    const state = makeState([
+      featureState(1, { passes: true, blocked: true, blockedReason: 'blocked before it passed' }),
+      featureState(2, { blocked: true, blockedReason: 'no login page' }),
+    ]);
+    expect(summarizeWindow(start, state)).toMatchObject({
+      blocked: ['F-002'],
+      blockedReasons: [{ featureId: 'F-002', reason: 'no login page' }],
+    });
+  });
+
   it('a window that changed nothing reports empty lists and no cost; removed features are not regressions', () => {
     const state = makeState([featureState(1, { passes: true }), featureState(2, { passes: true })], {
       counters: { costUsd: 1.1 },
