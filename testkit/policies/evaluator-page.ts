@@ -37,7 +37,7 @@ export const TODO_LIST = 'Todos';
  * wire has no error flag on tool results (only Anthropic's `is_error`), so a result without a snapshot is the
  * tool's error message, not a page to decide from.
  */
-function failed(result: CallResult): boolean {
+export function failedResult(result: CallResult): boolean {
   return result.isError || !result.content.includes('\nSnapshot:\n');
 }
 
@@ -58,7 +58,7 @@ export class PageDriver {
   /** Opens (or reloads) the app; a page that does not load blocks the check. */
   open(): void {
     const result = this.io.call('browser_navigate', { url: this.url });
-    if (failed(result))
+    if (failedResult(result))
       throw new CheckBlocked(`The app did not load at ${this.url}: ${firstLines(result.content)}`);
     this.observe(result);
   }
@@ -79,7 +79,7 @@ export class PageDriver {
   private act(calls: Array<{ name: string; arguments: Record<string, unknown> }>, what: string): void {
     const results = this.io.act(calls);
     for (const result of results) {
-      if (failed(result)) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
+      if (failedResult(result)) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
       this.observe(result);
     }
   }
@@ -125,7 +125,7 @@ export class PageDriver {
       'browser_wait_for',
       timeMs === undefined ? { text } : { text, time_ms: timeMs },
     );
-    if (failed(result))
+    if (failedResult(result))
       throw new StepFailed(`The page never showed "${text}": ${firstLines(result.content)}`);
     this.observe(result);
   }
@@ -133,7 +133,7 @@ export class PageDriver {
   /** Waits until the page no longer shows the text (`browser_wait_for` with `text_gone`); a page that still does fails the step. */
   waitGone(text: string, timeMs: number): void {
     const result = this.io.call('browser_wait_for', { text_gone: text, time_ms: timeMs });
-    if (failed(result))
+    if (failedResult(result))
       throw new StepFailed(`The page still showed "${text}": ${firstLines(result.content)}`);
     this.observe(result);
   }
@@ -147,7 +147,7 @@ export class PageDriver {
   lookAgainUnless(holds: () => boolean, waitMs = 2_000): void {
     if (holds()) return;
     const result = this.io.call('browser_wait_for', { time_ms: waitMs });
-    if (!failed(result)) this.observe(result);
+    if (!failedResult(result)) this.observe(result);
   }
 
   /** Text of the first element with this role (e.g. the status line), or a failed step. */

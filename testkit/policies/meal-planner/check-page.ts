@@ -4,7 +4,7 @@
  * It adds what a multi-page app needs and PageDriver (fixed to one URL and the todo list) does not have: paths,
  * select, key presses, dialog answers, any list by name, and text anywhere on the page.
  */
-import { CheckBlocked, StepFailed } from '../evaluator-page.js';
+import { CheckBlocked, failedResult, StepFailed } from '../evaluator-page.js';
 import type { CallResult, ScriptIO } from '../script.js';
 import { childrenOf, findNode, parseSnapshot, type SnapshotNode, snapshotText } from '../snapshot.js';
 import type { Target } from './check-format.js';
@@ -48,7 +48,7 @@ export class AppPage {
   goto(pathAndQuery: string): void {
     const url = new URL(pathAndQuery, this.base).href;
     const result = this.io.call('browser_navigate', { url });
-    if (result.isError) {
+    if (failedResult(result)) {
       const reason = `The app did not load at ${url}: ${firstLines(result.content)}`;
       throw this.opened ? new StepFailed(reason) : new CheckBlocked(reason);
     }
@@ -58,15 +58,16 @@ export class AppPage {
 
   /** Clicks the element. */
   click(target: Target): void {
-    this.act('browser_click', { ref: this.ref(target) }, `click the ${describe(target)}`);
+    this.act('browser_click', {}, `click the ${describe(target)}`, target);
   }
 
   /** Replaces the field's value (and presses Enter when `submit`). */
   fill(target: Target, text: string, submit = false): void {
     this.act(
       'browser_type',
-      { ref: this.ref(target), text, submit },
+      { text, submit },
       `type ${JSON.stringify(text)} into the ${describe(target)}`,
+      target,
     );
   }
 
@@ -74,8 +75,9 @@ export class AppPage {
   select(target: Target, option: string): void {
     this.act(
       'browser_select_option',
-      { ref: this.ref(target), values: [option] },
+      { values: [option] },
       `select "${option}" in the ${describe(target)}`,
+      target,
     );
   }
 
@@ -91,9 +93,22 @@ export class AppPage {
       throw new StepFailed(`Could not plan the dialog answer: ${firstLines(result.content)}`);
   }
 
-  private act(name: string, args: Record<string, unknown>, what: string): void {
-    const result = this.io.call(name, args);
-    if (result.isError) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
+  /**
+   * Calls a browser tool, on the target's ref when there is one. An action that timed out (a starved machine keeps
+   * an element busy past the tool's limit) is looked at again, as a person would before calling the app broken: a
+   * new snapshot, and one more try if the element is still there; gone, the action went through and the page moved on.
+   */
+  private act(name: string, args: Record<string, unknown>, what: string, target?: Target): void {
+    const withRef = () => (target ? { ...args, ref: this.ref(target) } : args);
+    let result = this.io.call(name, withRef());
+    if (failedResult(result) && target && /Timeout \d+ms exceeded/.test(result.content)) {
+      const look = this.io.call('browser_snapshot', {});
+      if (failedResult(look)) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
+      this.observe(look);
+      if (!this.find(target)) return;
+      result = this.io.call(name, withRef());
+    }
+    if (failedResult(result)) throw new StepFailed(`Could not ${what}: ${firstLines(result.content)}`);
     this.observe(result);
   }
 
