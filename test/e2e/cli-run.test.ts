@@ -78,6 +78,7 @@ describe('nightshift run (foreground)', () => {
         'workers',
         'finishedAt',
         'elapsedMs',
+        'story',
       ].sort(),
     );
     expect(json).toMatchObject({
@@ -90,6 +91,8 @@ describe('nightshift run (foreground)', () => {
       features: { total: 3, passing: 3, failing: 0, blocked: 0 },
     });
     expect(json.sessions).toBeGreaterThanOrEqual(7);
+    // The night's story, as the run page tells it: every feature in the passing group.
+    expect(json.story).toMatchObject({ counts: { passing: 3, blocked: 0 } });
     expect(json.costUsd).toBeGreaterThan(0);
     for (const field of ['startedAt', 'updatedAt'] as const) {
       expect(Number.isNaN(Date.parse(String(json[field])))).toBe(false);
