@@ -2,11 +2,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { measureAppDeps } from './app-deps.js';
 import { measureAppStart } from './app-start.js';
 import { measureChecks } from './checks.js';
-import { parseNames } from './cli-names.js';
+import { parseBenchArgs, parseNames } from './cli-names.js';
 import { measureDashboard } from './dashboard.js';
 import { recordDemoRun } from './demo-runs.js';
 import { demoSection } from './demo-section.js';
@@ -366,20 +365,7 @@ function rejudge(file: string): BenchResults {
 
 /** Runs the benchmark (or only re-renders the report) and writes both files. */
 export async function main(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      quick: { type: 'boolean', default: false },
-      'report-only': { type: 'boolean', default: false },
-      only: { type: 'string' },
-      /** The parts of the recovery section to measure (`workers`, `sentinel`); the others are kept. */
-      recovery: { type: 'string' },
-      /** The overnight sections: the first N features (of the todo app, of the meal planner), the compression of model turns, the seed. */
-      features: { type: 'string' },
-      compression: { type: 'string', default: process.env.NSBENCH_COMPRESSION },
-      seed: { type: 'string' },
-    },
-  });
+  const values = parseBenchArgs(argv);
   const number = (value: string | undefined) => (value === undefined ? undefined : Number(value));
   const overnight = overnightOptionsOf({
     features: number(values.features),
