@@ -139,16 +139,12 @@ function takeActions(
   return { taken };
 }
 
-/**
- * What the successful actions from `from` on named: their targets (name, label, text) and what they typed or chose.
- * From a step's first action on, not just as many as its words count: a step may take more actions than that
- * ("Sign up as a new user" is one clause and five actions), and the count alone would hold a later step's quotes
- * against an earlier step's leftover actions. Quotes seen on screen are bounded the same way (from the first on).
- */
-function actedOn(observations: readonly ObservationEntry[], from: number): string[] {
+/** What the step's own actions name: their targets (name, label, text) and what they typed or chose. */
+function actedOn(observations: readonly ObservationEntry[], seqs: readonly number[]): string[] {
   const names: string[] = [];
-  for (const entry of observations) {
-    if (entry.seq < from || entry.kind !== 'action' || !entry.ok) continue;
+  for (const seq of seqs) {
+    const entry = observations.find((candidate) => candidate.seq === seq);
+    if (!entry) continue;
     const { target, args } = entry;
     names.push(...[target?.name, target?.label, target?.text].filter((name): name is string => !!name));
     if (typeof args.text === 'string') names.push(args.text);
@@ -205,8 +201,7 @@ function evidenceProblems(
 
 /**
  * One step: the actions it asks for must follow the previous step's; its quotes must have been on screen at or
- * after its first action (an outcome step: after the previous step's actions), or name what the actions from its
- * first on acted on;
+ * after its first action (an outcome step: after the previous step's actions), or name what its actions acted on;
  * and its evidence must say more than the feature's own words.
  */
 function groundStep(
@@ -229,7 +224,7 @@ function groundStep(
       next = { ...cursor, after };
     } else {
       from = Math.max(result.taken[0] as number, cursor.evidenceSeq);
-      named = actedOn(view.observations, result.taken[0] as number);
+      named = actedOn(view.observations, result.taken);
       next = { ...cursor, seq: result.taken.at(-1) as number, after };
     }
   }

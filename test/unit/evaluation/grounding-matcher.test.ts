@@ -207,26 +207,6 @@ describe('grounding accepts what an honest model writes', () => {
   ])('accepts %s', (_name, index, change) => {
     expect(problems(changed(index, change))).toEqual([]);
   });
-
-  it('lets an action step quote what it typed though an earlier step took more actions than its words count', () => {
-    // "Sign up as a new user" is one clause and five actions: the steps after it must not be matched against the
-    // earlier step's leftover actions (the meal planner's log-in check was refused so, a false block).
-    const feature = { steps: ['Open the app', 'Type "Call mum" into the box'] };
-    const steps = [
-      {
-        step: 'Open the app',
-        ok: true,
-        evidence: 'Opened it and added "Buy milk" on the way; the heading "Todos".',
-      },
-      {
-        step: 'Type "Call mum" into the box',
-        ok: true,
-        evidence: 'Typed "Call mum" into the "New todo" box.',
-      },
-    ];
-    const entries = session(['open', 'addMilk', 'typeMum', 'lookTyping']);
-    expect(groundPass(feature, { steps }, entries)).toEqual({ grounded: true });
-  });
 });
 
 describe('grounding refuses what a cheating model writes', () => {
