@@ -114,11 +114,19 @@ describe('metrics and traces of a small run', () => {
     );
     expect(final.status, `${final.status} ${final.detail ?? ''}`).toBe('done');
 
-    // The worker's own endpoint, over HTTP.
-    const response = await fetch(metricsServer.url);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toContain('text/plain');
-    const worker = parseMetrics(await response.text());
+    // The worker's own endpoint, over HTTP. The run is done once the last result is recorded; the worker's job
+    // ends a moment later (on a loaded machine, a scrape can fall in between), so wait for nothing in flight.
+    const worker = await waitFor(
+      'the worker with no session in flight',
+      async () => {
+        const response = await fetch(metricsServer.url);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toContain('text/plain');
+        const scraped = parseMetrics(await response.text());
+        return total(scraped, 'nightshift_worker_sessions_in_flight') === 0 ? scraped : undefined;
+      },
+      30_000,
+    );
     for (const role of ['initializer', 'generator', 'evaluator']) {
       expect(
         total(worker, 'nightshift_sessions_total', { role, outcome: 'completed' }),
