@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownCostUsd, type RunRecord } from '../../orchestrator/run/index.js';
 import { SCRIPTED_MODEL, shortTodoSpec } from '../integration/runs/harness.js';
 import {
+  allEvents,
   allSessions,
   cliEnv,
   createE2eContext,
@@ -48,6 +49,20 @@ function progressCosts(screen: string): number[] {
     .map(Number);
 }
 
+/** For a failure's message: the run's last events and the CLI's logged warnings and errors (on its stderr). */
+async function whatHappened(screen: string, runId: string): Promise<string> {
+  const events = (await allEvents(context.store, runId))
+    .slice(-15)
+    .map((stored) => JSON.stringify(stored).slice(0, 400));
+  const warnings = screen
+    .split(/\r?\n/)
+    .filter((line) => /"level":(4|5)\d/.test(line))
+    .slice(-20);
+  return ['last events:', ...events, 'logged warnings:', ...warnings.map((line) => line.slice(0, 600))].join(
+    '\n',
+  );
+}
+
 const cents = (usd: number) => Math.round(usd * 100);
 
 describe('nightshift run in a terminal', () => {
@@ -86,7 +101,10 @@ describe('nightshift run in a terminal', () => {
     });
     const sessions = await allSessions(context.store, id);
     const interrupted = sessions.at(-1);
-    expect(interrupted).toMatchObject({ role: 'generator', finishedAt: expect.any(String) });
+    expect(interrupted, await whatHappened(screen, id)).toMatchObject({
+      role: 'generator',
+      finishedAt: expect.any(String),
+    });
     expect(['checkpointed', 'completed']).toContain(interrupted?.outcome);
     expect(execFileSync('git', ['status', '--porcelain'], { cwd: workspace, encoding: 'utf8' })).toBe('');
 
