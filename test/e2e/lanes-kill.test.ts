@@ -53,6 +53,7 @@ describe('a worker with three lanes in flight SIGKILLed', () => {
     expect(registered.code, registered.stderr).toBe(0);
     const runId = (JSON.parse(registered.stdout) as { id: string }).id;
 
+    let most = 0;
     const inFlight = await waitFor(
       'three lane sessions in flight on the first worker',
       async () => {
@@ -61,10 +62,21 @@ describe('a worker with three lanes in flight SIGKILLed', () => {
           (session) =>
             session.lane !== null && !session.finishedAt && isWorkerOf(session.workerId, first.pid),
         );
+        most = Math.max(most, open.length);
         return open.length >= 3 ? open : undefined;
       },
       300_000,
-    );
+    ).catch(async (error: unknown) => {
+      // What the run did instead: at most how many lanes were in a session at once, and its sessions.
+      const run = await context.store.getRun(runId);
+      const sessions = (await allSessions(context.store, runId)).map(
+        (session) =>
+          `${session.seq} lane ${session.lane} ${session.role} ${session.featureIds.join(',')} ${session.outcome ?? 'in flight'} ${session.startedAt}–${session.finishedAt ?? ''}`,
+      );
+      throw new Error(
+        `${(error as Error).message}; at most ${most} at once; run ${run.status} (${run.detail ?? ''})\n${sessions.join('\n')}`,
+      );
+    });
     expect(inFlight.length).toBeGreaterThanOrEqual(3);
     await first.kill();
     // What the kill cut short: the first worker's sessions still without a result (one may have ended meanwhile).
