@@ -93,7 +93,28 @@ export function nightLine(timeline: RunStory['timeline']): string | null {
   const sum = (pick: (bucket: RunStory['timeline']['buckets'][number]) => number) =>
     buckets.reduce((total, bucket) => total + pick(bucket), 0);
   const unit = hours === 1 ? 'hour' : `${hours} hours`;
-  return `passes per ${unit} ${spark} from ${formatTimestamp(buckets[0]!.start)}: ${sum((b) => b.passed)} passes, ${sum((b) => b.failed)} failed checks in ${sum((b) => b.sessions)} sessions`;
+  const totals = [
+    counted(
+      sum((b) => b.passed),
+      'pass',
+      'passes',
+    ),
+    counted(
+      sum((b) => b.failed),
+      'failed check',
+      'failed checks',
+    ),
+  ];
+  return `passes per ${unit} ${spark} from ${formatTimestamp(buckets[0]!.start)}: ${totals.join(', ')} in ${counted(
+    sum((b) => b.sessions),
+    'session',
+    'sessions',
+  )}`;
+}
+
+/** "1 pass", "3 passes". */
+function counted(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 /** The newest nightly summary: newly passing, newly failing and blocked features, and what the window cost. */

@@ -42,6 +42,14 @@ export function time(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString(undefined, { hour12: false });
 }
 
+/** Local time of day to the minute (the start of an hour's bucket: its seconds say nothing). */
+export function hourMinute(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime())
+    ? iso
+    : d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+}
+
 /** Elapsed time of something that started at `start` and ended at `end` (or is still going). */
 export function elapsed(start: string | null, end: string | null, now: number = Date.now()): string {
   if (!start) return '—';

@@ -3,7 +3,7 @@
 // groups, not the features or sessions; every text (feature names, reasons, questions: often model-written) is text.
 import type { RunStory } from '../../api-types.js';
 import { el, replaceChildren } from './dom.js';
-import { money, time } from './format.js';
+import { hourMinute, money, time } from './format.js';
 
 /** Items of a stuck list shown before "… and N more" (the rest are in the grid's Blocked filter). */
 const STUCK_SHOWN = 8;
@@ -188,11 +188,11 @@ function timelinePart(timeline: RunStory['timeline']): HTMLElement | null {
           {
             class: 'story-bucket',
             'data-bucket': bucket.start,
-            title: `${time(bucket.start)}: ${bucket.passed} passed, ${bucket.failed} failed, ${bucket.sessions} sessions, ${money(bucket.costUsd)}`,
+            title: `${hourMinute(bucket.start)}: ${bucket.passed} passed, ${bucket.failed} failed, ${bucket.sessions} sessions, ${money(bucket.costUsd)}`,
           },
           el('span', { class: 'story-bar-box' }, bar, passed),
           el('span', { class: 'small' }, `${bucket.passed}✓ ${bucket.failed}✗`),
-          el('span', { class: 'small muted' }, time(bucket.start)),
+          el('span', { class: 'small muted' }, hourMinute(bucket.start)),
         );
       }),
     ),

@@ -120,6 +120,9 @@ describe('the run story at 60 features and 300 sessions', () => {
     expect(await card.locator('[data-field="struggling"]').textContent()).toContain(night.struggling);
     expect(await card.locator('[data-field="next"]').textContent()).toContain(`on ${night.running}`);
     expect(await card.locator('[data-field="timeline"] .story-bucket').count()).toBeGreaterThan(1);
+    // Each bucket is labelled with its hour's start, to the minute.
+    const labels = await card.locator('[data-field="timeline"] .story-bucket .small.muted').allTextContents();
+    for (const label of labels) expect(label).toMatch(/^\d{2}:\d{2}$/);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     // A stuck feature's id opens its panel.
     await hostile.locator('button[data-story-feature]').click();

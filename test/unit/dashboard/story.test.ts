@@ -173,6 +173,19 @@ describe('the run story', () => {
     });
     expect(story.timeline.buckets.reduce((sum, bucket) => sum + bucket.sessions, 0)).toBe(300);
     expect(nightLine(story.timeline)).toMatch(/^passes per hour \S{10} from 2026-01-01 00:00Z: \d+ passes/);
+    // Counts agree with their nouns: one pass, one session.
+    const one = {
+      ...story.timeline,
+      buckets: [
+        {
+          ...(story.timeline.buckets[0] as (typeof story.timeline.buckets)[number]),
+          passed: 1,
+          failed: 1,
+          sessions: 1,
+        },
+      ],
+    };
+    expect(nightLine(one)).toMatch(/: 1 pass, 1 failed check in 1 session$/);
   });
 
   it('keeps a run of days to at most 24 buckets', () => {
