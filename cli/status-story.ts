@@ -25,7 +25,7 @@ export function storyRows(story: RunStory): StoryRows {
   const open = counts.total - counts.passing;
   // Failing and blocked are always said (a 0 there is news); the other groups only when some feature is in them.
   const groups = [
-    `${counts.failing} failing`,
+    `${counts.failing} failed, to retry`,
     `${counts.blocked} blocked`,
     counts.waiting && `${counts.waiting} waiting for an answer`,
     counts.inProgress && `${counts.inProgress} in progress`,

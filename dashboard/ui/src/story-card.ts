@@ -11,7 +11,7 @@ const STUCK_SHOWN = 8;
 /** The groups of the counts line, in reading order, with their labels. */
 const GROUPS: ReadonlyArray<[keyof RunStory['counts'], string]> = [
   ['passing', 'passing'],
-  ['failing', 'failing'],
+  ['failing', 'failed, to retry'],
   ['blocked', 'blocked'],
   ['waiting', 'waiting for an answer'],
   ['inProgress', 'in progress'],

@@ -72,7 +72,7 @@ describe('status', () => {
     expect(out.code).toBe(0);
     expect(out.stdout).toContain('r-newest');
     // The story's groups: failing and blocked always, the others when not empty (never evaluated: not started).
-    expect(out.stdout).toMatch(/1\/4 passing · 0 failing · 0 blocked · 3 not started\n/);
+    expect(out.stdout).toMatch(/1\/4 passing · 0 failed, to retry · 0 blocked · 3 not started\n/);
     expect(out.stdout).toContain('$0.50 of $20.00');
     expect(out.stdout).toMatch(/last session\s+#1 evaluator F-001 → completed \(F-001 pass\)/);
     // The planner's next step after a pass: the generator on the next failing feature; no worker is running.

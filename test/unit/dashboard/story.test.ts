@@ -242,7 +242,7 @@ describe('the run story', () => {
     expect(standing[0]).toEqual([
       'features',
       expect.stringContaining(
-        '40/60 passing · 4 failing · 6 blocked · 2 waiting for an answer · 1 in progress · 7 not started',
+        '40/60 passing · 4 failed, to retry · 6 blocked · 2 waiting for an answer · 1 in progress · 7 not started',
       ),
     ]);
     expect(standing.filter(([label]) => label === 'blocked')).toHaveLength(6);
