@@ -49,13 +49,13 @@ function progressCosts(screen: string): number[] {
     .map(Number);
 }
 
-/** For a failure's message: the run's last events and the CLI's logged warnings and errors (on its stderr). */
-async function whatHappened(screen: string, runId: string): Promise<string> {
+/** For a failure's message: the run's last events and the CLI log's warnings and errors. */
+async function whatHappened(log: string, runId: string): Promise<string> {
   const events = (await allEvents(context.store, runId))
     .slice(-15)
     .map((stored) => JSON.stringify(stored).slice(0, 400));
-  const warnings = screen
-    .split(/\r?\n/)
+  const warnings = log
+    .split('\n')
     .filter((line) => /"level":(4|5)\d/.test(line))
     .slice(-20);
   return ['last events:', ...events, 'logged warnings:', ...warnings.map((line) => line.slice(0, 600))].join(
@@ -101,7 +101,7 @@ describe('nightshift run in a terminal', () => {
     });
     const sessions = await allSessions(context.store, id);
     const interrupted = sessions.at(-1);
-    expect(interrupted, await whatHappened(screen, id)).toMatchObject({
+    expect(interrupted, await whatHappened(first.log(), id)).toMatchObject({
       role: 'generator',
       finishedAt: expect.any(String),
     });

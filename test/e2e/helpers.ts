@@ -205,6 +205,8 @@ export interface TerminalProcess extends TestProcess {
   typeCtrlC(): void;
   /** Everything the terminal showed so far (escape sequences and carriage returns kept). */
   screen(): string;
+  /** The CLI's log file (named on its first line, "log: …"), as far as written; empty before it is named. */
+  log(): string;
 }
 
 const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
@@ -222,9 +224,12 @@ export function startCliInTerminal(
   const logFile = path.join(context.root, 'logs', `${label}.log`);
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const command = `stty cols 200 rows 50; exec ${[process.execPath, CLI, ...args].map(shellQuote).join(' ')}`;
+  // As a person runs it: no log level set, so the CLI logs (at info) to its data dir and the terminal shows only what
+  // it says to people. JSON lines on a terminal the test drains slowly at high load could block the CLI's writes.
+  const { NIGHTSHIFT_LOG_LEVEL: _level, VITEST: _vitest, ...personal } = env;
   const child = spawn('script', ['-qfec', command, '/dev/null'], {
     cwd: ROOT,
-    env,
+    env: personal,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const out = fs.createWriteStream(logFile);
@@ -240,6 +245,10 @@ export function startCliInTerminal(
     ...processHandle(child, logFile, exited),
     typeCtrlC: () => child.stdin?.write('\x03'),
     screen: () => screen,
+    log: () => {
+      const file = /\(log: ([^)]+)\)/.exec(screen)?.[1];
+      return file && fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    },
   };
   context.children.push(handle);
   return handle;
