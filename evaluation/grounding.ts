@@ -111,7 +111,7 @@ interface Cursor {
   evidenceSeq: number;
   /** "pressing Enter": the latest action step, worded for a send-back ("… after pressing Enter"). */
   after: string;
-  /** Set when the latest action step's evidence carried its actions past those its words ask for: to where. */
+  /** Set when the latest action step's evidence carried its actions past those its words ask for: to which one. */
   stretched?: { step: number; seq: number };
 }
 
@@ -297,7 +297,7 @@ function missingActionProblem(
   const since =
     (index === 0 ? 'in this session' : `after step ${index}`) +
     (stretched
-      ? ` (step ${stretched.step}'s evidence was first on screen after action ${stretched.seq}, so the actions up to there are that step's)`
+      ? ` (step ${stretched.step}'s evidence comes from up to action ${stretched.seq}, so the actions up to there are that step's)`
       : '');
   if (needs.length === 1 && needs[0] === 'navigate')
     return `the session shows no navigation or reload ${since}; perform it (browser_navigate), then quote what the page showed.`;

@@ -167,11 +167,22 @@ describe('a step that takes more actions than its words count', () => {
       'The heading "My recipes" and "No recipes yet."',
     ]);
     expect(problems(steps, moves, feature)).toEqual([
-      'Step 2 "Click "My recipes" in the menu" — it needs 1 browser action(s) after step 1 (step 1\'s evidence was first on screen after action 5, so the actions up to there are that step\'s) and the session shows 0; perform the step as written, then quote what the page showed.',
+      'Step 2 "Click "My recipes" in the menu" — it needs 1 browser action(s) after step 1 (step 1\'s evidence comes from up to action 5, so the actions up to there are that step\'s) and the session shows 0; perform the step as written, then quote what the page showed.',
     ]);
     // Signing up onto the home page and then clicking "My recipes": the same pass is grounded.
     const clicked = [...SIGN_UP, click('link', 'My recipes', MY_RECIPES)];
     expect(problems(steps, clicked, feature)).toEqual([]);
+  });
+  it('never carries a step by name onto the action the next step needs', () => {
+    // Only the search typed "lentils": the sign-up may not claim it, or "Search for lentils" would have none.
+    const moves = [...SIGN_UP, field('Search recipes', 'lentils', HOME)];
+    const feature = { description: '', steps: ['Sign up as a new user', 'Search for lentils'] };
+    const steps = passOf(feature.steps, ['Signed up and typed "lentils".', 'Typed "lentils".']);
+    expect(problems(steps, moves, feature)).toEqual([
+      expect.stringMatching(
+        /^Step 1 .* quotes "lentils", which the page showed only in a field you typed it into/,
+      ),
+    ]);
   });
 });
 
