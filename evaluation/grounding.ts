@@ -8,8 +8,9 @@
  * Each refusal names the feature's exact step, what was written, and the one thing to change.
  */
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
-import { comparableText, containsPhrase, type EvidenceQuote, evidenceQuotes } from '../handoff/evidence.js';
+import { comparableText, type EvidenceQuote, evidenceQuotes } from '../handoff/evidence.js';
 import type { Feature, SubmittedVerdict, VerdictStep } from '../handoff/formats.js';
+import { type Action, actionsOf, namingAction, reservedFrom, takeActions } from './grounding-actions.js';
 import {
   type FeatureTexts,
   restatedText,
@@ -101,58 +102,6 @@ function actionProblems(observations: readonly ObservationEntry[]): string[] {
     : ['No browser action was performed in this session: open the app and perform the steps before passing.'];
 }
 
-/** The successful browser actions of a session, in order, and whether each navigated. */
-interface Action {
-  seq: number;
-  navigates: boolean;
-}
-
-function actionsOf(observations: readonly ObservationEntry[]): Action[] {
-  return observations
-    .filter((entry) => entry.kind === 'action' && entry.ok)
-    .map((entry) => ({ seq: entry.seq, navigates: navigates(entry) }));
-}
-
-/** A navigation, a back navigation, or a reload key. */
-function navigates(entry: ObservationEntry): boolean {
-  if (entry.tool === 'browser_navigate' || entry.tool === 'browser_navigate_back') return true;
-  const key = typeof entry.args.key === 'string' ? entry.args.key.toLowerCase() : '';
-  return entry.tool === 'browser_press_key' && /^(f5|(control|meta)\+r)$/.test(key);
-}
-
-/**
- * The actions a step asks for, taken in order from the session's actions after `from` (extra actions in between
- * are skipped): their seqs, or how many were found when some are missing.
- */
-function takeActions(
-  needs: readonly ActionNeed[],
-  actions: readonly Action[],
-  from: number,
-): { taken: number[] } | { found: number } {
-  const taken: number[] = [];
-  for (const need of needs) {
-    const at = taken.at(-1) ?? from;
-    const next = actions.find((action) => action.seq > at && (need === 'any' || action.navigates));
-    if (!next) return { found: taken.length };
-    taken.push(next.seq);
-  }
-  return { taken };
-}
-
-/** What the step's own actions name: their targets (name, label, text) and what they typed or chose. */
-function actedOn(observations: readonly ObservationEntry[], seqs: readonly number[]): string[] {
-  const names: string[] = [];
-  for (const seq of seqs) {
-    const entry = observations.find((candidate) => candidate.seq === seq);
-    if (!entry) continue;
-    const { target, args } = entry;
-    names.push(...[target?.name, target?.label, target?.text].filter((name): name is string => !!name));
-    if (typeof args.text === 'string') names.push(args.text);
-    if (Array.isArray(args.values)) names.push(...args.values.filter((value) => typeof value === 'string'));
-  }
-  return names.map(comparableText);
-}
-
 /**
  * What grounding keeps between steps: where the previous step's actions ended, where its evidence was seen (the
  * next step's quotes must be seen there or later), and how to say what it did.
@@ -162,6 +111,8 @@ interface Cursor {
   evidenceSeq: number;
   /** "pressing Enter": the latest action step, worded for a send-back ("… after pressing Enter"). */
   after: string;
+  /** Set when the latest action step's evidence carried its actions past those its words ask for: to which one. */
+  stretched?: { step: number; seq: number };
 }
 
 /** The session as the steps are grounded against it. */
@@ -171,6 +122,8 @@ interface SessionView {
   seen: readonly SeenEntry[];
   actions: readonly Action[];
   feature: FeatureTexts;
+  /** The browser actions each feature step's words ask for. */
+  needs: readonly (readonly ActionNeed[])[];
 }
 
 /** Each step in order, the cursor moving along the session's actions. */
@@ -186,6 +139,7 @@ function evidenceProblems(
     seen: seenEntries(observations, typed),
     actions: actionsOf(observations),
     feature: { description: feature.description ?? '', steps: feature.steps },
+    needs: feature.steps.map(stepActions),
   };
   const problems: string[] = [];
   let cursor: Cursor = { seq: 0, evidenceSeq: 0, after: 'acting' };
@@ -200,9 +154,27 @@ function evidenceProblems(
 }
 
 /**
+ * An action step's actions: from `first` (the first its words ask for) through `end` (at least the last they ask
+ * for; its quotes may carry it further). A quote that only names what an action did may carry it up to `reach`,
+ * short of the actions the later steps need (grounding-actions.ts, `reservedFrom`).
+ */
+interface Span {
+  first: number;
+  end: number;
+  reach: number;
+}
+
+function spanOf(view: SessionView, index: number, taken: readonly number[]): Span {
+  const later = view.needs.slice(index + 1).flat();
+  const reach = reservedFrom(later, view.actions) - 1;
+  return { first: taken[0] as number, end: taken.at(-1) as number, reach };
+}
+
+/**
  * One step: the actions it asks for must follow the previous step's; its quotes must have been on screen at or
  * after its first action (an outcome step: after the previous step's actions), or name what its actions acted on;
- * and its evidence must say more than the feature's own words.
+ * and its evidence must say more than the feature's own words. An action step's actions run on to where its
+ * evidence is (`placeQuote`), so the next step's actions are looked for after those.
  */
 function groundStep(
   view: SessionView,
@@ -210,23 +182,15 @@ function groundStep(
   entry: VerdictStep,
   cursor: Cursor,
 ): { problems: string[]; cursor: Cursor } {
-  const step = view.feature.steps[index] as string;
-  const needs = stepActions(step);
+  const needs = view.needs[index] as readonly ActionNeed[];
   const problems: string[] = [];
-  let from = Math.max(cursor.seq, cursor.evidenceSeq);
-  let named: string[] = [];
+  let span: Span | undefined;
   let next = cursor;
   if (needs.length > 0) {
     const result = takeActions(needs, view.actions, cursor.seq);
-    const after = actionWording(step);
-    if ('found' in result) {
-      problems.push(missingActionProblem(needs, result.found, index));
-      next = { ...cursor, after };
-    } else {
-      from = Math.max(result.taken[0] as number, cursor.evidenceSeq);
-      named = actedOn(view.observations, result.taken);
-      next = { ...cursor, seq: result.taken.at(-1) as number, after };
-    }
+    if ('found' in result) problems.push(missingActionProblem(needs, result.found, index, cursor));
+    else span = spanOf(view, index, result.taken);
+    next = { ...cursor, after: actionWording(view.feature.steps[index] as string) };
   }
   const quotes = evidenceQuotes(entry.evidence);
   if (quotes.length === 0 && needs.length === 0) {
@@ -235,27 +199,17 @@ function groundStep(
     );
     return { problems, cursor: next };
   }
-  let evidenceSeq = from;
-  // Quotes the page already showed before the action that brought them add nothing to a copy of the feature's words.
-  const alreadyShown = new Set<EvidenceQuote>();
-  const quoteProblems = quotes.flatMap((quote) => {
-    // An action step may name what it acted on ("Clicked "Delete Buy milk""), gone from the page afterwards.
-    const wanted = comparableText(quote.text);
-    if (named.some((name) => name === wanted || containsPhrase(name, wanted))) {
-      alreadyShown.add(quote);
-      return [];
-    }
-    const seenAt = firstSeen(view.seen, quote, from);
-    if (!seenAt) return [quoteProblem(quote, view, next.after)];
-    evidenceSeq = Math.max(evidenceSeq, seenAt.seq);
-    const before = view.seen.findLast((seen) => seen.seq < seenAt.afterAction);
-    if (before && seenQuote(before, quote)) alreadyShown.add(quote);
-    return [];
-  });
-  next = { ...next, evidenceSeq };
-  problems.push(...quoteProblems);
-  if (quoteProblems.length > 0) return { problems, cursor: next };
-  const shownBefore = (quote: EvidenceQuote) => alreadyShown.has(quote);
+  const from = Math.max(span?.first ?? cursor.seq, cursor.evidenceSeq);
+  const placed = placeQuotes(view, quotes, span, from, next.after);
+  next = { ...next, evidenceSeq: placed.evidenceSeq };
+  if (span) {
+    const { stretched: _previous, ...rest } = next;
+    const stretched = placed.end > span.end ? { stretched: { step: index + 1, seq: placed.end } } : {};
+    next = { ...rest, seq: placed.end, ...stretched };
+  }
+  problems.push(...placed.problems);
+  if (placed.problems.length > 0) return { problems, cursor: next };
+  const shownBefore = (quote: EvidenceQuote) => placed.shownBefore.has(quote);
   const position = { index, acted: needs.length > 0 };
   const restated = restatedText(entry.evidence, quotes, view.feature, position, shownBefore);
   if (restated)
@@ -265,8 +219,86 @@ function groundStep(
   return { problems, cursor: next };
 }
 
-function missingActionProblem(needs: readonly ActionNeed[], found: number, index: number): string {
-  const since = index === 0 ? 'in this session' : `after step ${index}`;
+/**
+ * Where a step's quotes put its evidence: the latest observation they rely on, the last action of the step (for an
+ * action step), the quotes that do not ground, and those the page already showed before the action that brought
+ * them (they add nothing to a copy of the feature's words).
+ */
+interface Placed {
+  evidenceSeq: number;
+  end: number;
+  problems: string[];
+  shownBefore: Set<EvidenceQuote>;
+}
+
+function placeQuotes(
+  view: SessionView,
+  quotes: readonly EvidenceQuote[],
+  span: Span | undefined,
+  from: number,
+  after: string,
+): Placed {
+  const placed: Placed = { evidenceSeq: from, end: span?.end ?? 0, problems: [], shownBefore: new Set() };
+  for (const quote of quotes) {
+    const at = placeQuote(view, quote, span, from);
+    if (!at) {
+      placed.problems.push(quoteProblem(quote, view, after));
+      continue;
+    }
+    placed.evidenceSeq = Math.max(placed.evidenceSeq, at.seq);
+    placed.end = Math.max(placed.end, at.lastAction);
+    if (at.shownBefore) placed.shownBefore.add(quote);
+  }
+  return placed;
+}
+
+/** Where one quote grounds: the observation (or naming action) it relies on, and the last action up to there. */
+interface QuoteAt {
+  seq: number;
+  lastAction: number;
+  shownBefore: boolean;
+}
+
+/**
+ * Where one quote grounds, in this order. (1) What the step's own actions (those its words ask for) acted on or
+ * typed: a clicked "Delete Buy milk" is gone afterwards, a typed "Call mum" is not page text in its field. (2) The
+ * first observation at or after `from` that showed it; never earlier, so evidence from before the step's first
+ * action stays refused. The step's actions run to the last action before that observation: "Sign up as a new user"
+ * is one clause but a whole form, and its "Welcome" shows only after the last click. (3) What a later action acted
+ * on, up to `reach` (a form's further fields): the step's actions run to that action. In (2) and (3) the next
+ * step's actions must come after, so a step whose evidence lies past the next step's only action leaves that step
+ * without one, and it is refused rather than passed on another step's action.
+ */
+function placeQuote(
+  view: SessionView,
+  quote: EvidenceQuote,
+  span: Span | undefined,
+  from: number,
+): QuoteAt | undefined {
+  const own = span && namingAction(view.actions, quote.text, span.first, span.end);
+  if (own) return { seq: own.seq, lastAction: own.seq, shownBefore: true };
+  const seenAt = firstSeen(view.seen, quote, from);
+  if (seenAt) {
+    const before = view.seen.findLast((seen) => seen.seq < seenAt.afterAction);
+    const shownBefore = !!before && seenQuote(before, quote);
+    return { seq: seenAt.seq, lastAction: seenAt.afterAction, shownBefore };
+  }
+  const later = span && namingAction(view.actions, quote.text, span.end + 1, span.reach);
+  return later ? { seq: later.seq, lastAction: later.seq, shownBefore: true } : undefined;
+}
+
+function missingActionProblem(
+  needs: readonly ActionNeed[],
+  found: number,
+  index: number,
+  cursor: Cursor,
+): string {
+  const stretched = cursor.stretched;
+  const since =
+    (index === 0 ? 'in this session' : `after step ${index}`) +
+    (stretched
+      ? ` (step ${stretched.step}'s evidence comes from up to action ${stretched.seq}, so the actions up to there are that step's)`
+      : '');
   if (needs.length === 1 && needs[0] === 'navigate')
     return `the session shows no navigation or reload ${since}; perform it (browser_navigate), then quote what the page showed.`;
   return `it needs ${needs.length} browser action(s) ${since} and the session shows ${found}; perform the step as written, then quote what the page showed.`;

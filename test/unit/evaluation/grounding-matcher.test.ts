@@ -1,14 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ObservationEntry,
-  ObservationLog,
-  type ObservedTarget,
-} from '../../../agent/tools/browser-log.js';
+import type { ObservationEntry } from '../../../agent/tools/browser-log.js';
 import { groundPass } from '../../../evaluation/grounding.js';
 import { actionWording, namesStep, stepActions, stepWords } from '../../../evaluation/grounding-steps.js';
 import { contentWords, stem } from '../../../evaluation/grounding-words.js';
 import type { VerdictStep } from '../../../handoff/formats.js';
 import { TODO_FEATURES } from '../../../testkit/policies/todo-features.js';
+import { observedSession, type SessionMove } from './observed-session.js';
 
 const URL = 'http://127.0.0.1:4000/';
 
@@ -33,15 +30,7 @@ function page(options: { items?: [string, boolean][]; left: number; typing?: str
   ].join('\n');
 }
 
-type Move = {
-  tool: string;
-  args: Record<string, unknown>;
-  target?: ObservedTarget;
-  view: string;
-  look?: boolean;
-};
-
-const MOVES: Record<string, Move> = {
+const MOVES: Record<string, SessionMove> = {
   open: { tool: 'browser_navigate', args: { url: URL }, view: page({ left: 0 }) },
   addMilk: {
     tool: 'browser_type',
@@ -112,21 +101,11 @@ const ALL_MOVES = ['open', 'addMilk', 'typeMum', 'clickAdd', 'tickMilk', 'reload
 
 /** A session as the observation log records it: the moves in order, a page error after the tick if asked. */
 function session(moves = ALL_MOVES, pageError?: string): readonly ObservationEntry[] {
-  const log = new ObservationLog(() => 0);
-  for (const name of moves) {
-    const move = MOVES[name] as Move;
-    if (pageError && name === 'reload') log.noteConsole(`[pageerror] ${pageError}`);
-    log.record({
-      tool: move.tool,
-      kind: move.look ? 'observation' : 'action',
-      args: move.args,
-      ...(move.target ? { target: move.target } : {}),
-      ok: true,
-      url: URL,
-      snapshot: move.view,
-    });
-  }
-  return log.entries();
+  const made = moves.map((name) => {
+    const move = MOVES[name] as SessionMove;
+    return pageError && name === 'reload' ? { ...move, consoleBefore: `[pageerror] ${pageError}` } : move;
+  });
+  return observedSession(made, URL);
 }
 
 const FEATURE = {
