@@ -1,56 +1,48 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../../handoff/app-runner.js';
-import { readFeatureList } from '../../../handoff/feature-list.js';
-import { readVerdicts } from '../../../handoff/verdicts.js';
-import { deleteKeys, REDIS_URL } from '../runs/harness.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../handoff/app-runner.js';
+import { readFeatureList } from '../../handoff/feature-list.js';
+import { readVerdicts } from '../../handoff/verdicts.js';
+import { linkPlaywright, runPlaywrightTest, type SuiteRun } from '../integration/checks/playwright-suite.js';
+import { REDIS_URL } from '../integration/runs/harness.js';
+import { createE2eContext, type E2eContext, runCliOnce } from './helpers.js';
 
-const home = fs.mkdtempSync(path.join(os.tmpdir(), 'ns-demo-e2e-'));
-// The demo uses the configured key prefix like any command: a test prefix keeps it apart from other tests.
-const prefix = `ns-demo-${process.pid}-${Date.now().toString(36)}:`;
+// One demo run through the CLI processes, as a user starts it (`nightshift demo --features 5`: the planted bug of
+// F-005 and its fix), checked twice over (one run, not two: CI time): what the demo says and leaves behind, then its
+// recorded checks exported (`nightshift checks export`) and run from a clean `git clone` of the workspace with the
+// real `@playwright/test` runner — green twice in a row on the same app with four parallel workers (in file order,
+// then shuffled), red once a feature is broken. F-005 (the remaining count) counts what the whole app holds, so it
+// proves the relative count and the @alone turn; F-001–F-004 run side by side on data of their own.
+let context: E2eContext;
+let env: NodeJS.ProcessEnv;
+let home: string;
+let result: { code: number; stdout: string; stderr: string };
+let clone: string;
+const runs: SuiteRun[] = [];
+
+beforeAll(async () => {
+  context = createE2eContext('demo');
+  home = path.join(context.root, 'home');
+  env = {
+    ...process.env,
+    REDIS_URL,
+    NIGHTSHIFT_HOME: home,
+    NIGHTSHIFT_KEY_PREFIX: context.prefix,
+    NIGHTSHIFT_E2E_MARKER: context.marker,
+  };
+  delete env.VITEST;
+  delete env.NIGHTSHIFT_LOG_LEVEL;
+  result = await runCliOnce(['demo', '--features', '5'], env);
+}, 600_000);
 
 afterAll(async () => {
-  fs.rmSync(home, { recursive: true, force: true });
+  await context?.close();
 });
-
-/** Runs the CLI as a separate process, as a user would, and collects its output. */
-function runCli(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/nightshift.js', ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('nightshift demo, end to end through the CLI processes', () => {
   it('builds the todo app from spec to done: every feature passed through the evaluator, the planted bug caught', async () => {
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      NIGHTSHIFT_HOME: home,
-      NIGHTSHIFT_KEY_PREFIX: prefix,
-      REDIS_URL,
-    };
-    delete env.VITEST;
-    delete env.NIGHTSHIFT_LOG_LEVEL;
-    // Five features: the planted bug of F-005 and its fix, in five eighths of the whole demo's time (CI runs that too).
-    const result = await runCli(['demo', '--features', '5'], env);
     expect(result.code, result.stderr.slice(-3000)).toBe(0);
     // Human output only: the log lines went to the data dir.
     const jsonLines = `${result.stdout}\n${result.stderr}`
@@ -63,9 +55,9 @@ describe('nightshift demo, end to end through the CLI processes', () => {
     expect(result.stdout).toMatch(new RegExp(`dashboard\\s+nightshift dashboard .*/runs/${runId}`));
     expect(result.stdout).toMatch(/verdicts\s+\d+ evaluations .*regression session re-checks several/);
     // The demo run is an ordinary run afterwards: `runs`, `status` and the dashboard's API show it.
-    const runs = await runCli(['runs', '--json'], env);
+    const runs = await runCliOnce(['runs', '--json'], env);
     expect(JSON.parse(runs.stdout).map((run: { id: string }) => run.id)).toContain(runId);
-    const status = await runCli(['status', runId], env);
+    const status = await runCliOnce(['status', runId], env);
     expect(status.stdout).toMatch(/status\s+done/);
     expect(status.stdout).toMatch(/last session\s+#\d+ evaluator/);
     await expectDashboardLists(env, runId);
@@ -123,13 +115,60 @@ describe('nightshift demo, end to end through the CLI processes', () => {
     } finally {
       app.stop();
     }
-  }, 600_000);
+  }, 300_000);
 });
 
-afterAll(async () => {
-  const redis = new Redis(REDIS_URL);
-  await deleteKeys(redis, prefix);
-  redis.disconnect();
+const summary = (run: SuiteRun) => run.output.split('\n').slice(-40).join('\n');
+
+describe('the exported suite under `npx playwright test`, from a clean checkout', () => {
+  beforeAll(async () => {
+    expect(result.code, result.stderr.slice(-3_000)).toBe(0);
+    const runId = /nightshift status (r-[\w-]+)/.exec(result.stdout)?.[1] as string;
+    const workspace = /workspace\s+(\S+)/.exec(result.stdout)?.[1] as string;
+    const exported = await runCliOnce(['checks', 'export', runId], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    clone = path.join(context.root, 'clone');
+    execFileSync('git', ['clone', '--quiet', workspace, clone]);
+    await linkPlaywright(clone);
+  }, 120_000);
+
+  it('holds the checks as recorded: counts relative, own data made at run time, the count check alone', () => {
+    const spec = fs.readFileSync(path.join(clone, 'e2e/F-005.spec.ts'), 'utf8');
+    expect(spec).toContain("{ tag: '@alone' }");
+    expect(spec).toMatch(/const counted\d+ = await numbersShown\(page, new RegExp\(/);
+    expect(spec).not.toMatch(/getByText\('\d+ items? left'\)/);
+    expect(fs.readFileSync(path.join(clone, 'e2e/F-001.spec.ts'), 'utf8')).toContain(
+      'const run = runSuffix();',
+    );
+    expect(fs.existsSync(path.join(clone, 'e2e/nightshift-fixtures.ts'))).toBe(true);
+  });
+
+  // Twice, not three times: the second run already meets an app the first one used, in another order (CI time).
+  it('is green twice in a row with four workers, in file order and shuffled', async () => {
+    for (const args of [[], ['--shuffle']]) {
+      const run = await runPlaywrightTest(clone, ['--workers', '4', ...args]);
+      runs.push(run);
+      expect(run.code, summary(run)).toBe(0);
+      expect(run.passed, summary(run)).toBe(5);
+    }
+    // The app kept every run's data: the later runs met an app others had used.
+    const todos = JSON.parse(fs.readFileSync(path.join(clone, 'data/todos.json'), 'utf8')) as unknown[];
+    // Each run leaves 7 todos (F-001 two, F-002 and F-003 one, F-004 one of its two, F-005 two).
+    expect(todos.length).toBe(2 * 7);
+  }, 600_000);
+
+  it('is red on a broken feature: the remaining count counts completed todos again', async () => {
+    const file = path.join(clone, 'public/features/remaining-count.js');
+    const fixed = 'const left = state.todos.filter((todo) => !todo.completed).length;';
+    const text = fs.readFileSync(file, 'utf8');
+    expect(text).toContain(fixed);
+    fs.writeFileSync(file, text.replace(fixed, 'const left = state.todos.length;'));
+    const run = await runPlaywrightTest(clone, ['--workers', '4']);
+    expect(run.code, summary(run)).toBe(1);
+    expect(run.failed, summary(run)).toBe(1);
+    expect(run.passed, summary(run)).toBe(4);
+    expect(run.output).toMatch(/1\) e2e\/F-005\.spec\.ts/);
+  }, 300_000);
 });
 
 /** `nightshift dashboard` started afterwards lists the run (what its runs page renders). */
