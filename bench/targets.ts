@@ -212,9 +212,14 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     : '';
   return (
     `${parts}A sweep replays on one reused context and page (cleared between checks), settles only after actions ` +
-    'that started requests and waits for expectations with Playwright. What is left is Chromium loading the app ' +
-    "(1–2 navigations per check, each request through the context's gate) and Playwright's actionability waits, " +
-    'on 2 cores shared with other work (see the load table). The machine itself varies from day to day more ' +
+    'that started requests and waits for expectations with Playwright. What is left is CPU, not waiting ' +
+    "(profiled 2026-12-02): a replay costs about 0.85 s of CPU before the page's own renderer (node 220 ms, " +
+    "Chromium's browser process 441, GPU process 120, network 64), so on 2 cores it cannot go under ~425 ms; the " +
+    "context's gate adds about 1 ms a request; the first locator on each new page pays ~200 ms for Playwright's " +
+    'injected script. Waiting for `domcontentloaded` instead of `load`, injecting that script during the load and ' +
+    'parallel expectations were tried side by side and gained nothing. Would move it: fewer browser-process round ' +
+    'trips per action, and a many-core worker replaying side by side (`replayContexts`). ' +
+    'The machine itself varies from day to day more ' +
     'than the code does: on 2026-12-02 the code measured at 398 ms on 2026-11-30 took 1,001 ms at load 3.8, ' +
     'and this code 848 ms at load 1.6, one after the other: compare figures taken the same day.'
   );
