@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { ObservedDocument } from '../../../agent/tools/browser-log.js';
 import { groundPass } from '../../../evaluation/grounding.js';
 import type { VerdictStep } from '../../../handoff/formats.js';
+import { ACCOUNT_FEATURES } from '../../../testkit/policies/meal-planner/features-accounts.js';
+import { RECIPE_FEATURES } from '../../../testkit/policies/meal-planner/features-recipes.js';
 import { observedSession, passOf, type SessionMove } from './observed-session.js';
 
 // Issue 28: two honest meal-planner passes of the scripted evaluator (testkit/policies/meal-planner/check-runner.ts)
@@ -9,6 +11,17 @@ import { observedSession, passOf, type SessionMove } from './observed-session.js
 // typed value of two lines.
 
 const BASE = 'http://127.0.0.1:4100';
+
+/** The first `count` steps of a meal-planner feature, as the catalogue has it. */
+function featureStart(
+  features: readonly { key: string; description: string; steps: string[] }[],
+  key: string,
+  count: number,
+) {
+  const feature = features.find((candidate) => candidate.key === key);
+  if (!feature) throw new Error(`no meal-planner feature ${key}`);
+  return { description: feature.description, steps: feature.steps.slice(0, count) };
+}
 
 /** A document as the browser tools read it: each page load has its own time origin. */
 const loaded = (origin: number, navigation = 'navigate'): ObservedDocument => ({ origin, navigation });
@@ -47,14 +60,7 @@ function click(role: string, name: string, view: string, document: ObservedDocum
   return { tool: 'browser_click', args: { ref: 'e8' }, target: { ref: 'e8', role, name }, view, document };
 }
 
-const SIGN_UP_RULES = {
-  description:
-    'Sign-up rules: the sign-up form refuses an email that is not an address, a password under 8 characters and an email that already has an account, saying what to fix and keeping what was typed',
-  steps: [
-    'Open "Sign up", type a name, an email without "@" and a 5-character password, and click "Create account"',
-    'The page lists "Enter a valid email address, like name@example.com." and "The password must be at least 8 characters long.", still holds the name typed, and nobody is signed in',
-  ],
-};
+const SIGN_UP_RULES = featureStart(ACCOUNT_FEATURES, 'sign-up-rules', 2);
 
 /** The scripted evaluator's pass, word for word (check-runner.ts). */
 const REFUSED_SIGN_UP_PASS = passOf(SIGN_UP_RULES.steps, [
@@ -122,14 +128,10 @@ describe('a field value the app wrote back after a page load', () => {
   });
 });
 
-const NEW_RECIPE = {
-  description:
-    'New recipe: the "New recipe" page saves a recipe (title, servings, time in minutes, ingredients one per line, method); it then heads "My recipes"',
-  steps: [
-    'Fill in a unique title, servings 4, time 25 minutes, two ingredient lines and a method, and click "Save recipe"',
-    'The "My recipes" page opens, says "Recipe saved: <title>." and lists the recipe with "25 min" and "serves 4"',
-  ],
-};
+/** Steps 2 and 3 of "new-recipe": filling in the form and what "My recipes" shows then. */
+const NEW_RECIPE = (({ description, steps }) => ({ description, steps: steps.slice(1) }))(
+  featureStart(RECIPE_FEATURES, 'new-recipe', 3),
+);
 
 function recipeForm(values: Record<string, string>): string {
   const field = (role: string, name: string) =>
@@ -158,28 +160,33 @@ const MY_RECIPES = page('/recipes', 'My recipes', [
   '    - listitem: Lentil soup x1 25 min · serves 4',
 ]);
 
-function fillRecipe(): SessionMove[] {
+/** Opening the recipe form and typing each value into its field, on one document. */
+function typeRecipe(fields: readonly [string, string, string][]): SessionMove[] {
   const values: Record<string, string> = {};
-  const moves: SessionMove[] = [
-    {
-      tool: 'browser_navigate',
-      args: { url: `${BASE}/recipes/new` },
-      view: recipeForm(values),
-      document: loaded(1),
-    },
+  const opened: SessionMove = {
+    tool: 'browser_navigate',
+    args: { url: `${BASE}/recipes/new` },
+    view: recipeForm(values),
+    document: loaded(1),
+  };
+  return [
+    opened,
+    ...fields.map(([role, name, text]): SessionMove => {
+      values[name] = text;
+      const view = recipeForm(values);
+      return {
+        tool: 'browser_type',
+        args: { ref: 'e5', text },
+        target: { ref: 'e5', role, name },
+        view,
+        document: loaded(1),
+      };
+    }),
   ];
-  for (const [role, name, text] of RECIPE_VALUES) {
-    values[name] = text;
-    moves.push({
-      tool: 'browser_type',
-      args: { ref: 'e5', text },
-      target: { ref: 'e5', role, name },
-      view: recipeForm(values),
-      document: loaded(1),
-    });
-  }
-  moves.push(click('button', 'Save recipe', MY_RECIPES, loaded(2)));
-  return moves;
+}
+
+function fillRecipe(): SessionMove[] {
+  return [...typeRecipe(RECIPE_VALUES), click('button', 'Save recipe', MY_RECIPES, loaded(2))];
 }
 
 describe('a typed value of several lines', () => {
@@ -207,5 +214,37 @@ describe('a typed value of several lines', () => {
     expect(problems(fill(made), fillRecipe(), NEW_RECIPE)).toEqual([
       expect.stringMatching(/^Step 2 .* quotes "Tomato salad x1" but the browser never showed that text/),
     ]);
+  });
+});
+
+const RECIPE_PAGE = featureStart(RECIPE_FEATURES, 'recipe-page', 3);
+
+describe('a step that typed what only a later page shows', () => {
+  it('places a typed value at its typing, not at the next step’s page that first shows it as text', () => {
+    // F-009: the method typed in step 1 is page text only on the recipe page, after step 2's click.
+    const moves = typeRecipe([
+      ['textbox', 'Title', 'Mushroom risotto x1'],
+      ['textbox', 'Ingredients, one per line', '300 g rice\n250 g mushrooms'],
+      ['textbox', 'Method', 'Stir the rice with stock until creamy.'],
+    ]);
+    const list = page('/recipes', 'My recipes', ['  - link "Mushroom risotto x1"']);
+    const recipe = page('/recipes/5', 'Mushroom risotto x1', [
+      '  - heading "Mushroom risotto x1" [level=1]',
+      '  - paragraph: Serves 3 · Ready in 40 minutes',
+      '  - list "Ingredients":',
+      '    - listitem: 300 g rice',
+      '    - listitem: 250 g mushrooms',
+      '  - paragraph: Stir the rice with stock until creamy.',
+    ]);
+    moves.push(
+      click('button', 'Save recipe', list, loaded(2)),
+      click('link', 'Mushroom risotto x1', recipe, loaded(3)),
+    );
+    const steps = passOf(RECIPE_PAGE.steps, [
+      'Typed "Mushroom risotto x1" into the textbox "Title". Typed "300 g rice\n250 g mushrooms" into the textbox "Ingredients, one per line". Typed "Stir the rice with stock until creamy." into the textbox "Method". Clicked the button "Save recipe".',
+      'Clicked the link "Mushroom risotto x1". Noted the address /recipes/5.',
+      'The page has the heading "Mushroom risotto x1". The page shows "Serves 3 · Ready in 40 minutes". The page shows "250 g mushrooms". The page shows "Stir the rice with stock until creamy.".',
+    ]);
+    expect(problems(steps, moves, RECIPE_PAGE)).toEqual([]);
   });
 });
