@@ -2,10 +2,10 @@
  * What an evaluator's browser session showed, in the form grounding compares quotes with (pure): each observation's
  * text (URL, title, snapshot, console, dialogs) without snapshot refs (tool plumbing, not page text) and without the
  * values of fields holding the text the session typed into them (typing "Buy milk" is not evidence that the page
- * lists it), plus the snapshot's lines parsed, so a quote that copies a line (`checkbox "Toggle milk" [checked]`) is
+ * lists it) unless a page load since wrote them back, plus the snapshot's lines parsed, so a quote that copies a line (`checkbox "Toggle milk" [checked]`) is
  * matched by role, name, states and text. Also: whether evidence only repeats the feature's own words.
  */
-import { type ObservationEntry, seenText } from '../agent/tools/browser-log.js';
+import { type ObservationEntry, type ObservedDocument, seenText } from '../agent/tools/browser-log.js';
 import {
   comparableText,
   containsPhrase,
@@ -42,12 +42,9 @@ export type TypedTexts = ReadonlyMap<string, ReadonlySet<string>>;
 /** The texts the session typed, by field. */
 export function typedTexts(observations: readonly ObservationEntry[]): TypedTexts {
   const typed = new Map<string, Set<string>>();
-  for (const entry of observations) {
-    const text = entry.args.text;
-    if (!entry.ok || entry.tool !== 'browser_type' || typeof text !== 'string') continue;
-    const field = comparableText(entry.target?.name ?? entry.target?.label ?? '');
+  for (const { field, text } of typingsOf(observations)) {
     const texts = typed.get(field) ?? new Set<string>();
-    texts.add(comparableText(text));
+    texts.add(text);
     typed.set(field, texts);
   }
   return typed;
@@ -60,8 +57,26 @@ export function wasTyped(typed: TypedTexts, text: string, field?: string): boole
   return !!(typed.get(comparableText(field))?.has(wanted) || typed.get('')?.has(wanted));
 }
 
+/** One successful `browser_type`: into which field (comparable name, '' unknown), what, and the document after it. */
+interface Typing {
+  seq: number;
+  field: string;
+  text: string;
+  document: ObservedDocument | undefined;
+}
+
+function typingsOf(observations: readonly ObservationEntry[]): Typing[] {
+  return observations.flatMap((entry) => {
+    const text = entry.args.text;
+    if (!entry.ok || entry.tool !== 'browser_type' || typeof text !== 'string') return [];
+    const field = comparableText(entry.target?.name ?? entry.target?.label ?? '');
+    return [{ seq: entry.seq, field, text: comparableText(text), document: entry.document }];
+  });
+}
+
 /** The successful observations as grounding searches them. */
 export function seenEntries(observations: readonly ObservationEntry[], typed: TypedTexts): SeenEntry[] {
+  const typings = typingsOf(observations);
   return observations
     .filter((entry) => entry.ok)
     .map((entry) => {
@@ -71,7 +86,7 @@ export function seenEntries(observations: readonly ObservationEntry[], typed: Ty
         .map((raw) => {
           const line = parseSnapshotLine(raw);
           if (!line) return raw;
-          const kept = withoutTypedValue(line, typed);
+          const kept = withoutTypedValue(line, typed, (value) => appWroteBack(typings, entry, line, value));
           lines.push(kept);
           return kept === line ? raw : printLine(kept);
         });
@@ -84,13 +99,47 @@ export function seenEntries(observations: readonly ObservationEntry[], typed: Ty
     });
 }
 
-/** A field's value is dropped when the session typed that very text into that field (an app's prefill stays). */
-function withoutTypedValue(line: SnapshotLine, typed: TypedTexts): SnapshotLine {
+/**
+ * A field's value is dropped when the session typed that very text into that field (an app's prefill stays), unless
+ * the app wrote it back (`wroteBack`).
+ */
+function withoutTypedValue(
+  line: SnapshotLine,
+  typed: TypedTexts,
+  wroteBack: (value: string) => boolean,
+): SnapshotLine {
   const value = line.text;
   if (!FIELD_ROLES.has(line.role) || value === undefined || !wasTyped(typed, value, line.name ?? ''))
     return line;
+  if (wroteBack(value)) return line;
   const { text: _value, ...rest } = line;
   return rest;
+}
+
+/**
+ * Whether a field showing `value` at `entry` shows what the app wrote, though the session typed that text there:
+ * the entry's document is a new one, loaded by a navigation (a form's POST response, a link; not a reload or a step
+ * back, where the browser itself may restore a form) after every typing of the text into the field up to the entry.
+ * "Pat" typed, "Create account" clicked and the refused form shown again with "Pat" in it is the app's page; "Pat"
+ * typed and quoted from its field without a page load is not. An unknown document counts as no page load.
+ */
+function appWroteBack(
+  typings: readonly Typing[],
+  entry: ObservationEntry,
+  line: SnapshotLine,
+  value: string,
+): boolean {
+  const shown = entry.document;
+  if (shown?.navigation !== 'navigate') return false;
+  const field = comparableText(line.name ?? '');
+  const text = comparableText(value);
+  return typings.every(
+    (typing) =>
+      typing.text !== text ||
+      (typing.field !== field && typing.field !== '') ||
+      typing.seq > entry.seq ||
+      (typing.document !== undefined && typing.document.origin !== shown.origin),
+  );
 }
 
 function printLine(line: SnapshotLine): string {

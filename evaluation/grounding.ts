@@ -265,7 +265,8 @@ interface QuoteAt {
  * first observation at or after `from` that showed it; never earlier, so evidence from before the step's first
  * action stays refused. The step's actions run to the last action before that observation: "Sign up as a new user"
  * is one clause but a whole form, and its "Welcome" shows only after the last click. (3) What a later action acted
- * on, up to `reach` (a form's further fields): the step's actions run to that action. In (2) and (3) the next
+ * on, up to `reach` (a form's further fields): the step's actions run to that action; it wins over (2) when it comes
+ * before the action that brought the observation. In (2) and (3) the next
  * step's actions must come after, so a step whose evidence lies past the next step's only action leaves that step
  * without one, and it is refused rather than passed on another step's action.
  */
@@ -278,13 +279,15 @@ function placeQuote(
   const own = span && namingAction(view.actions, quote.text, span.first, span.end);
   if (own) return { seq: own.seq, lastAction: own.seq, shownBefore: true };
   const seenAt = firstSeen(view.seen, quote, from);
-  if (seenAt) {
-    const before = view.seen.findLast((seen) => seen.seq < seenAt.afterAction);
-    const shownBefore = !!before && seenQuote(before, quote);
-    return { seq: seenAt.seq, lastAction: seenAt.afterAction, shownBefore };
-  }
   const later = span && namingAction(view.actions, quote.text, span.end + 1, span.reach);
-  return later ? { seq: later.seq, lastAction: later.seq, shownBefore: true } : undefined;
+  // A typed value that is page text only further on (a recipe's method, shown on the page the next step opens) is
+  // placed at its typing: the earlier of the two, so the step does not take the next step's actions.
+  if (later && (!seenAt || later.seq < seenAt.afterAction))
+    return { seq: later.seq, lastAction: later.seq, shownBefore: true };
+  if (!seenAt) return undefined;
+  const before = view.seen.findLast((seen) => seen.seq < seenAt.afterAction);
+  const shownBefore = !!before && seenQuote(before, quote);
+  return { seq: seenAt.seq, lastAction: seenAt.afterAction, shownBefore };
 }
 
 function missingActionProblem(

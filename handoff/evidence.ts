@@ -49,12 +49,20 @@ const APOSTROPHES = new Set(["'", '‘', '’']);
 /** Characters of evidence read for quotes, and the longest quote: page texts are short, evidence is model output. */
 const MAX_EVIDENCE_CHARS = 20_000;
 const MAX_QUOTE_CHARS = 1_000;
+/**
+ * How far a quote may go on over line ends: a typed multi-line value (an ingredient list, an address) is a few
+ * short lines; anything longer is more likely a stray mark than a quote.
+ */
+const MAX_QUOTE_LINES = 5;
+const MAX_MULTILINE_QUOTE_CHARS = 300;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /**
  * The quotes of an evidence text, in order. A quote ends at its closing mark on the same line; single marks
  * open only where a word starts and close only where one ends, so `didn't` and `the todo's box` are words,
- * not quotes. A quote is taken whole (`heading "Todos" [level=1]` in backticks is one quote, not "Todos").
+ * not quotes. A quote whose line has no closing mark goes on over line ends only when both its lines read alone
+ * leave a mark unpaired and it closes within a few short lines ({@link multiLineClose}): `Typed "200 g lentils` /
+ * `1 onion" into …` is one quote, while a stray mark before a line whose own marks pair up opens nothing. A quote is taken whole (`heading "Todos" [level=1]` in backticks is one quote, not "Todos").
  * Each line of a fenced block (```) is a quote of its own. Only the first 20,000 characters are read, and a quote
  * is at most 1,000 characters long (a bound on the work a long evidence text can cause).
  */
@@ -70,7 +78,10 @@ export function evidenceQuotes(evidence: string): EvidenceQuote[] {
   let at = 0;
   while (at < text.length) {
     const close = closingMark(text, at);
-    const end = close === undefined ? undefined : findClose(text, at + 1, close, next);
+    const end =
+      close === undefined
+        ? undefined
+        : (findClose(text, at + 1, close, next) ?? multiLineClose(text, at, close));
     if (!end) {
       at += 1;
       continue;
@@ -128,6 +139,45 @@ function findClose(
   while (index >= 0 && index < lineEnd && !closesAt(text, index, close)) index = next(close, index + 1);
   if (index < 0 || index >= lineEnd) return undefined;
   return { at: index, tooLong: index - from > MAX_QUOTE_CHARS };
+}
+
+/**
+ * Where a quote opened at `open` that has no closing mark on its line closes on a later line, if it may: the mark
+ * is not a single quote (those double as apostrophes), no other mark of its kind comes before the closing one, the
+ * closing line read alone leaves that mark unpaired (an odd count of a straight mark, more closing than opening
+ * curly ones), and the quote spans at most {@link MAX_QUOTE_LINES} lines and {@link MAX_MULTILINE_QUOTE_CHARS}
+ * characters. So a line whose own quotes pair up is never swallowed by a stray mark above it.
+ */
+function multiLineClose(
+  text: string,
+  open: number,
+  close: string,
+): { at: number; tooLong: false } | undefined {
+  const mark = text[open] as string;
+  if (APOSTROPHES.has(close)) return undefined;
+  const limit = Math.min(text.length, open + 1 + MAX_MULTILINE_QUOTE_CHARS);
+  let lineStart = text.indexOf('\n', open + 1);
+  if (lineStart < 0) return undefined;
+  const openingRest = text.slice(open + 1, lineStart);
+  if (openingRest.includes(mark) || openingRest.includes(close)) return undefined;
+  for (let lines = 2; lines <= MAX_QUOTE_LINES && lineStart >= 0 && lineStart < limit; lines += 1) {
+    const newline = text.indexOf('\n', lineStart + 1);
+    const line = text.slice(lineStart + 1, newline < 0 ? text.length : newline);
+    const closeAt = line.indexOf(close);
+    if ((closeAt < 0 ? line : line.slice(0, closeAt)).includes(mark)) return undefined;
+    if (closeAt >= 0) {
+      const at = lineStart + 1 + closeAt;
+      return at < limit && leavesUnpaired(line, mark, close) ? { at, tooLong: false } : undefined;
+    }
+    lineStart = newline;
+  }
+  return undefined;
+}
+
+/** Whether a line read alone leaves a closing mark unpaired. */
+function leavesUnpaired(line: string, mark: string, close: string): boolean {
+  const count = (char: string) => line.split(char).length - 1;
+  return mark === close ? count(close) % 2 === 1 : count(close) > count(mark);
 }
 
 function pushQuote(quotes: EvidenceQuote[], raw: string): void {

@@ -37,6 +37,19 @@ export const ObservedDialog = z.object({
 export type ObservedDialog = z.infer<typeof ObservedDialog>;
 
 /** Whether a tool call acted on the page (navigate, click, type…) or only looked at it (snapshot, wait…). */
+/**
+ * The document a call ended on, so grounding can tell a page load from a field still holding what was typed:
+ * a new document has a new time origin, and its navigation type says whether the browser may have restored the
+ * form (`back_forward` does, from history) or the app wrote the page (`navigate`, e.g. a form's POST response).
+ */
+export const ObservedDocument = z.object({
+  /** `performance.timeOrigin`: different for every document loaded. */
+  origin: z.number(),
+  /** `PerformanceNavigationTiming.type`: `navigate`, `reload`, `back_forward` or `prerender`. */
+  navigation: z.string(),
+});
+export type ObservedDocument = z.infer<typeof ObservedDocument>;
+
 export const ObservationKind = z.enum(['action', 'observation']);
 export type ObservationKind = z.infer<typeof ObservationKind>;
 
@@ -68,6 +81,8 @@ export const ObservationEntry = z.object({
   snapshot: z.string().optional(),
   /** Result of a navigation (`browser_navigate`, `browser_navigate_back`). */
   navigation: z.object({ url: z.string(), status: z.number().int().optional() }).optional(),
+  /** The document the page showed after the call (unknown when it could not be read, e.g. mid-navigation). */
+  document: ObservedDocument.optional(),
   /** Console lines (`[type] text`) that appeared since the previous entry. */
   console: z.array(z.string()),
   /** Uncaught page errors and crashes (`[pageerror] …`, `[crash] …`) that appeared since the previous entry. */
@@ -97,6 +112,7 @@ export interface ObservationInput {
   title?: string;
   snapshot?: string;
   navigation?: { url: string; status?: number };
+  document?: ObservedDocument;
   newTabs?: string[];
 }
 
@@ -212,6 +228,18 @@ export function seenText(entry: ObservationEntry): string {
   for (const dialog of entry.dialogs) parts.push(dialog.message);
   parts.push(...(entry.newTabs ?? []));
   return parts.join('\n');
+}
+
+/** The document `page` shows now, or undefined when it cannot be read (then grounding assumes no page load). */
+export async function observedDocument(page: Page): Promise<ObservedDocument | undefined> {
+  const read = await page
+    .evaluate(() => {
+      const [timing] = performance.getEntriesByType('navigation') as PerformanceNavigationTiming[];
+      return { origin: performance.timeOrigin, navigation: timing?.type ?? 'unknown' };
+    })
+    .catch(() => undefined);
+  const parsed = ObservedDocument.safeParse(read);
+  return parsed.success ? parsed.data : undefined;
 }
 
 const TEXT_MAX = 200;

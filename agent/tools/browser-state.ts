@@ -1,6 +1,11 @@
 import type { Page } from 'playwright-core';
 import { ToolError, type ToolOutput } from '../tool.js';
-import { type ObservationKind, ObservationLog, type ObservedTarget } from './browser-log.js';
+import {
+  type ObservationKind,
+  ObservationLog,
+  type ObservedTarget,
+  observedDocument,
+} from './browser-log.js';
 import { describePage, normalizeOrigins, toToolError } from './browser-page.js';
 import { BrowserTabs, describeDialog } from './browser-tabs.js';
 
@@ -93,9 +98,20 @@ export function createBrowserToolState(session: BrowserToolSession): BrowserTool
       const alerts = state
         .takeUnseenConsole()
         .filter((line) => ALERT_PREFIXES.some((p) => line.startsWith(p)));
+      // Read on both sides of the snapshot: a load landing in between leaves the document unknown, never wrong.
+      const before = await observedDocument(page);
       const view = await describePage(page);
+      const after = await observedDocument(page);
       const newTabs = followed.newTabs.length ? { newTabs: followed.newTabs } : {};
-      const entry = observations.record({ ...call, ...newTabs, ok: true, url: page.url(), snapshot: view });
+      const known = before && after && before.origin === after.origin ? { document: after } : {};
+      const entry = observations.record({
+        ...call,
+        ...newTabs,
+        ...known,
+        ok: true,
+        url: page.url(),
+        snapshot: view,
+      });
       const lines = [result, ...followed.lines, ...entry.dialogs.map(describeDialog)];
       if (alerts.length) {
         lines.push(`New console errors (${alerts.length}):`, ...alerts.slice(-MAX_ALERTS_PER_RESULT));

@@ -1,4 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,19 +36,20 @@ describe('the observation log of a browser session', () => {
     if (evidenceRoot) await rm(evidenceRoot, { recursive: true, force: true });
   });
 
-  it('records each call, what it showed, the preceding action and a structured target', async () => {
+  /** Browser tools on a fresh context allowed to `origin`, recording into a log of their own. */
+  async function browserSession(name: string, origin: string) {
     const evaluation = await pool.acquireContext({
-      evidenceDir: path.join(evidenceRoot, 'one'),
+      evidenceDir: path.join(evidenceRoot, name),
       trace: false,
     });
-    evaluation.allowOrigin(app.origin);
+    evaluation.allowOrigin(origin);
     const log = new ObservationLog();
     const tools = new Map<string, Tool>(
       createBrowserTools({
         page: evaluation.page,
         evidenceDir: evaluation.evidenceDir,
         consoleMessages: () => evaluation.consoleMessages,
-        allowedOrigins: [app.origin],
+        allowedOrigins: [origin],
         observations: log,
       }).map((tool) => [tool.name, tool]),
     );
@@ -55,9 +58,14 @@ describe('the observation log of a browser session', () => {
       protectedPaths: [],
       signal: new AbortController().signal,
     };
-    const call = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutput> =>
-      (await runToolCall({ type: 'tool_call', id: `c-${name}`, name, arguments: args }, tools, context))
+    const call = async (tool: string, args: Record<string, unknown> = {}): Promise<ToolOutput> =>
+      (await runToolCall({ type: 'tool_call', id: `c-${tool}`, name: tool, arguments: args }, tools, context))
         .output;
+    return { evaluation, log, call };
+  }
+
+  it('records each call, what it showed, the preceding action and a structured target', async () => {
+    const { evaluation, log, call } = await browserSession('one', app.origin);
     try {
       await call('browser_snapshot');
       const opened = await call('browser_navigate', { url: app.url });
@@ -99,9 +107,58 @@ describe('the observation log of a browser session', () => {
       expect(click?.target).toMatchObject({ role: 'checkbox', name: 'Buy milk' });
       expect(click?.target?.locator).toContain('Buy milk');
       expect(click?.pageErrors).toEqual(['[pageerror] boom from the app']);
+      // The todo app never loads another document: every call after opening it shows the one it loaded.
+      expect(navigate?.document?.navigation).toBe('navigate');
+      expect(new Set([navigate, type, again, click].map((entry) => entry?.document?.origin)).size).toBe(1);
       expect(click?.console).toContain('[pageerror] boom from the app');
     } finally {
       await evaluation.close();
+    }
+  });
+
+  it('records the document each call ended on: a form POST loads a new one, a step back is from history', async () => {
+    // A server-rendered form that writes the typed name back (as the meal planner's refused sign-up does).
+    const server = http.createServer((request, response) => {
+      response.setHeader('content-type', 'text/html');
+      if (request.url === '/other') return void response.end('<h1>Other</h1>');
+      let body = '';
+      request.on('data', (chunk) => {
+        body += String(chunk);
+      });
+      request.on('end', () => {
+        const name = new URLSearchParams(body).get('name') ?? '';
+        const problem = request.method === 'POST' ? '<p>Enter a valid email.</p>' : '';
+        response.end(
+          `<form method="post">${problem}<label>Name <input name="name" value="${name.replace(/[<>&"]/g, '')}"></label><button>Create account</button></form>`,
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { evaluation, log, call } = await browserSession('two', origin);
+    try {
+      const opened = await call('browser_navigate', { url: `${origin}/signup` });
+      await call('browser_type', { ref: refOf(opened.content, /textbox "Name"/), text: 'Pat' });
+      const posted = await call('browser_click', { ref: refOf(opened.content, /button "Create account"/) });
+      expect(posted.content).toMatch(/textbox "Name".*: Pat/);
+      await call('browser_navigate', { url: `${origin}/other` });
+      await call('browser_navigate_back');
+      const [navigate, type, click, away, back] = ObservationLogData.parse(log.entries()).map(
+        (entry) => entry.document,
+      );
+      expect([navigate, type, click, away].map((document) => document?.navigation)).toEqual([
+        'navigate',
+        'navigate',
+        'navigate',
+        'navigate',
+      ]);
+      expect(type?.origin).toBe(navigate?.origin);
+      expect(click?.origin).not.toBe(type?.origin);
+      expect(away?.origin).not.toBe(click?.origin);
+      expect(back?.navigation).toBe('back_forward');
+    } finally {
+      await evaluation.close();
+      server.close();
     }
   });
 });

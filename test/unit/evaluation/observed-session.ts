@@ -2,16 +2,21 @@
 import {
   type ObservationEntry,
   ObservationLog,
+  type ObservedDocument,
   type ObservedTarget,
 } from '../../../agent/tools/browser-log.js';
 import type { VerdictStep } from '../../../handoff/formats.js';
 
-/** One browser tool call and the page it showed; `look` for a snapshot, `consoleBefore` for a line before it. */
+/**
+ * One browser tool call and the page it showed; `look` for a snapshot, `consoleBefore` for a line before it,
+ * `document` for the document it ended on (as the browser tools read it).
+ */
 export interface SessionMove {
   tool: string;
   args: Record<string, unknown>;
   target?: ObservedTarget;
   view: string;
+  document?: ObservedDocument;
   look?: boolean;
   consoleBefore?: string;
 }
@@ -26,6 +31,7 @@ export function observedSession(moves: readonly SessionMove[], url: string): rea
       kind: move.look ? 'observation' : 'action',
       args: move.args,
       ...(move.target ? { target: move.target } : {}),
+      ...(move.document ? { document: move.document } : {}),
       ok: true,
       url,
       snapshot: move.view,

@@ -24,9 +24,32 @@ describe('evidence quotes', () => {
     ['a double-quoted text with an apostrophe', 'The page says "Don\'t forget"', ["Don't forget"]],
     ['a possessive plural', "the todos' boxes show 'Buy milk'", ['Buy milk']],
     ['an unterminated quote', 'It says "Buy milk and nothing closes', []],
-    ['a quote that does not end on its line', 'It says "Buy\nmilk"', []],
+    [
+      'a typed value over two lines, each line leaving its mark unpaired',
+      'Typed "200 g lentils\n1 onion" into the textbox "Ingredients". Typed "Simmer." into "Method".',
+      ['200 g lentils 1 onion', 'Ingredients', 'Simmer', 'Method'],
+    ],
+    [
+      'curly quotes over lines',
+      'Typed “200 g lentils\n1 onion\nsalt” into it',
+      ['200 g lentils 1 onion salt'],
+    ],
+    [
+      'a stray mark before a line whose own quotes pair up (not swallowed)',
+      'Clicked "Save\nThe page shows "Saved" and "Done".',
+      ['Saved', 'Done'],
+    ],
+    ['a stray mark before a line with a quote of its own', 'It says "Buy\nthen "milk".', ['milk']],
+    ['a mark that closes only six lines down', 'It says "a\nb\nc\nd\ne\nf" g', []],
+    ['single quotes over lines (they double as apostrophes)', "It says 'Buy\nmilk' now", []],
   ])('reads %s', (_name, evidence, expected) => {
     expect(texts(evidence)).toEqual(expected);
+  });
+
+  it('reads a quote over lines only up to 300 characters', () => {
+    const line = 'x'.repeat(140);
+    expect(texts(`Typed "${line}\n${line}" here`)).toEqual([`${line} ${line}`]);
+    expect(texts(`Typed "${line}\n${line}\n${line}" here`)).toEqual([]);
   });
 
   it('takes a snapshot line in backticks whole, with its parts', () => {
