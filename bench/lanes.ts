@@ -4,15 +4,18 @@
  * run's end, the sessions, the merge queue's outcomes (conflicts seen and resolved) and commits lost.
  */
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { RunEvent } from '../orchestrator/events.js';
 import type { RunRecord, SessionRecord } from '../orchestrator/run/index.js';
 import { startRun } from '../orchestrator/start-run.js';
 import { startModelServer } from '../testkit/server.js';
 import { createLanesWorkspace, lanesPolicy } from './lanes-run.js';
+import { nightshiftPhases } from './overnight-phases.js';
 import { allEvents, peakOverlap, spawnWorker, type WorkerChild } from './scale.js';
-import type { WorkerProcessConfig } from './scale-protocol.js';
+import type { WorkerProcessConfig, WorkerProcessReport } from './scale-protocol.js';
 import { BENCH_REDIS_URL, benchRunConfig, openBenchEnv, waitForRunsToEnd } from './wiring.js';
 
 /** One build of the spec with `lanes` lanes. */
@@ -37,6 +40,20 @@ export const LanesRun = z.object({
   mechanical: z.number().int().default(0),
   /** Features blocked because their lane kept conflicting with the run branch. */
   blockedByConflicts: z.number().int().default(0),
+  /**
+   * Commands the Redis server processed during the build and the bytes it sent (INFO stats; the bench's Redis serves
+   * nothing else then). Absent in results recorded before 2026-12-03.
+   */
+  redis: z.object({ commands: z.number().int(), outputBytes: z.number().int() }).optional(),
+  /** Wall time with a lane's passed feature waiting for or in the merge queue (overlaps counted once). */
+  mergeQueueMs: z.number().optional(),
+  /**
+   * CPU the two worker processes and their reaped children (git, apps under test, Chromium) used, from start to
+   * stop: divided by the cores, a floor under the wall time no number of lanes can go below.
+   */
+  cpuMs: z.number().optional(),
+  /** Recorded-check replays by where they ran (merge, sweep, gate, full_sweep). */
+  replays: z.record(z.string(), z.number().int()).optional(),
 });
 export type LanesRun = z.infer<typeof LanesRun>;
 
@@ -72,7 +89,11 @@ export async function measureLanes(options: {
   return { features: options.features, latencyMs: options.latencyMs, workers: 2, sharedEvery, runs };
 }
 
-async function buildWithLanes(
+/** Events kept and read per build: a 200-feature run writes far more than the store's default bound. */
+const EVENTS_KEPT = 1_000_000;
+
+/** Builds the lanes spec of `features` features once with `lanes` lanes on two worker processes and measures it. */
+export async function buildWithLanes(
   lanes: number,
   features: number,
   latencyMs: number,
@@ -97,14 +118,17 @@ async function buildWithLanes(
       dataDir: env.dataDir,
       concurrency: Math.max(1, Math.ceil((lanes + 1) / 2)),
       anthropicBaseURL: server.anthropicBaseURL,
+      eventLogMaxLength: EVENTS_KEPT,
     };
     children.push(spawnWorker(config), spawnWorker(config));
     await Promise.all(children.map((worker) => worker.ready));
-    const [ended] = await waitForRunsToEnd(env.orchestrator, [run.id], 1_800_000);
+    const redisBefore = await redisStats(env.orchestrator.redis);
+    const [ended] = await waitForRunsToEnd(env.orchestrator, [run.id], 3 * 3_600_000);
+    const redisAfter = await redisStats(env.orchestrator.redis);
     for (const worker of children) worker.child.send({ type: 'stop' });
-    await Promise.all(children.map((worker) => worker.report.catch(() => undefined)));
+    const reports = await Promise.all(children.map((worker) => worker.report.catch(() => undefined)));
     const { sessions } = await env.orchestrator.store.listSessions(run.id, { limit: 10_000 });
-    const events = await allEvents(env.orchestrator, run.id);
+    const events = await allEvents(env.orchestrator, run.id, EVENTS_KEPT);
     if (process.env.NSBENCH_DEBUG) writeDebugLines(sessions, events, process.env.NSBENCH_DEBUG);
     return {
       lanes,
@@ -113,6 +137,13 @@ async function buildWithLanes(
       ...sessionFigures(sessions, events, ended),
       commitsLost: lostCommits(workspace, sessions).length,
       modelRequests: server.requests.length,
+      redis: {
+        commands: redisAfter.commands - redisBefore.commands,
+        outputBytes: redisAfter.outputBytes - redisBefore.outputBytes,
+      },
+      mergeQueueMs: nightshiftPhases({ sessions, events, compression: 1 }, [0, 0]).mergeQueue,
+      replays: replaysByWhere(events),
+      cpuMs: workerCpuMs(reports),
     };
   } finally {
     for (const worker of children) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
@@ -154,6 +185,32 @@ function sessionFigures(
     mechanical,
     blockedByConflicts,
   };
+}
+
+/** The server's running totals of commands processed and bytes sent (INFO stats). */
+async function redisStats(redis: Redis): Promise<{ commands: number; outputBytes: number }> {
+  const info = await redis.info('stats');
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+  return { commands: field('total_commands_processed'), outputBytes: field('total_net_output_bytes') };
+}
+
+/** CPU of the worker processes that reported (the build's harness, apps and browsers). */
+function workerCpuMs(reports: ReadonlyArray<WorkerProcessReport | undefined>): number {
+  return Math.round(
+    reports.reduce(
+      (sum, report) => sum + (report ? report.cpuUserMs + report.cpuSystemMs + report.childrenCpuMs : 0),
+      0,
+    ),
+  );
+}
+
+/** Checks replayed per site, from the run's `check.replayed` events. */
+function replaysByWhere(events: readonly RunEvent[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const event of events)
+    if (event.type === 'check.replayed')
+      counts[event.where] = (counts[event.where] ?? 0) + event.passed.length + event.failed.length;
+  return counts;
 }
 
 /** The sessions' commits that did not reach the workspace's HEAD. */
@@ -233,20 +290,26 @@ export function lanesTargetRow(
   ];
 }
 
+/** A build's worker CPU and that CPU spread over the machine's cores: the least wall time it could have taken. */
+export function cpuCell(run: LanesRun, cores = os.cpus().length): string {
+  if (run.cpuMs === undefined) return '—';
+  return `${(run.cpuMs / 1000).toFixed(0)} s (${(run.cpuMs / 1000 / cores).toFixed(0)} s on ${cores})`;
+}
+
 /** The report's lanes section. */
 export function lanesSection(result: LanesResult | undefined, load: string): string {
   if (!result) return '';
   const rows = result.runs.map(
     (run) =>
-      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error} | ${run.commitsLost} | ${run.modelRequests} |`,
+      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
   );
   return [
     '## Parallel lanes',
     '',
-    `The same spec of ${result.features} independent features (every fourth also appends to one shared file, so lanes that run together conflict) built with 1, 2, 4 and 8 lanes by ${result.workers} worker processes, each with a slot per lane plus one for the merge queue. Every model request waits ${result.latencyMs} ms (a simulated model). One lane is the serial loop (no merge queue). Wall time is from the first session's start to the run's end.`,
+    `The same spec of ${result.features} independent features (every fourth also appends to one shared file, so lanes that run together conflict) built with 1, 2, 4 and 8 lanes by ${result.workers} worker processes, each with a slot per lane plus one for the merge queue. Every model request waits ${result.latencyMs} ms (a simulated model). One lane is the serial loop (no merge queue). Wall time is from the first session's start to the run's end. Worker CPU is what both worker processes and their children (git, the apps, Chromium) used; spread over the cores it is a floor under the wall time that no number of lanes can go below (absent in runs recorded before 2026-12-03).`,
     '',
-    '| lanes | run | wall time | speed-up | sessions | most at once | merges: merged / conflict / rejected / error | commits lost | model requests |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| lanes | run | wall time | speed-up | sessions | most at once | merges: merged / conflict / rejected / error | commits lost | model requests | worker CPU (over the cores) |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `Load average when this section started: ${load}.`,

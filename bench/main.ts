@@ -12,6 +12,7 @@ import { demoSection } from './demo-section.js';
 import { measureEvaluatorStart } from './evaluator-start.js';
 import { measureGrounding } from './grounding.js';
 import { measureLanes } from './lanes.js';
+import { measureLanesScale } from './lanes-scale.js';
 import { measureSharedLanes } from './lanes-shared.js';
 import { measureMergeQueue } from './merge-queue.js';
 import { measureOvernight, type OvernightOptions, overnightOptionsOf } from './overnight.js';
@@ -49,13 +50,16 @@ export const SECTIONS = [
   'lanes',
   'lanes-shared',
   'merge-queue',
+  'lanes-200',
   'grounding',
   'overnight',
   'overnight-meal-planner',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
-/** What a bare `npm run bench` measures: the meal-planner night takes hours, so it runs only when named. */
-const DEFAULT_SECTIONS = SECTIONS.filter((section) => section !== 'overnight-meal-planner');
+/** What a bare `npm run bench` measures: the meal-planner night and the 200-feature lanes run take hours, so they run only when named. */
+const DEFAULT_SECTIONS = SECTIONS.filter(
+  (section) => section !== 'overnight-meal-planner' && section !== 'lanes-200',
+);
 
 /** How each section's load samples are labelled (so a partial rerun replaces only its own). */
 const SECTION_LABEL: Record<Section, string> = {
@@ -69,6 +73,7 @@ const SECTION_LABEL: Record<Section, string> = {
   lanes: 'lanes:',
   'lanes-shared': 'lanes-shared:',
   'merge-queue': 'merge-queue:',
+  'lanes-200': 'lanes-200:',
   grounding: 'grounding:',
   overnight: 'overnight:',
   'overnight-meal-planner': 'overnight-meal-planner:',
@@ -181,6 +186,16 @@ async function mergeQueueTimes(quick: boolean, mark: Mark, started: number) {
   });
 }
 
+async function lanesAtScale(quick: boolean, mark: Mark, started: number) {
+  mark('lanes-200', 'lanes-200: the lanes spec at 24 and 200 features with 4 lanes');
+  return measureLanesScale({
+    sizes: quick ? [12, 48] : [24, 200],
+    lanes: 4,
+    latencyMs: LANES_LATENCY_MS,
+    log: (line) => progress(`lanes-200: ${line}`, started),
+  });
+}
+
 async function groundedVerdicts(mark: Mark, started: number) {
   mark('grounding', 'grounding: every wording style of the grounding family on every demo feature');
   return measureGrounding({ log: (line) => progress(`grounding: ${line}`, started) });
@@ -275,6 +290,10 @@ async function measureSections(
   const mergeQueue = only.has('merge-queue')
     ? await mergeQueueTimes(quick, mark, started)
     : keep('merge-queue', previous?.mergeQueue);
+  // Older results have no 200-feature lanes section either.
+  const lanesScale = only.has('lanes-200')
+    ? await lanesAtScale(quick, mark, started)
+    : keep('lanes-200', previous?.lanesScale);
   // Older results have no grounding section either.
   const grounding = only.has('grounding')
     ? await groundedVerdicts(mark, started)
@@ -297,6 +316,7 @@ async function measureSections(
     lanes,
     lanesShared,
     mergeQueue,
+    lanesScale,
     grounding,
     overnight: overnightFigures,
     overnightMealPlanner,

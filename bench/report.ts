@@ -1,6 +1,7 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
 import { groundingSection } from './grounding.js';
 import { lanesSection } from './lanes.js';
+import { lanesScaleSection } from './lanes-scale.js';
 import { sharedLanesSection } from './lanes-shared.js';
 import { affectedChecksSection } from './merge-queue.js';
 import { overnightSection } from './overnight-report.js';
@@ -369,6 +370,7 @@ export function renderReport(results: BenchResults): string {
     lanesSection(results.lanes, sectionLoad(results, 'lanes:')),
     affectedChecksSection(results.mergeQueue, sectionLoad(results, 'merge-queue:')),
     sharedLanesSection(results.lanesShared, sectionLoad(results, 'lanes-shared:')),
+    lanesScaleSection(results.lanesScale, sectionLoad(results, 'lanes-200:')),
     groundingSection(results.grounding, sectionLoad(results, 'grounding:')),
     overnightSection(results.overnight, sectionLoad(results, 'overnight:')),
     overnightSection(

@@ -7,6 +7,7 @@ import { DemoSection } from './demo-section.js';
 import { EvaluatorStartResult } from './evaluator-start.js';
 import { GroundingResult } from './grounding.js';
 import { LanesResult } from './lanes.js';
+import { LanesScaleResult } from './lanes-scale.js';
 import { MergeQueueResult } from './merge-queue.js';
 import { OvernightResult } from './overnight.js';
 import { RecoveryResult } from './recovery.js';
@@ -75,6 +76,8 @@ export const BenchResults = z.object({
   lanesShared: LanesResult.optional(),
   /** Merge-queue time per merge with a browser as the app grows (absent before issue 29's figures). */
   mergeQueue: MergeQueueResult.optional(),
+  /** The lanes spec at 24 and 200 features with 4 lanes (absent before 2026-12-03). */
+  lanesScale: LanesScaleResult.optional(),
   /** Grounded verdicts as models write them (absent in results recorded before them). */
   grounding: GroundingResult.optional(),
   /** The overnight run: the example built by the simulated model three ways (absent in results recorded before it). */

@@ -8,6 +8,8 @@ export const WorkerProcessConfig = z.object({
   dataDir: z.string(),
   concurrency: z.number().int().positive(),
   anthropicBaseURL: z.string(),
+  /** Bound of a run's event stream (the store's default when absent): a long run needs all its events kept. */
+  eventLogMaxLength: z.number().int().positive().optional(),
 });
 export type WorkerProcessConfig = z.infer<typeof WorkerProcessConfig>;
 

@@ -64,7 +64,10 @@ async function main(): Promise<void> {
   const queues = openQueues(bull.connection, config.prefix);
   const orchestrator: Orchestrator = {
     redis,
-    store: new RunStore(redis, { prefix: config.prefix }),
+    store: new RunStore(redis, {
+      prefix: config.prefix,
+      ...(config.eventLogMaxLength ? { eventLogMaxLength: config.eventLogMaxLength } : {}),
+    }),
     queues,
     prefix: config.prefix,
     now: () => new Date(),

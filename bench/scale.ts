@@ -108,9 +108,13 @@ export function peakOverlap(intervals: ReadonlyArray<readonly [number, number]>)
   return peak;
 }
 
-/** Every event of a run (up to 10,000). */
-export async function allEvents(orchestrator: Orchestrator, runId: string): Promise<RunEvent[]> {
-  return (await orchestrator.store.readEvents(runId, { count: 10_000 })).map((entry) => entry.event);
+/** Every event of a run (up to `count`, 10,000 unless told). */
+export async function allEvents(
+  orchestrator: Orchestrator,
+  runId: string,
+  count = 10_000,
+): Promise<RunEvent[]> {
+  return (await orchestrator.store.readEvents(runId, { count })).map((entry) => entry.event);
 }
 
 /** What is wrong with a run's history: a seq started or finished more than once, or two sessions overlapping. */

@@ -1,6 +1,7 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
 import { groundingTargetRows } from './grounding.js';
 import { lanesTargetRow } from './lanes.js';
+import { lanesScaleTargetRow } from './lanes-scale.js';
 import { sharedLanesTargetRow } from './lanes-shared.js';
 import { mergeQueueTargetRow } from './merge-queue.js';
 import { overnightTargetRows } from './overnight-report.js';
@@ -240,6 +241,7 @@ export function targetRows(results: Measured): TargetRow[] {
     ...lanesTargetRow(results.lanes),
     ...sharedLanesTargetRow(results.lanesShared),
     ...mergeQueueTargetRow(results.mergeQueue),
+    ...lanesScaleTargetRow(results.lanesScale),
     ...groundingTargetRows(results.grounding),
     ...overnightTargetRows(results.overnight),
     ...overnightTargetRows(results.overnightMealPlanner, 'overnight meal-planner'),
