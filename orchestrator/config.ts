@@ -175,6 +175,11 @@ export const RunConfig = z.strictObject({
       fullSweepEveryMerges: z.number().int().positive().default(8),
       /** A full sweep once this many minutes passed since the last one (with a merge since). */
       fullSweepEveryMinutes: z.number().positive().default(20),
+      /**
+       * At most this share of the time goes to full sweeps due by merges: after a sweep that took D, the next waits
+       * at least D × (1 − share) / share, however many merges came (`fullSweepEveryMinutes` still applies).
+       */
+      fullSweepMaxShare: z.number().gt(0).max(1).default(0.25),
     })
     .prefault({}),
   limits: Limits.prefault({}),

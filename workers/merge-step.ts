@@ -28,13 +28,15 @@ export async function runMerge(
   const deps = { ...given, onReplayed: given.onReplayed ?? logReplays(orchestrator) };
   if (step.fullSweep) {
     const before = await orchestrator.store.loadState(runId);
+    const sweepStarted = orchestrator.now().getTime();
     // A sweep that cannot run must not hold up the merges, nor be retried forever: it counts, with its error.
     const swept = await fullSweep(deps, before, seq).catch((error: unknown) => {
       log.error({ err: error, runId, seq }, 'the full sweep failed');
       const message = error instanceof Error ? error.message : String(error);
       return { head: '', green: [], checked: 0, sentBack: [], error: message.split('\n')[0] ?? 'failed' };
     });
-    await recordFullSweep(orchestrator.store, runId, seq, swept, orchestrator.now());
+    const durationMs = Math.max(0, orchestrator.now().getTime() - sweepStarted);
+    await recordFullSweep(orchestrator.store, runId, seq, { ...swept, durationMs }, orchestrator.now());
   }
   const state = await orchestrator.store.loadState(runId);
   const lanes = state.run.lanes.filter((lane) => step.lanes.includes(lane.lane) && lane.seq === seq);

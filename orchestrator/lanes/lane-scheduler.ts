@@ -189,16 +189,19 @@ function mainSlotAction(
 }
 
 /**
- * Whether a full sweep is due (lanes mode): merges since the last one, and `fullSweepEveryMerges` of them or
- * `fullSweepEveryMinutes` since it (or since the run started) passed.
+ * Whether a full sweep is due (lanes mode): merges since the last one, and either `fullSweepEveryMinutes` since it
+ * (or since the run started) passed, or `fullSweepEveryMerges` of them came and the time since it leaves the sweeps
+ * no more than `fullSweepMaxShare` of the time. Why the share: a sweep replays every passing check in the merge
+ * queue's step, so at 200 features one every few merges would make the queue grow with the app again (issue 29).
  */
 export function fullSweepDue(run: RunState['run'], now: Date): boolean {
-  const { mergesSince, at } = run.counters.fullSweep;
+  const { mergesSince, at, durationMs } = run.counters.fullSweep;
   if (mergesSince === 0) return false;
   const config = run.config.mergeChecks;
-  if (mergesSince >= config.fullSweepEveryMerges) return true;
-  const since = Date.parse(at ?? run.createdAt);
-  return now.getTime() - since >= config.fullSweepEveryMinutes * 60_000;
+  const elapsed = now.getTime() - Date.parse(at ?? run.createdAt);
+  if (elapsed >= config.fullSweepEveryMinutes * 60_000) return true;
+  const spacing = ((durationMs ?? 0) * (1 - config.fullSweepMaxShare)) / config.fullSweepMaxShare;
+  return mergesSince >= config.fullSweepEveryMerges && elapsed >= spacing;
 }
 
 /**

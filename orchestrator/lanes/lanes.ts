@@ -58,6 +58,8 @@ export const FullSweepMark = z.object({
   at: z.string().nullable(),
   /** The run branch's head at the last full sweep that found every check green: where a bisect starts. */
   greenHead: z.string().nullable(),
+  /** How long the last full sweep took (null before the first, or when not recorded): it spaces the next one. */
+  durationMs: z.number().nonnegative().nullable().default(null),
 });
 export type FullSweepMark = z.infer<typeof FullSweepMark>;
 

@@ -21,6 +21,8 @@ export const FullSweepResult = z.object({
   sentBack: z.array(z.object({ featureId: z.string(), victim: z.string(), failure: z.string() })),
   /** The sweep could not run (the app or git failed): counted as run, nothing checked, the green head kept. */
   error: z.string().optional(),
+  /** How long the sweep took, bisect included (spaces the next one: `mergeChecks.fullSweepMaxShare`). */
+  durationMs: z.number().nonnegative().optional(),
 });
 export type FullSweepResult = z.infer<typeof FullSweepResult>;
 
@@ -86,6 +88,7 @@ export async function recordFullSweep(
             result.sentBack.length === 0 && !result.error
               ? result.head
               : current.counters.fullSweep.greenHead,
+          durationMs: result.durationMs ?? null,
         },
       };
       const next = features.map((feature) => changed.get(feature.id) ?? feature);

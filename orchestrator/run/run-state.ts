@@ -113,7 +113,7 @@ export const RunCounters = z.object({
   /** The run's seq at that moment: the sessions started since are `seq - progressSeq`. */
   progressSeq: z.number().int().nonnegative().default(0),
   /** Lanes mode: merges since the last full sweep, when it ran, and the run branch's head it found green. */
-  fullSweep: FullSweepMark.default({ mergesSince: 0, at: null, greenHead: null }),
+  fullSweep: FullSweepMark.default({ mergesSince: 0, at: null, greenHead: null, durationMs: null }),
 });
 export type RunCounters = z.infer<typeof RunCounters>;
 
@@ -249,7 +249,7 @@ export function emptyCounters(): RunCounters {
     lastHarnessError: null,
     progressAt: null,
     progressSeq: 0,
-    fullSweep: { mergesSince: 0, at: null, greenHead: null },
+    fullSweep: { mergesSince: 0, at: null, greenHead: null, durationMs: null },
   };
 }
 

@@ -128,7 +128,7 @@ describe('full sweep: a red check is bisected to the queue merge that broke it a
       expect([...tally.passed, ...tally.failed]).toEqual(['F-001']);
     }
 
-    await recordFullSweep(store, 'r-sweep', 7, swept, new Date());
+    await recordFullSweep(store, 'r-sweep', 7, { ...swept, durationMs: 4_321 }, new Date());
     const features = await store.listFeatures('r-sweep');
     expect(features.find((f) => f.id === 'F-003')).toMatchObject({
       passes: false,
@@ -139,6 +139,8 @@ describe('full sweep: a red check is bisected to the queue merge that broke it a
     expect((await store.getRun('r-sweep')).counters.fullSweep).toMatchObject({
       mergesSince: 0,
       greenHead: null,
+      // How long it took spaces the next sweep (mergeChecks.fullSweepMaxShare).
+      durationMs: 4_321,
     });
   }, 300_000);
 });

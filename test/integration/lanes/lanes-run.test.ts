@@ -97,6 +97,8 @@ async function expectBreakageSentBack(h: RunHarness, id: string, done: RunRecord
   // The last full sweep replayed every check green on the final head.
   const finalHead = (await runGit(openRepo(workspace), ['rev-parse', 'HEAD'])).trim();
   expect(done.counters.fullSweep, why).toMatchObject({ mergesSince: 0, greenHead: finalHead });
+  // The merge step timed the last sweep: it spaces the next one (mergeChecks.fullSweepMaxShare).
+  expect(done.counters.fullSweep.durationMs, why).toBeGreaterThan(0);
   const features = await h.orchestrator.store.listFeatures(id);
   const lastSweep = Math.max(...features.map((feature) => feature.lastCheckedSeq));
   expect(features.map((feature) => feature.lastCheckedSeq)).toEqual(features.map(() => lastSweep));

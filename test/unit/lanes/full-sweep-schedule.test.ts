@@ -3,8 +3,8 @@ import { fullSweepDue, MAIN_SLOT, nextLaneActions } from '../../../orchestrator/
 import { laneBranch } from '../../../orchestrator/lanes/lanes.js';
 import { featureState, makeState, T0 } from '../orchestrator/fixtures.js';
 
-const sweep = (mergesSince: number, at: string | null = null) => ({
-  fullSweep: { mergesSince, at, greenHead: null },
+const sweep = (mergesSince: number, at: string | null = null, durationMs: number | null = null) => ({
+  fullSweep: { mergesSince, at, greenHead: null, durationMs },
 });
 const minutes = (count: number) => new Date(T0.getTime() + count * 60_000);
 
@@ -18,6 +18,25 @@ describe('the scheduled full sweep (lanes mode)', () => {
     expect(fullSweepDue(run(1), minutes(10))).toBe(true);
     expect(fullSweepDue(run(1, minutes(5).toISOString()), minutes(10))).toBe(false);
     expect(fullSweepDue(run(0), minutes(600))).toBe(false);
+  });
+
+  it('waits after a long sweep so that sweeps due by merges take at most fullSweepMaxShare of the time', () => {
+    const config = {
+      lanes: 4,
+      mergeChecks: { fullSweepEveryMerges: 8, fullSweepEveryMinutes: 20, fullSweepMaxShare: 0.25 },
+    };
+    // The last sweep ended at minute 0 and took 2 minutes: the next waits 6 minutes, however many merges came.
+    const run = (mergesSince: number, durationMs: number | null) =>
+      makeState([featureState(1)], { config, counters: sweep(mergesSince, T0.toISOString(), durationMs) })
+        .run;
+    expect(fullSweepDue(run(30, 120_000), minutes(5))).toBe(false);
+    expect(fullSweepDue(run(30, 120_000), minutes(6))).toBe(true);
+    expect(fullSweepDue(run(7, 120_000), minutes(19))).toBe(false);
+    // The minutes bound holds whatever the last sweep took: nothing stays unchecked for long.
+    expect(fullSweepDue(run(1, 3_600_000), minutes(20))).toBe(true);
+    // A short sweep (or none recorded) leaves the merges' count in charge, as before.
+    expect(fullSweepDue(run(8, 2_000), minutes(1))).toBe(true);
+    expect(fullSweepDue(run(8, null), minutes(0))).toBe(true);
   });
 
   it('runs before the waiting merges when due, in the same step of the run slot', () => {
