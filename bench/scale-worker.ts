@@ -95,6 +95,12 @@ async function main(): Promise<void> {
     treeRssPeakBytes = Math.max(treeRssPeakBytes, treeRssBytes(process.pid));
   }, 1_000);
   process.send?.({ type: 'ready', workerId: worker.workerId, startedAt });
+  // A benchmark killed (Ctrl-C, kill) closes the IPC channel without a stop: the worker goes with it rather than
+  // taking jobs for a run nobody measures; closing the worker stops its sessions, their apps and its browser.
+  process.on('disconnect', () => {
+    void worker.close().finally(() => process.exit(1));
+    setTimeout(() => process.exit(1), 10_000).unref();
+  });
   process.on('message', (message: { type?: string }) => {
     if (message?.type !== 'stop') return;
     void (async () => {
