@@ -163,7 +163,9 @@ describe('the exported suite under `npx playwright test`, from a clean checkout'
     const text = fs.readFileSync(file, 'utf8');
     expect(text).toContain(fixed);
     fs.writeFileSync(file, text.replace(fixed, 'const left = state.todos.length;'));
-    const run = await runPlaywrightTest(clone, ['--workers', '4']);
+    // Two workers: the green runs above prove four share the app; four on a loaded 2-core CI machine once pushed
+    // correct checks past Playwright's 30 s test timeout, which is not what this case is about.
+    const run = await runPlaywrightTest(clone, ['--workers', '2']);
     expect(run.code, summary(run)).toBe(1);
     expect(run.failed, summary(run)).toBe(1);
     expect(run.passed, summary(run)).toBe(4);
