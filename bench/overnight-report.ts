@@ -86,19 +86,22 @@ function timeNote(
   const conflicts = four.merges.conflict ?? 0;
   const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
   if (example !== 'todo') return mealPlannerTimeNote(four, quick, one);
+  const conflictCost =
+    conflicts > 0
+      ? `, and at 4 lanes ${conflicts} merge conflicts sent to a model in ${attempts} merge attempts, each one more generator and evaluator round`
+      : `; at 4 lanes ${attempts} merge attempts and none sent to a model (every todo feature registers itself above the same marker lines of api/modules.js and public/features.js: the harness merges such additions by rule)`;
   return (
     `Model wait is most of the night (4 lanes: ${dominantPhases(four)}), so model turns decide it. Nightshift made ` +
     `${four.modelRequests} model requests at 4 lanes${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ` +
-    `${quick.modelRequests}: an independent evaluator session per evaluation on top of each generator, and at 4 ` +
-    `lanes ${conflicts} merge conflicts in ${attempts} merge attempts (every todo feature registers itself above ` +
-    'the same marker lines of api/modules.js and public/features.js), each one more generator and evaluator round' +
+    `${quick.modelRequests}: an independent evaluator session per evaluation on top of each generator${conflictCost}` +
     `${one ? ` (${four.sessions} sessions against ${one.sessions} at 1 lane)` : ''}. The todo example is also ` +
-    'chained (F-002 needs F-001, F-003 both, the other five all three) and small. The loop is quick partly because ' +
-    `it claims what it never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} ` +
-    'features do not work. The projection stretches harness work of one lane that overlapped a model wait of another ' +
-    '(an upper bound for lanes). Would move it: merging the registries instead of conflicting on them (a merge ' +
-    'driver that keeps both inserted lines), an example with many independent features (the meal planner: its own ' +
-    'section below), fewer evaluator turns per feature.'
+    'chained (F-002 needs F-001, F-003 both, the other five all three): its longest path is 3 features, then 5 in ' +
+    'parallel, so 4 lanes do at best 5 rounds of generator and evaluator where the loop does 8 single sessions, ' +
+    'and 4× the loop cannot be reached on it by lanes alone. The loop is quick partly because it claims what it ' +
+    `never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} features do not work. ` +
+    'The projection stretches harness work of one lane that overlapped a model wait of another (an upper bound for ' +
+    'lanes). Would move it: fewer evaluator turns per feature (a feature whose recorded check exists is replayed, ' +
+    'not re-evaluated), and an example with many independent features (the meal planner: its own section below).'
   );
 }
 
