@@ -280,11 +280,13 @@ export function lanesTargetRow(
         : {
             note:
               'A lane holds its feature until the merge queue has merged it, and the merge queue is serial: each step ' +
-              'starts the app once and replays the recorded check of every passing feature on the merged head (a train ' +
-              'of the lanes waiting, checked once), so its cost grows with the features already merged. At 8 lanes the ' +
-              '2 cores are the bound (8 lanes were slower than 4). Would move it: replays in parallel contexts on the ' +
-              "merged head's app, and longer model turns (real ones take 3–30 s, not 1.5 s), which leave the merge " +
-              'queue a smaller share.',
+              "merges, starts the app on the merged head and replays the checks the merge can affect (the lane's own " +
+              'among them), about 4 s a merge on this 2-core machine at load 10, so 24 merges take most of the 4-lane ' +
+              "run whatever the lanes do (the 'Lanes at 200 features' section: some feature waited for or was in " +
+              'the queue 48 % of the 24-feature run, 65 % at 200). The 4-lane build used 110 s of CPU (55 s over ' +
+              'the 2 cores) in 131 s: the bound is the serial queue, not the cores. At 8 lanes the queue holds them ' +
+              'back the same. Would move it: a merge step that does not start the app when the merged tree is the ' +
+              'one the evaluator checked, and more lanes in each train (one app start for several merges).',
           }),
     },
   ];
