@@ -17,6 +17,10 @@
  *   packages' install scripts ran in the box that produced the tree, and a tree is only ever handed back to boxes of
  *   the same run, never run or read on the host;
  * - a copy whose checkout has a `node_modules` of its own (committed, or a link) is left alone.
+ *
+ * The harness's clones that generators work in (a lane's, a remote run's; {@link fillClone}) get the tree the same
+ * way when they have none and git ignores `node_modules` there, so a lane's first install fetches nothing either
+ * and the tree can never be committed.
  */
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
@@ -24,7 +28,7 @@ import { cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { runDataDir } from '../core/paths.js';
-import { runGit, type WorkspaceRepo } from './git.js';
+import { askGit, runGit, type WorkspaceRepo } from './git.js';
 import { lstatOrNull } from './safe-fs-walk.js';
 
 const log = moduleLogger('handoff/app-deps');
@@ -238,4 +242,26 @@ export async function useDependencyCache(
       else log.debug({ key, ...kept }, 'dependencies kept');
     },
   };
+}
+
+/**
+ * Fills a harness clone a generator is about to work in (a lane's, a remote run's) from the run's cache, keyed by
+ * its head's manifests: null when it already has a `node_modules`, git does not ignore one there (the tree would
+ * be committed), or its head has no key. Never fails the session: an error is logged and the clone installs its own.
+ */
+export async function fillClone(repo: WorkspaceRepo, cacheDir: string): Promise<DependencyFill | null> {
+  try {
+    if (await lstatOrNull(path.join(repo.dir, DEPENDENCY_DIR))) return null;
+    // Asked as a directory (the trailing slash): a `node_modules/` pattern matches nothing else.
+    const ignored = (await askGit(repo, ['check-ignore', '--no-index', '--', `${DEPENDENCY_DIR}/`])).trim();
+    if (ignored !== `${DEPENDENCY_DIR}/`) return null;
+    const key = await dependencyKey(repo, 'HEAD');
+    if (!key) return null;
+    const fill = await fillDependencies(cacheDir, key, repo.dir);
+    log.debug({ key, ...fill, clone: repo.dir }, 'dependency cache (clone)');
+    return fill;
+  } catch (error) {
+    log.warn({ err: error, clone: repo.dir }, 'could not fill the clone from the dependency cache');
+    return null;
+  }
 }

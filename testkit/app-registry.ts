@@ -37,8 +37,10 @@ export interface AppRegistry {
   /** `http://127.0.0.1:<port>/` on the host. */
   url: string;
   port: number;
-  /** What verdaccio printed so far (one line per request at level `http`). */
+  /** What verdaccio printed lately (the last 256 kB; a request prints three lines). */
   log(): string;
+  /** How many requests verdaccio received for `urlPath` (`/sql.js/-/sql.js-1.17.0.tgz`), counted from its start. */
+  requests(urlPath: string): number;
   stop(): Promise<void>;
 }
 
@@ -160,6 +162,35 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** One line of verdaccio's JSON log that announces a request (it then logs two more lines for its response). */
+const RequestLine = z.object({ req: z.object({ url: z.string() }) });
+
+/** Counts the requests in verdaccio's JSON log as it arrives, by URL path (query dropped). */
+export function countRequests(): { add(chunk: Buffer | string): void; count(urlPath: string): number } {
+  const counts = new Map<string, number>();
+  let partial = '';
+  const add = (chunk: Buffer | string) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.includes('"sub":"in","req":')) continue;
+      const parsed = RequestLine.safeParse(safeJson(line));
+      if (!parsed.success) continue;
+      const urlPath = parsed.data.req.url.split('?')[0] ?? '';
+      counts.set(urlPath, (counts.get(urlPath) ?? 0) + 1);
+    }
+  };
+  return { add, count: (urlPath) => counts.get(urlPath) ?? 0 };
+}
+
+function safeJson(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts verdaccio on a free loopback port and waits until it answers; `stop()` ends it and removes its config. */
 export async function startAppRegistry(input: AppRegistryOptions = {}): Promise<AppRegistry> {
   const options = AppRegistryOptions.parse(input);
@@ -172,6 +203,7 @@ export async function startAppRegistry(input: AppRegistryOptions = {}): Promise<
   const port = await freeLoopbackPort();
   const url = `http://127.0.0.1:${port}/`;
   let output = '';
+  const requestCounter = countRequests();
   const child = spawn(
     process.execPath,
     [VERDACCIO_BIN, '--config', config, '--listen', `127.0.0.1:${port}`],
@@ -183,6 +215,7 @@ export async function startAppRegistry(input: AppRegistryOptions = {}): Promise<
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-256 * 1024);
   };
+  child.stdout?.on('data', requestCounter.add);
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
   const stop = async () => {
@@ -199,5 +232,5 @@ export async function startAppRegistry(input: AppRegistryOptions = {}): Promise<
     }
     await sleep(100);
   }
-  return { url, port, log: () => output, stop };
+  return { url, port, log: () => output, requests: requestCounter.count, stop };
 }

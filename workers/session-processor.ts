@@ -6,7 +6,9 @@ import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
 import { inSpan } from '../core/trace.js';
 import type { BrowserSource } from '../evaluation/browser-source.js';
+import { dependencyCacheDir, fillClone } from '../handoff/app-deps.js';
 import { readFeatureList } from '../handoff/feature-list.js';
+import type { WorkspaceRepo } from '../handoff/git.js';
 import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import { advanceRun } from '../orchestrator/advance.js';
@@ -350,7 +352,13 @@ async function prepareLane(
   const repo = await syncLane(deps, run, lane);
   // A generator builds on what the run has now (features merged since the lane began), when that merges cleanly.
   if (options.refresh) await refreshLane(deps, run, repo, lane, options.seq);
+  await fillCloneFromRun(deps, run, repo);
   return { dir: repo.dir, branch: lane.branch, publish: () => publishLane(deps, run, repo, lane.branch) };
+}
+
+/** A new clone gets the run's kept dependencies (unless `app.dependencyCache` is off), as app copies do. */
+async function fillCloneFromRun(deps: SessionWorkerDeps, run: RunRecord, repo: WorkspaceRepo): Promise<void> {
+  if (run.config.app.dependencyCache) await fillClone(repo, dependencyCacheDir(deps.dataDir, run.id));
 }
 
 /** A local run works in its directory; a remote run in this worker's own clone, reset to the run branch. */
@@ -365,6 +373,7 @@ async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promis
     guard: { recordFile: gitRecordPath(deps.dataDir, run.id, cacheDir) },
     credentials: harnessRemoteCredentials(deps.dataDir),
   });
+  await fillCloneFromRun(deps, run, synced.repo);
   const branch = run.workspace.branch;
   return {
     dir: synced.repo.dir,

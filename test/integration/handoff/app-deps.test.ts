@@ -13,6 +13,7 @@ import {
   captureDependencies,
   DEPENDENCY_CACHE_LIMITS,
   dependencyKey,
+  fillClone,
   fillDependencies,
   useDependencyCache,
 } from '../../../handoff/app-deps.js';
@@ -277,5 +278,44 @@ describe('useDependencyCache', () => {
     await hit.keep();
     // Keeping after a hit leaves the copy's tree alone (it came from the cache).
     expect(fs.existsSync(path.join(second.dir, 'node_modules', '.package-lock.json'))).toBe(true);
+  });
+});
+
+describe('a clone a generator works in', () => {
+  /** A workspace whose kept tree exists in the cache (an app copy installed and stopped). */
+  async function withKeptTree(ignore: boolean) {
+    const ws = await appWorkspace();
+    // Harness commits add `node_modules/` to .gitignore (handoff/gitignore.ts) unless the workspace re-includes it.
+    await ws.commit({ '.gitignore': ignore ? 'node_modules/\n' : '!node_modules/\n' });
+    const copy = await ws.copy();
+    install(copy.dir);
+    expect(await captureDependencies(ws.cache, await keyOf(copy), copy.dir)).toEqual({ outcome: 'stored' });
+    return ws;
+  }
+
+  it('is filled from the kept tree of its head, and git sees nothing to commit', async () => {
+    const ws = await withKeptTree(true);
+    expect((await fillClone(ws.repo, ws.cache))?.outcome).toBe('hit');
+    expect(fs.readlinkSync(path.join(ws.dir, 'node_modules', '.bin', 'pad'))).toBe('../left-pad/bin/pad.js');
+    expect(execFileSync('git', ['status', '--porcelain'], { cwd: ws.dir, encoding: 'utf8' })).toBe('');
+    // Filled once: a clone with a tree keeps its own (a generator may have installed more).
+    fs.writeFileSync(path.join(ws.dir, 'node_modules', 'left-pad', 'package.json'), 'installed here\n');
+    expect(await fillClone(ws.repo, ws.cache)).toBeNull();
+    expect(fs.readFileSync(path.join(ws.dir, 'node_modules', 'left-pad', 'package.json'), 'utf8')).toBe(
+      'installed here\n',
+    );
+  });
+
+  it('is not filled where the workspace re-includes node_modules (the tree would be committed)', async () => {
+    const ws = await withKeptTree(false);
+    expect(await fillClone(ws.repo, ws.cache)).toBeNull();
+    expect(fs.existsSync(path.join(ws.dir, 'node_modules'))).toBe(false);
+  });
+
+  it('misses when its lockfile has no kept tree', async () => {
+    const ws = await withKeptTree(true);
+    await ws.commit({ 'package-lock.json': LOCK_V2 });
+    expect(await fillClone(ws.repo, ws.cache)).toEqual({ outcome: 'miss' });
+    expect(fs.existsSync(path.join(ws.dir, 'node_modules'))).toBe(false);
   });
 });

@@ -148,7 +148,11 @@ describe('evaluator', { timeout: 180_000 }, () => {
       session: 4,
       browser,
     });
-    expect(second.verdicts.map((verdict) => verdict.verdict)).toEqual(['pass']);
+    // On a loaded machine this once came back blocked (passed on the retry): the verdict's issues say why.
+    expect(
+      second.verdicts.map((verdict) => verdict.verdict),
+      JSON.stringify(second.verdicts),
+    ).toEqual(['pass']);
     expect((await readFeatureList(workspace))[0]?.passes).toBe(true);
     const { records } = await readVerdicts(workspace);
     expect(records.map((record) => record.verdict)).toEqual(['fail', 'pass']);
