@@ -10,6 +10,7 @@ import { evidenceQuotes } from '../handoff/evidence.js';
 import { appPathOf } from './app-path.js';
 import type { CheckAction, CheckExpectation } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
+import { headingOf, mentionedPath } from './recorder-place.js';
 import { findBaseline } from './relative-text.js';
 
 /** Longest quoted evidence text turned into an expectation. */
@@ -189,19 +190,29 @@ export function exactRoleNames(
 
 /**
  * Expectations from the quoted texts of the evidence (`the list shows "Buy milk"`), each kept only when the
- * page confirms it now: a checkbox of that name in its current state, a visible text, or a text the segment
- * typed that is gone. What the page does not confirm is not expected.
+ * page confirms it now: a checkbox of that name in its current state, a visible text (and the heading of that
+ * exact name, if the page has one), or a text the segment typed that is gone; and the page's URL path when the
+ * evidence names it (recorder-place.ts). What the page does not confirm is not expected.
  */
 export async function confirmedExpectations(
   page: Page,
   evidence: readonly string[],
   typed: readonly string[],
+  baseUrl?: string,
 ): Promise<CheckExpectation[]> {
   const result: CheckExpectation[] = [];
   for (const text of quotedTexts(evidence)) {
     const expectation = await confirm(page, text, typed).catch(() => undefined);
     if (expectation) result.push(expectation);
+    if (expectation?.kind === 'text' && expectation.visible) {
+      const heading = await headingOf(page, text, typed).catch(() => undefined);
+      if (heading) result.push(heading);
+    }
   }
+  // The path pins where the texts were seen; on its own it would make a check of a pass that quotes nothing.
+  if (result.length === 0 || baseUrl === undefined) return result;
+  const path = mentionedPath(page.url(), baseUrl, evidence, typed);
+  if (path) result.push(path);
   return result;
 }
 

@@ -66,7 +66,12 @@ export class CheckGate {
     if (verdict.verdict !== 'pass') return { accept: verdict };
     const id = verdict.feature_id;
     const evidence = verdict.steps.filter((step) => step.ok).map((step) => step.evidence);
-    const confirmed = await confirmedExpectations(this.input.page(), evidence, segment.typed);
+    const confirmed = await confirmedExpectations(
+      this.input.page(),
+      evidence,
+      segment.typed,
+      this.input.appUrl,
+    );
     // Counts relative to what the check saw itself: the check holds whatever data others left in the app.
     const expectations = countedFromBaseline(confirmed, entries, segment);
     const why =
