@@ -46,23 +46,25 @@ there). Three seeds (29, 7, 2026), summed:
   is milliseconds; the figures are counts, not times).
 `;
 
-/** What the first meal-planner night showed beyond its figures (read from its run's verdicts and logs, 2026-12-02). */
-export const MEAL_PLANNER_NIGHT_NOTES = `What the first meal-planner night (3 features, load 22–31 on 2 cores) showed
+/** What the 12-feature meal-planner night showed beyond its figures (read from its runs, 2026-12-03). */
+export const MEAL_PLANNER_NIGHT_NOTES = `What the 12-feature meal-planner night (load 2–8 on 2 cores, 2026-12-03) showed
 beyond the table:
 
-- **The one block is a false block by the grounding guard** (\`evaluation/grounding.ts\`), at both lane counts:
-  F-003 (log in) passed the browser check every time, and every pass was turned into \`blocked\` ("ungrounded pass:
-  … your evidence quotes "not-the-password", which the page showed only in a field you typed it into"). The guard
-  counts one action per verb of a step ("Sign up as a new user" is one action; the evaluator's sign-up is six), so
-  its cursor trails the session and a later step's typed text falls outside the actions it credits to that step.
-  At 4 lanes the blocked feature's code stays in its lane, so the judge of the final code counts it as not working
-  (0 false blocks by that count); it is the same false block.
-- **The run lock expired under load**: with the event loop starved (load ~30), the run lock was not renewed in
-  time and an evaluator was stopped mid-check ("run lock lost: stopping the session"), ending without a verdict —
-  two more \`blocked\` verdicts on F-001 at 1 lane before it passed.
-- **Model wait is measured on a starved machine**: a request's span includes the client's own event-loop delay,
-  and the projection multiplies it by the compression, so at this load the projected walls are upper bounds.
-- Three chained features (F-002 needs F-001, F-003 both) leave 4 lanes nothing to run side by side; the 4-lane
-  figures here are the lanes' overhead, not their speed-up. A run of 12 or more features was not reached in the
-  time of this session.
+- **A false pass, found and fixed**: before the recorded checks pinned the page they end on, the 1-lane night ended
+  11 of 12 working with 12 claimed. F-008's generator planted the regression of F-006 (log in lands on the home
+  page instead of the page asked for); F-006's recorded check expected the quoted text "My recipes", which the
+  home page's menu also shows, so it stayed green through every sweep. The recorder now also keeps the heading of
+  a quoted text's exact name and the URL path the evidence names (\`checks/recorder-place.ts\`): the same night
+  catches the regression with the recorded check and ends 12 of 12 (the table above).
+- **Where the money goes**: 361 model requests at 1 lane, 333 at 4, against the loop's 90: an evaluator drives the
+  browser one action a turn (a sign-up is six), so every evaluation costs more turns than the generator's work,
+  and the simulated evaluator's 3 false fails each cost another generator and evaluator round. Cached prefixes keep
+  the dollars at 1.7× the loop's for 3.7× the requests. What would move it: evaluations that replay a feature's
+  recorded check instead of a model where its code did not change, and a cheaper evaluator model.
+- **Lanes barely overlap at this compression**: at 100× a turn is ~0.08 s while an app start, a browser check or a
+  merge takes seconds uncompressed, so in the measured run the lanes' model waits rarely coincide (1.24 requests in
+  flight on average while any is) and the projection adds them almost end to end. In a real night the lanes wait
+  on the model side by side; the 4-lane projection is an upper bound. The 12 features' longest \`depends_on\`
+  path is 5 (sign-up, my-recipes, new-recipe, recipe-page, edit-recipe), so 4 lanes need at least 5 rounds of
+  generator and evaluator where 1 lane does 12.
 `;
