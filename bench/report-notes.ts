@@ -46,25 +46,25 @@ there). Three seeds (29, 7, 2026), summed:
   is milliseconds; the figures are counts, not times).
 `;
 
-/** What the 12-feature meal-planner night showed beyond its figures (read from its runs, 2026-12-03). */
-export const MEAL_PLANNER_NIGHT_NOTES = `What the 12-feature meal-planner night (load 2–8 on 2 cores, 2026-12-03) showed
-beyond the table:
+/** What the 12-feature meal-planner nights showed beyond their figures (read from their runs, 2026-12-03). */
+export const MEAL_PLANNER_NIGHT_NOTES = `What the 12-feature meal-planner nights (2026-12-03, quiet machine, 2 cores) showed
+beyond the table (measured at 10×; a first pair of nights at 100×, load 2–8, for comparison):
 
-- **A false pass, found and fixed**: before the recorded checks pinned the page they end on, the 1-lane night ended
-  11 of 12 working with 12 claimed. F-008's generator planted the regression of F-006 (log in lands on the home
-  page instead of the page asked for); F-006's recorded check expected the quoted text "My recipes", which the
-  home page's menu also shows, so it stayed green through every sweep. The recorder now also keeps the heading of
-  a quoted text's exact name and the URL path the evidence names (\`checks/recorder-place.ts\`): the same night
-  catches the regression with the recorded check and ends 12 of 12 (the table above).
-- **Where the money goes**: 361 model requests at 1 lane, 333 at 4, against the loop's 90: an evaluator drives the
+- **A false pass, found and fixed**: before the recorded checks pinned the page they end on, the 1-lane night at
+  100× ended 11 of 12 working with 12 claimed. F-008's generator planted the regression of F-006 (log in lands on
+  the home page instead of the page asked for); F-006's recorded check expected the quoted text "My recipes",
+  which the home page's menu also shows, so it stayed green through every sweep. The recorder now also keeps the
+  heading of a quoted text's exact name and the URL path the evidence names (\`checks/recorder-place.ts\`): the
+  nights since catch the regression with the recorded check and end 12 of 12.
+- **Where the money goes**: 361 model requests at 1 lane, 337 at 4, against the loop's 90: an evaluator drives the
   browser one action a turn (a sign-up is six), so every evaluation costs more turns than the generator's work,
   and the simulated evaluator's 3 false fails each cost another generator and evaluator round. Cached prefixes keep
   the dollars at 1.7× the loop's for 3.7× the requests. What would move it: evaluations that replay a feature's
   recorded check instead of a model where its code did not change, and a cheaper evaluator model.
-- **Lanes barely overlap at this compression**: at 100× a turn is ~0.08 s while an app start, a browser check or a
-  merge takes seconds uncompressed, so in the measured run the lanes' model waits rarely coincide (1.24 requests in
-  flight on average while any is) and the projection adds them almost end to end. In a real night the lanes wait
-  on the model side by side; the 4-lane projection is an upper bound. The 12 features' longest \`depends_on\`
-  path is 5 (sign-up, my-recipes, new-recipe, recipe-page, edit-recipe), so 4 lanes need at least 5 rounds of
-  generator and evaluator where 1 lane does 12.
+- **Compression hides what lanes gain**: at 100× a turn is ~0.08 s while an app start, a browser check or a merge
+  takes seconds uncompressed, so the lanes' model waits rarely coincided (1.24 requests in flight on average while
+  any was) and the projection added them almost end to end: 4 lanes 69.5 min against 1 lane's 89.9 (1.29×). At 10×
+  the same night gives 50.3 min against 86.2 (1.71×); a real night overlaps more still, so the 4-lane figure is an
+  upper bound. The 12 features' longest \`depends_on\` path is 5 (sign-up, my-recipes, new-recipe, recipe-page,
+  edit-recipe), so 4 lanes need at least 5 rounds of generator and evaluator where 1 lane does 12.
 `;
