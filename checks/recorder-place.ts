@@ -7,6 +7,7 @@
  * differ between replays on a sweep's shared app (ids, counts, the unique suffix of replay-data.ts).
  */
 import type { Page } from 'playwright-core';
+import { escapeRegExp } from '../core/regexp.js';
 import { appPathOf } from './app-path.js';
 import type { CheckExpectation } from './format.js';
 import { printLocatorCode } from './locator-code.js';
@@ -30,10 +31,6 @@ export async function headingOf(
     target: printLocatorCode([{ kind: 'role', role: 'heading', name: text, exact: true }]),
     count: 1,
   };
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function decoded(path: string): string | undefined {

@@ -5,6 +5,7 @@
  * generated spec, so all three read the page alike.
  */
 import type { ObservationEntry } from '../agent/tools/browser-log.js';
+import { escapeRegExp } from '../core/regexp.js';
 
 /** Shortest counted word given a plural-tolerant ending ("item" matches "items"; "of" stays "of"). */
 const MIN_PLURAL_WORD = 4;
@@ -110,8 +111,4 @@ export function findBaseline(
     if (match) return { afterAction: actionOfSeq(entry.afterAction), text: match[0] };
   }
   return undefined;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 }

@@ -9,6 +9,8 @@
  * that validates its text, a user that must already exist) is red on the shared app and replayed as recorded on
  * an app of its own (evaluation/check-sweep.ts), so the suffix can cost time, never a wrong green.
  */
+
+import { escapeRegExp } from '../core/regexp.js';
 import type { CheckAction, CheckExpectation, RecordedCheck } from './format.js';
 import { type LocatorStep, parseLocatorCode, printLocatorCode } from './locator-code.js';
 
@@ -160,8 +162,4 @@ function uniqueExpectation(
     default:
       return expectation;
   }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
