@@ -66,6 +66,13 @@ export const OvernightBuild = z.object({
   /** The merge queue's outcomes (lanes only): merged, conflict, rejected, error. */
   merges: z.record(z.string(), z.number().int()).default({}),
   phases: PhaseBreakdown,
+  /** Sessions, model turns and dollars by role (nightshift: generator, evaluator; empty for the loop). */
+  byRole: z
+    .record(
+      z.string(),
+      z.object({ sessions: z.number().int(), turns: z.number().int(), costUsd: z.number() }),
+    )
+    .default({}),
 });
 export type OvernightBuild = z.infer<typeof OvernightBuild>;
 

@@ -183,5 +183,20 @@ export function nightshiftFigures(records: NightshiftRecords): OvernightBuild {
     checksGreen: records.checksGreen,
     merges: countKinds(events.flatMap((event) => (event.type === 'lane.merge' ? [event.outcome] : []))),
     phases: nightshiftPhases(records, wall),
+    byRole: figuresByRole(sessions),
   };
+}
+
+/** Sessions, model turns and dollars of each role. */
+function figuresByRole(sessions: readonly SessionRecord[]): OvernightBuild['byRole'] {
+  const byRole: OvernightBuild['byRole'] = {};
+  for (const session of sessions) {
+    const figures = byRole[session.role] ?? { sessions: 0, turns: 0, costUsd: 0 };
+    byRole[session.role] = {
+      sessions: figures.sessions + 1,
+      turns: figures.turns + (session.steps ?? 0),
+      costUsd: figures.costUsd + sonnetDollars(addUsage(NO_USAGE, session.usage)),
+    };
+  }
+  return byRole;
 }

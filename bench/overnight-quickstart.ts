@@ -295,6 +295,9 @@ function quickstartFigures(
     mistakesMade: countKinds(mistakes),
     checksGreen: null,
     merges: {},
+    byRole: {
+      session: { sessions: log.sessions, turns: modelRequests, costUsd: sonnetDollars(log.usage) },
+    },
     phases: {
       modelWait: modelMs * options.compression,
       toolsBash: toolMs,

@@ -160,6 +160,22 @@ function exampleNote(example: string): string {
   return '"Working" is the truth from the final code (files, every inserted line, the catalogue regression not planted, the server\'s imports), not what the run claims. Every app start runs `npm ci` of sql.js and dayjs from verdaccio on the loopback (offline, on the package cache), never the internet; the boxes are off (as in the other sections), npm pointed at the registry by `sandbox.npmRegistry`.';
 }
 
+/** Where the model turns and dollars went, by role, for the builds that measured it. */
+function roleLines(builds: readonly OvernightBuild[]): string[] {
+  const lines = builds
+    .filter((build) => Object.keys(build.byRole).length > 0)
+    .map((build) => {
+      const roles = Object.entries(build.byRole)
+        .sort(([, a], [, b]) => b.turns - a.turns)
+        .map(
+          ([role, figures]) =>
+            `${role} ${figures.sessions} sessions, ${figures.turns} turns (${(figures.turns / Math.max(1, figures.sessions)).toFixed(1)} a session), ${dollars(figures.costUsd)}`,
+        );
+      return `- ${build.label}: ${roles.join('; ')}`;
+    });
+  return lines.length ? ['Model turns and dollars by role:', '', ...lines, ''] : [];
+}
+
 /** The report's overnight section (`heading`: one per example). */
 export function overnightSection(
   result: OvernightResult | undefined,
@@ -190,6 +206,7 @@ export function overnightSection(
       .join('|')}|`,
     ...result.builds.map((build) => `| ${phaseRow(build)} |`),
     '',
+    ...roleLines(result.builds),
     ...(four ? [closingNote(result.example, four, find(result, 'nightshift-1')), ''] : []),
     `Load average when this section started: ${load}.`,
     '',

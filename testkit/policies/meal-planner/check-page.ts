@@ -29,6 +29,14 @@ export function unquoteYamlKeys(snapshot: string): string {
   );
 }
 
+/** One browser action planned from the current snapshot. */
+interface PlannedAction {
+  name: string;
+  args: Record<string, unknown>;
+  what: string;
+  target: Target;
+}
+
 /** A browser page of the app, driven through browser tool calls. */
 export class AppPage {
   private nodes: SnapshotNode[] = [];
@@ -79,6 +87,49 @@ export class AppPage {
       `select "${option}" in the ${describe(target)}`,
       target,
     );
+  }
+
+  /**
+   * Fills a form in one reply, as a model does when the fields and the button are all on the snapshot it has: each
+   * field typed into (the last with Enter when `submit`), then `click` pressed. Falls back to one action a reply
+   * when some element is not on the current snapshot, or when an action in the reply went wrong.
+   */
+  fillForm(fields: ReadonlyArray<{ target: Target; text: string; submit?: boolean }>, click?: Target): void {
+    const planned: PlannedAction[] = fields.map((field) => ({
+      name: 'browser_type',
+      args: { text: field.text, submit: field.submit === true },
+      what: `type ${JSON.stringify(field.text)} into the ${describe(field.target)}`,
+      target: field.target,
+    }));
+    if (click)
+      planned.push({ name: 'browser_click', args: {}, what: `click the ${describe(click)}`, target: click });
+    const refs = planned.map((action) => this.find(action.target)?.ref);
+    if (planned.length < 2 || refs.some((ref) => ref === undefined)) {
+      for (const action of planned) this.act(action.name, action.args, action.what, action.target);
+      return;
+    }
+    const results = this.io.act(
+      planned.map((action, index) => ({
+        name: action.name,
+        arguments: { ...action.args, ref: refs[index] },
+      })),
+    );
+    const failedAt = results.findIndex((result) => failedResult(result));
+    if (failedAt < 0) {
+      for (const result of results) this.observe(result);
+      return;
+    }
+    for (const result of results.slice(0, failedAt)) this.observe(result);
+    const failed = planned[failedAt] as PlannedAction;
+    const content = (results[failedAt] as CallResult).content;
+    if (!/Timeout \d+ms exceeded/.test(content))
+      throw new StepFailed(`Could not ${failed.what}: ${firstLines(content)}`);
+    // A starved machine kept an element busy: look again, then do the rest one by one, as `act` does.
+    const look = this.io.call('browser_snapshot', {});
+    if (failedResult(look)) throw new StepFailed(`Could not ${failed.what}: ${firstLines(content)}`);
+    this.observe(look);
+    const rest = this.find(failed.target) ? planned.slice(failedAt) : planned.slice(failedAt + 1);
+    for (const action of rest) this.act(action.name, action.args, action.what, action.target);
   }
 
   /** Presses a key on the focused element. */

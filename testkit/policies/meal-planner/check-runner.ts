@@ -38,10 +38,14 @@ function target(run: CheckRun, value: Target): Target {
 function signUp(run: CheckRun, alias: string): string {
   const user = checkUser(alias, run.tag);
   run.page.goto('/signup');
-  run.page.fill({ role: 'textbox', name: 'Name' }, user.name);
-  run.page.fill({ role: 'textbox', name: 'Email' }, user.email);
-  run.page.fill({ role: 'textbox', name: 'Password' }, user.password);
-  run.page.click({ role: 'button', name: 'Create account' });
+  run.page.fillForm(
+    [
+      { target: { role: 'textbox', name: 'Name' }, text: user.name },
+      { target: { role: 'textbox', name: 'Email' }, text: user.email },
+      { target: { role: 'textbox', name: 'Password' }, text: user.password },
+    ],
+    { role: 'button', name: 'Create account' },
+  );
   expectSignedIn(run, user.name, 'sign up');
   return `Signed up as "${user.name}" (${user.email}); the header says "Signed in as ${user.name}".`;
 }
@@ -49,9 +53,13 @@ function signUp(run: CheckRun, alias: string): string {
 function logIn(run: CheckRun, alias: string): string {
   const user = checkUser(alias, run.tag);
   run.page.goto('/login');
-  run.page.fill({ role: 'textbox', name: 'Email' }, user.email);
-  run.page.fill({ role: 'textbox', name: 'Password' }, user.password);
-  run.page.click({ role: 'button', name: 'Log in' });
+  run.page.fillForm(
+    [
+      { target: { role: 'textbox', name: 'Email' }, text: user.email },
+      { target: { role: 'textbox', name: 'Password' }, text: user.password },
+    ],
+    { role: 'button', name: 'Log in' },
+  );
   expectSignedIn(run, user.name, 'log in');
   return `Logged in as ${user.email}; the header says "Signed in as ${user.name}".`;
 }
@@ -221,8 +229,59 @@ function judge(run: CheckRun, expectation: Expectation): string {
   return `A dialog asked "${said}".`;
 }
 
+type FillAction = Extract<CheckAction, { fill: Target }>;
+type ClickAction = Extract<CheckAction, { click: Target }>;
+
+/** The form starting at `index`: fields typed into (the last may press Enter), then maybe a click; else empty. */
+function formAt(actions: readonly CheckAction[], index: number): Array<FillAction | ClickAction> {
+  const form: Array<FillAction | ClickAction> = [];
+  for (const action of actions.slice(index)) {
+    if ('fill' in action) {
+      form.push(action);
+      if (action.submit) break;
+      continue;
+    }
+    if ('click' in action && form.length > 0) form.push(action);
+    break;
+  }
+  return form.length > 1 ? form : [];
+}
+
+/** Fills a form in one reply (AppPage.fillForm); the evidence is what `perform` says of each action. */
+function performForm(run: CheckRun, form: ReadonlyArray<FillAction | ClickAction>): string[] {
+  const fields = form.flatMap((action) =>
+    'fill' in action
+      ? [{ target: target(run, action.fill), text: text(run, action.text), submit: action.submit }]
+      : [],
+  );
+  const last = form[form.length - 1];
+  const click = last && 'click' in last ? target(run, last.click) : undefined;
+  run.page.fillForm(fields, click);
+  const typed = fields.map(
+    (field) =>
+      `Typed "${field.text}" into the ${describe(field.target)}${field.submit ? ' and pressed Enter' : ''}.`,
+  );
+  return click ? [...typed, `Clicked the ${describe(click)}.`] : typed;
+}
+
+/** The step's actions, a form's fields and its button in one reply. */
+function performAll(run: CheckRun, actions: readonly CheckAction[]): string[] {
+  const done: string[] = [];
+  for (let index = 0; index < actions.length; ) {
+    const form = formAt(actions, index);
+    if (form.length > 0) {
+      done.push(...performForm(run, form));
+      index += form.length;
+    } else {
+      done.push(perform(run, actions[index] as CheckAction));
+      index += 1;
+    }
+  }
+  return done;
+}
+
 function runStep(run: CheckRun, step: CheckStep): string {
-  const done = step.do.map((action) => perform(run, action));
+  const done = performAll(run, step.do);
   const seen = step.expect.map((expectation) => judge(run, expectation));
   const evidence = [...done, ...seen].join(' ');
   // A step that only saw things gone quotes nothing; a grounded pass quotes the page, so say what it showed.
