@@ -34,6 +34,11 @@ export type StopDecision = { stop: true } | { stop: false; message: string };
 export interface TurnDecision {
   note?: string;
   end?: string;
+  /**
+   * The session's work is complete (an evaluator's last verdict is in): stop as if the model had stopped, through
+   * the `beforeStop` checks, without spending a request on the model saying so.
+   */
+  done?: boolean;
 }
 
 /** Points where the caller (a role) steers the loop without knowing its insides. */

@@ -50,6 +50,10 @@ async function drive(session: Session): Promise<Ending> {
     if (limit) return limit;
     const decision = (await hooks?.beforeTurn?.(session.state())) ?? {};
     if (decision.end) return { outcome: 'ended_by_hook', reason: decision.end };
+    if (decision.done) {
+      const stopped = await completion.onStop();
+      if (stopped) return stopped;
+    }
     for (const note of [decision.note, ...reminders.due()]) if (note) session.addNote(note);
     session.elideOldResults();
     const maxTokens = replyBudget(session);

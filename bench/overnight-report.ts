@@ -1,6 +1,12 @@
 /** The overnight section of docs/benchmarks.md and its target rows (issue 28). */
 
 import type { OvernightResult } from './overnight.js';
+import {
+  longestPath,
+  OVERNIGHT_EXAMPLES,
+  type OvernightExampleName,
+  roundsWithLanes,
+} from './overnight-examples.js';
 import type { OvernightBuild, PhaseBreakdown } from './overnight-figures.js';
 
 /** A target row (bench/results.ts `TargetRow`). */
@@ -78,14 +84,14 @@ function phaseRow(build: OvernightBuild): string {
 
 /** What bounds the 4-lane build's time next to the loop's (and next to 1 lane). */
 function timeNote(
-  example: string,
+  result: OvernightResult,
   four: OvernightBuild,
   quick: OvernightBuild,
   one: OvernightBuild | undefined,
 ): string {
   const conflicts = four.merges.conflict ?? 0;
   const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
-  if (example !== 'todo') return mealPlannerTimeNote(four, quick, one);
+  if (result.example !== 'todo') return mealPlannerTimeNote(result, four, quick, one);
   const conflictCost =
     conflicts > 0
       ? `, and at 4 lanes ${conflicts} merge conflicts sent to a model in ${attempts} merge attempts, each one more generator and evaluator round`
@@ -94,10 +100,8 @@ function timeNote(
     `Model wait is most of the night (4 lanes: ${dominantPhases(four)}), so model turns decide it. Nightshift made ` +
     `${four.modelRequests} model requests at 4 lanes${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ` +
     `${quick.modelRequests}: an independent evaluator session per evaluation on top of each generator${conflictCost}` +
-    `${one ? ` (${four.sessions} sessions against ${one.sessions} at 1 lane)` : ''}. The todo example is also ` +
-    'chained (F-002 needs F-001, F-003 both, the other five all three): its longest path is 3 features, then 5 in ' +
-    'parallel, so 4 lanes do at best 5 rounds of generator and evaluator where the loop does 8 single sessions, ' +
-    'and 4× the loop cannot be reached on it by lanes alone. The loop is quick partly because it claims what it ' +
+    `${one ? ` (${four.sessions} sessions against ${one.sessions} at 1 lane)` : ''}. ${ceilingNote(result, quick, one)} ` +
+    'The loop is quick partly because it claims what it ' +
     `never checked: ${quick.claimedPassing - quick.passing} of its ${quick.claimedPassing} features do not work. ` +
     'The projection stretches harness work of one lane that overlapped a model wait of another (an upper bound for ' +
     'lanes). Would move it: fewer evaluator turns per feature (a feature whose recorded check exists is replayed, ' +
@@ -106,7 +110,12 @@ function timeNote(
 }
 
 /** What bounds the 4-lane meal-planner build's time next to the loop's. */
-function mealPlannerTimeNote(four: OvernightBuild, quick: OvernightBuild, one: OvernightBuild | undefined) {
+function mealPlannerTimeNote(
+  result: OvernightResult,
+  four: OvernightBuild,
+  quick: OvernightBuild,
+  one: OvernightBuild | undefined,
+) {
   const conflicts = four.merges.conflict ?? 0;
   const attempts = Object.values(four.merges).reduce((sum, count) => sum + count, 0);
   return (
@@ -114,8 +123,32 @@ function mealPlannerTimeNote(four: OvernightBuild, quick: OvernightBuild, one: O
     `${one ? ` and ${one.modelRequests} at 1` : ''} to the loop's ${quick.modelRequests} (an evaluator session per ` +
     `evaluation on top of each generator); ${conflicts} merge conflicts in ${attempts} merge attempts (the route ` +
     'table and the nav menu are shared by most features). The loop claims ' +
-    `${quick.claimedPassing} features of which ${quick.passing} work. The projection stretches harness work of one ` +
-    'lane that overlapped a model wait of another (an upper bound for lanes).'
+    `${quick.claimedPassing} features of which ${quick.passing} work. ${ceilingNote(result, quick, one)} The ` +
+    'projection stretches harness work of one lane that overlapped a model wait of another (an upper bound for lanes).'
+  );
+}
+
+/**
+ * The most 4 lanes could gain on this example's `depends_on` graph (roundsWithLanes), and what 4× the loop would
+ * then ask of a single lane.
+ */
+function ceilingNote(
+  result: OvernightResult,
+  quick: OvernightBuild,
+  one: OvernightBuild | undefined,
+): string {
+  const example = OVERNIGHT_EXAMPLES[result.example as OvernightExampleName];
+  if (!example) return '';
+  const rounds = roundsWithLanes(example.dependsOn, result.features, 4);
+  const longest = longestPath(example.dependsOn, result.features);
+  const gain = result.features / rounds;
+  const bound = `4 lanes need at least ${rounds} rounds of generator and evaluator where 1 lane does ${result.features} (the longest \`depends_on\` chain is ${longest})`;
+  if (!one) return `${bound}.`;
+  const best = (quick.projectedWallMs / one.projectedWallMs) * gain;
+  return (
+    `${bound}: even perfectly parallel, 4 lanes would finish ${gain.toFixed(2)}× sooner than 1 lane, ` +
+    `${best.toFixed(2)}× the loop; 4× the loop would need 1 lane within ${(gain / 4).toFixed(2)}× of the loop's time, ` +
+    `where it takes ${(one.projectedWallMs / quick.projectedWallMs).toFixed(2)}×.`
   );
 }
 
@@ -236,7 +269,7 @@ export function overnightTargetRows(result: OvernightResult | undefined, prefix 
         '4 lanes finish ≥ 4× sooner than the quickstart-style loop (projected to real turn times; issue 28)',
       measured: `${speedup.toFixed(2)}× (${minutes(four.projectedWallMs)} vs ${minutes(quick.projectedWallMs)}); 4 lanes' time: ${dominantPhases(four)}`,
       met: speedup >= 4,
-      ...(speedup >= 4 ? {} : { note: timeNote(result.example, four, quick, find(result, 'nightshift-1')) }),
+      ...(speedup >= 4 ? {} : { note: timeNote(result, four, quick, find(result, 'nightshift-1')) }),
     },
     {
       name: `${prefix}: dollars per passing feature`,

@@ -201,7 +201,11 @@ function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
     unreadablePaths: EVALUATOR_UNREADABLE_PATHS,
     featureListRules: { mayChangePasses: false, mayCreate: false },
     hooks: {
-      beforeTurn: asking.beforeTurn,
+      // The last verdict in, the session is over: the model's closing words would cost a request and change nothing.
+      beforeTurn: async (state) => {
+        const decision = (await asking.beforeTurn?.(state)) ?? {};
+        return collector.missing().length === 0 && !decision.end ? { ...decision, done: true } : decision;
+      },
       beforeStop: () => {
         const missing = asking.asked.question ? [] : collector.missing();
         return missing.length

@@ -53,13 +53,14 @@ export async function handleRateLimit(
   const backoff = rateLimitBackoffMs(result.retryAfterMs, streak);
   const resumeAt = new Date(orchestrator.now().getTime() + backoff).toISOString();
   await orchestrator.redis.set(key(orchestrator.prefix, run.id), JSON.stringify({ streak, resumeAt }));
+  log.warn({ runId: run.id, backoff, streak }, 'rate limited: pausing the queue and the run');
+  // The queue rests first: whoever sees the run paused (the dashboard, a test) also finds the queue resting.
+  await deps.rateLimitQueue(backoff);
   const current = await orchestrator.store.getRun(run.id);
   await changeStatus(orchestrator, current, 'paused', {
     reason: 'rate-limited',
     detail: `provider rate limit (${streak} in a row); resumes at ${resumeAt}`,
   });
-  log.warn({ runId: run.id, backoff, streak }, 'rate limited: pausing the run and the queue');
-  await deps.rateLimitQueue(backoff);
 }
 
 /** Forgets the back-off after a session that was not rate-limited. */

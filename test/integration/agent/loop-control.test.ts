@@ -85,6 +85,23 @@ describe('hooks', () => {
     );
     expect(result).toMatchObject({ outcome: 'ended_by_hook', reason: 'budget of $1.00 reached', steps: 2 });
   });
+
+  it('completes without another request when beforeTurn says the work is done, unless beforeStop disagrees', async () => {
+    server.setPolicy(() => ({ toolCalls: [{ name: 'read', arguments: { path: `.` } }] }));
+    let turns = 0;
+    let stops = 0;
+    const result = await runAgent(
+      options({
+        hooks: {
+          beforeTurn: () => (++turns > 2 ? { done: true } : {}),
+          // The first "done" is refused with a note: the loop goes on to ask the model.
+          beforeStop: () => (++stops === 1 ? { stop: false, message: 'one more look' } : { stop: true }),
+        },
+      }),
+    );
+    expect(result).toMatchObject({ outcome: 'completed', steps: 3 });
+    expect(stops).toBe(2);
+  });
 });
 
 describe('limits and loop detection', () => {

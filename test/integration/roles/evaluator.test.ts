@@ -113,6 +113,7 @@ describe('evaluator', { timeout: 180_000 }, () => {
   it('catches a planted bug, the next generator fixes it from the feedback, and the evaluator then passes it', async () => {
     const { workspace, dataDir } = await todoWorkspace();
     server.setPolicy(countingEvaluator);
+    const requestsBefore = server.requests.length;
     const first = await runSession(server, {
       role: 'evaluator',
       workspace,
@@ -123,6 +124,8 @@ describe('evaluator', { timeout: 180_000 }, () => {
     });
     expect(first.outcome).toBe('completed');
     expect(first.verdicts.map((verdict) => verdict.verdict)).toEqual(['fail']);
+    // Five replies up to the verdict; once the last verdict is in, no request for the model's closing words.
+    expect(server.requests.length - requestsBefore).toBe(5);
     const feedback = fs.readFileSync(path.join(workspace, '.nightshift/feedback/F-001.md'), 'utf8');
     expect(feedback).toContain('The page says "1 item left"');
     expect(feedback).toContain('2 items left');
