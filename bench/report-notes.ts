@@ -48,23 +48,32 @@ there). Three seeds (29, 7, 2026), summed:
 
 /** What the 12-feature meal-planner nights showed beyond their figures (read from their runs, 2026-12-03). */
 export const MEAL_PLANNER_NIGHT_NOTES = `What the 12-feature meal-planner nights (2026-12-03, quiet machine, 2 cores) showed
-beyond the table (measured at 10×; a first pair of nights at 100×, load 2–8, for comparison):
+beyond the table (measured at 10×; the same night three times as the evaluator's turns came down):
 
-- **A false pass, found and fixed**: before the recorded checks pinned the page they end on, the 1-lane night at
-  100× ended 11 of 12 working with 12 claimed. F-008's generator planted the regression of F-006 (log in lands on
-  the home page instead of the page asked for); F-006's recorded check expected the quoted text "My recipes",
-  which the home page's menu also shows, so it stayed green through every sweep. The recorder now also keeps the
-  heading of a quoted text's exact name and the URL path the evidence names (\`checks/recorder-place.ts\`): the
-  nights since catch the regression with the recorded check and end 12 of 12.
-- **Where the money goes**: 361 model requests at 1 lane, 337 at 4, against the loop's 90: an evaluator drives the
-  browser one action a turn (a sign-up is six), so every evaluation costs more turns than the generator's work,
-  and the simulated evaluator's 3 false fails each cost another generator and evaluator round. Cached prefixes keep
-  the dollars at 1.7× the loop's for 3.7× the requests. What would move it: evaluations that replay a feature's
-  recorded check instead of a model where its code did not change, and a cheaper evaluator model.
-- **Compression hides what lanes gain**: at 100× a turn is ~0.08 s while an app start, a browser check or a merge
-  takes seconds uncompressed, so the lanes' model waits rarely coincided (1.24 requests in flight on average while
-  any was) and the projection added them almost end to end: 4 lanes 69.5 min against 1 lane's 89.9 (1.29×). At 10×
-  the same night gives 50.3 min against 86.2 (1.71×); a real night overlaps more still, so the 4-lane figure is an
-  upper bound. The 12 features' longest \`depends_on\` path is 5 (sign-up, my-recipes, new-recipe, recipe-page,
-  edit-recipe), so 4 lanes need at least 5 rounds of generator and evaluator where 1 lane does 12.
+| 10×, 12 features | 4 lanes, projected | 1 lane | requests (4 lanes / 1 lane) | $ per working feature (4 lanes) |
+|---|---|---|---|---|
+| one browser action a reply, a closing reply after the verdicts | 50.3 min | 86.2 min | 337 / 361 | $0.144 |
+| a form's fields and its button in one reply | 42.8 min | 63.4 min | 234 / 248 | $0.132 |
+| and no request after the last verdict (this table's figures) | 39.2 min | 63.3 min | 219 / 230 | $0.124 |
+
+- **Where the money goes**: model turns. The evaluator sessions were the dearer half: 7.6 turns a session at 4 lanes
+  when the simulated evaluator sent one browser action a reply (a sign-up took five) and closed with a reply after
+  its verdicts. Now it sends a form's fields and its button in one reply, as models do when the refs are on one
+  snapshot (the evaluator prompt says it may), and the harness ends an evaluator session once its last verdict is
+  in: 5.9–6.9 turns a session, 35 % fewer requests than the first night. The generators' 3.6–4.1 turns are about
+  the loop's 5.3 a session less its self-check; the 3 false fails each still cost a generator and an evaluator.
+- **What the target asks**: 4 lanes need at least 5 rounds of generator and evaluator for these 12 features (the
+  longest \`depends_on\` chain: sign-up, my recipes, new recipe, recipe page, edit recipe), so lanes can at best
+  make the night 2.4× shorter than 1 lane; 4× the loop then needs 1 lane within 0.6× of the loop's time, and
+  nightshift does a feature as a generator and an independent evaluator where the loop has one session. On all 50
+  features the graph allows 3.6× at 4 lanes (14 rounds), so the target would still need 1 lane within 0.9× of
+  the loop: an evaluation that costs next to no model turns. 0.52× is where the 12-feature night stands.
+- **A false pass, found and fixed** (earlier the same day): before the recorded checks pinned the page they end
+  on, the 1-lane night ended 11 of 12 working with 12 claimed: F-006's check expected the text "My recipes",
+  which the home page's menu also shows, so F-008's planted regression of F-006 stayed green. The recorder now
+  also keeps the heading named exactly as a quoted text and the URL path the evidence names
+  (\`checks/recorder-place.ts\`); every night since catches that regression with the recorded check.
+- **Compression**: at 100× a turn is ~0.08 s while an app start or a merge takes seconds uncompressed, so the lanes'
+  model waits rarely coincide and the projection adds them almost end to end (4 lanes 69.5 min against 1 lane's
+  89.9 at 100×, before the changes above); 10× is the figure to compare, and a real night overlaps more still.
 `;

@@ -87,7 +87,9 @@ the scripted server, and one seed makes the run reproducible. Defaults, and why 
   unneeded feature's line dropped from the shared registry: only a sweep finds it), 429/529 burst 2 % of all
   sessions (3 in a row, one more than the in-session retries).
 - **Evaluator**: the grounding family's honest wording styles, one per session by seed; a false fail on 3 % of
-  passes (a sceptical evaluator misreading a page) — never a false pass.
+  passes (a sceptical evaluator misreading a page) — never a false pass. Like Claude and GPT with refs from one
+  snapshot, it sends a form's fields and its button in one reply (a sign-up: the page, then one reply), and one
+  action a reply otherwise.
 
 ## The overnight method
 

@@ -181,6 +181,63 @@ describe('the meal-planner check interpreter', () => {
     expect(verdict.issues[0]).toMatch(/dialogs seen: none/);
   });
 
+  it("sends a form's fields and its button in one reply, and one action a reply when an element is not on the page", () => {
+    const FORM = page(
+      'http://app.test/recipes/new',
+      [
+        '- heading "New recipe" [ref=e1]',
+        '- textbox "Title" [ref=e2]',
+        '- textbox "Minutes" [ref=e3]',
+        '- button "Save recipe" [ref=e4]',
+      ].join('\n'),
+    );
+    const replies: string[][] = [];
+    const answer = (): CallResult => ok(FORM);
+    const io: ScriptIO = {
+      ...cannedIo(answer).io,
+      act: (batch) => {
+        replies.push(
+          batch.map((call) =>
+            `${call.name} ${String((call.arguments as { ref?: string }).ref ?? '')}`.trim(),
+          ),
+        );
+        return batch.map(answer);
+      },
+      call: (name, args) => {
+        replies.push([`${name} ${String(args.ref ?? '')}`.trim()]);
+        return answer();
+      },
+    };
+    const fill = (name: string, text: string) => ({ fill: { role: 'textbox', name }, text });
+    const verdict = runMealPlannerCheck(
+      io,
+      'http://app.test/',
+      'F-006',
+      feature([
+        {
+          do: [
+            { goto: '/recipes/new' },
+            fill('Title', 'Soup {tag}'),
+            fill('Minutes', '20'),
+            { click: { role: 'button', name: 'Save recipe' } },
+          ],
+          expect: [{ see: 'New recipe' }],
+        },
+        // "Notes" is not on the snapshot: no form can be planned, each action goes alone (and fails there).
+        { do: [fill('Title', 'Stew'), fill('Notes', 'x')] },
+      ]),
+      'k1',
+    );
+    expect(replies).toEqual([
+      ['browser_navigate'],
+      ['browser_type e2', 'browser_type e3', 'browser_click e4'],
+      ['browser_type e2'],
+    ]);
+    expect(verdict.steps[0]?.evidence).toContain('Typed "Soup k1" into the textbox "Title". Typed "20"');
+    expect(verdict.steps[0]?.evidence).toContain('Clicked the button "Save recipe".');
+    expect(verdict.issues[0]).toMatch(/no textbox "Notes"/);
+  });
+
   it('unquotes the YAML keys of element lines only', () => {
     expect(unquoteYamlKeys("  - 'link \"A: b\" [ref=e1]':\n  - text: 'x: y'")).toBe(
       '  - link "A: b" [ref=e1]:\n  - text: \'x: y\'',
