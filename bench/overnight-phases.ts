@@ -195,7 +195,7 @@ function figuresByRole(sessions: readonly SessionRecord[]): OvernightBuild['byRo
     byRole[session.role] = {
       sessions: figures.sessions + 1,
       turns: figures.turns + (session.steps ?? 0),
-      costUsd: figures.costUsd + sonnetDollars(addUsage(NO_USAGE, session.usage)),
+      costUsd: figures.costUsd + (session.usage ? sonnetDollars(session.usage) : 0),
     };
   }
   return byRole;
