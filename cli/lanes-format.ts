@@ -1,5 +1,11 @@
 /** The lanes of a run in the terminal: the progress line's `lanes:` part and the `status` rows (pure). */
-import { type LaneStepView, laneMergeText, laneStepLabel } from '../orchestrator/lanes/lane-labels.js';
+import {
+  type LaneStepView,
+  laneMergeText,
+  laneStepLabel,
+  lanesBusyText,
+  shownLaneNumbers,
+} from '../orchestrator/lanes/lane-labels.js';
 import type { LanesView } from '../orchestrator/lanes/lane-view.js';
 import { elapsedMs, formatDuration } from './output.js';
 
@@ -54,10 +60,10 @@ export function formatLaneRows(lanes: LanesView, now: Date): Array<[string, stri
     ? `, waiting: ${lanes.waiting.map((n) => `lane ${n}`).join(', ')}`
     : '';
   const rows: Array<[string, string]> = [
-    ['lanes', `${lanes.lanes.length} of ${lanes.configured} busy · merge queue ${queue}${waiting}`],
+    ['lanes', `${lanesBusyText(lanes.configured, lanes.lanes)} · merge queue ${queue}${waiting}`],
   ];
   const busy = new Map(lanes.lanes.map((lane) => [lane.lane, lane]));
-  for (let number = 1; number <= lanes.configured; number++) {
+  for (const number of shownLaneNumbers(lanes.configured, [...busy.keys()])) {
     const lane = busy.get(number);
     if (!lane) {
       rows.push([`lane ${number}`, 'free']);

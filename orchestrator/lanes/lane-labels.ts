@@ -68,3 +68,22 @@ export function laneMergeText(merge: LaneMergeLine): string {
       return `${who}: merge error: ${merge.detail || 'unknown'} (the merge queue tries again)`;
   }
 }
+
+/**
+ * The lane numbers a view lists (pure): 1…`configured`, free or not, then any higher lane in use (a lane whose
+ * feature waits for the merge queue frees its place, so up to 2N lanes hold features).
+ */
+export function shownLaneNumbers(configured: number, inUse: readonly number[]): number[] {
+  const extra = inUse.filter((lane) => lane > configured).sort((a, b) => a - b);
+  return [...Array.from({ length: configured }, (_, index) => index + 1), ...extra];
+}
+
+/** `3 of 4 busy`, and `· 2 waiting to merge` when lanes wait for the merge queue (pure). */
+export function lanesBusyText(
+  configured: number,
+  lanes: ReadonlyArray<{ step: { kind: LaneStepView['kind'] } }>,
+): string {
+  const queued = lanes.filter((lane) => lane.step.kind === 'waiting-merge' || lane.step.kind === 'merging');
+  const busy = `${lanes.length - queued.length} of ${configured} busy`;
+  return queued.length > 0 ? `${busy} · ${queued.length} waiting to merge` : busy;
+}

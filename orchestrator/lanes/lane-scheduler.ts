@@ -33,6 +33,11 @@ export const LaneAction = z.discriminatedUnion('kind', [
 ]);
 export type LaneAction = z.infer<typeof LaneAction>;
 
+/**
+ * Lane numbers per configured lane: N lanes at work and up to N more whose features wait for the merge queue.
+ */
+export const LANE_NUMBERS_PER_LANE = 2;
+
 /** One action for one slot: `slot` 0 is the run's own, 1…N a lane (`assign`: the lane takes a new feature). */
 export interface SlotAction {
   slot: number;
@@ -89,22 +94,20 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
       if (main.kind === 'merge') for (const { lane } of main.lanes) merging.add(lane);
     }
   }
-  for (const lane of [...run.lanes].sort((a, b) => a.lane - b.lane)) {
-    const feature = byId.get(lane.featureId);
-    if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) continue;
-    if (feature.passes || feature.blocked || feature.mergePending || waiting.has(feature.id)) continue;
-    if (awaitsMerge(lane)) continue;
-    actions.push({
-      slot: lane.lane,
-      action: evaluatesAfterAnswer(run, feature)
-        ? { kind: 'evaluate', featureId: feature.id }
-        : laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
-    });
-  }
+  const limit = run.config.lanes;
+  const toBeMerged = (lane: LaneRecord) =>
+    byId.get(lane.featureId)?.mergePending === true || awaitsMerge(lane);
+  const followUps = laneFollowUps(state, byId, { busy, merging, waiting, toBeMerged });
+  actions.push(...followUps);
+  const sessions =
+    run.lanes.filter((lane) => busy.has(lane.lane) && !toBeMerged(lane)).length + followUps.length;
+  // A lane whose feature waits for the merge queue does not hold a place: another lane starts the next feature
+  // meanwhile (pipelining), up to `lanes` more waiting (lane numbers 1…2N), so the queue paces no lane.
   const used = new Set(run.lanes.map((lane) => lane.lane));
-  const free = Array.from({ length: run.config.lanes }, (_, index) => index + 1).filter(
-    (lane) => !used.has(lane) && !busy.has(lane),
-  );
+  const holding = run.lanes.filter((lane) => !toBeMerged(lane)).length;
+  const free = Array.from({ length: LANE_NUMBERS_PER_LANE * limit }, (_, index) => index + 1)
+    .filter((lane) => !used.has(lane) && !busy.has(lane))
+    .slice(0, Math.max(0, Math.min(limit - holding, limit - sessions)));
   const workable = pending.filter((feature) => !waiting.has(feature.id));
   const ready = workable.filter((feature) => !held.has(feature.id) && dependenciesMet(feature, byId));
   // Nothing can start and nothing is in flight (a dependency cycle): take the first open feature anyway.
@@ -120,6 +123,50 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   }
   const waitingRun = actions.length === 0 && busy.size === 0 ? waitForAnswers(run, now) : undefined;
   return waitingRun ? { kind: 'run', action: waitingRun } : { kind: 'work', actions };
+}
+
+/**
+ * The next step of every lane that holds a feature and is free, in lane order. Lanes the merge queue sent back can
+ * make more than `lanes` hold a feature: sessions stay within `lanes`, the sent-back lanes (older features) first.
+ */
+function laneFollowUps(
+  state: RunState,
+  byId: ReadonlyMap<string, FeatureState>,
+  slots: {
+    busy: ReadonlySet<number>;
+    merging: ReadonlySet<number>;
+    waiting: ReadonlySet<string>;
+    toBeMerged: (lane: LaneRecord) => boolean;
+  },
+): SlotAction[] {
+  const { run } = state;
+  const { busy, merging, waiting, toBeMerged } = slots;
+  const inSession = run.lanes.filter((lane) => busy.has(lane.lane) && !toBeMerged(lane)).length;
+  const due = run.lanes.filter((lane) => {
+    const feature = byId.get(lane.featureId);
+    if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) return false;
+    if (feature.passes || feature.blocked || feature.mergePending || waiting.has(feature.id)) return false;
+    return !awaitsMerge(lane);
+  });
+  const sentBack = (lane: LaneRecord) => (lane.last?.role === 'merge' ? 0 : 1);
+  const chosen = new Set(
+    [...due]
+      .sort((a, b) => sentBack(a) - sentBack(b) || a.lane - b.lane)
+      .slice(0, Math.max(0, run.config.lanes - inSession))
+      .map((lane) => lane.lane),
+  );
+  return due
+    .filter((lane) => chosen.has(lane.lane))
+    .sort((a, b) => a.lane - b.lane)
+    .map((lane) => {
+      const feature = byId.get(lane.featureId) as FeatureState;
+      return {
+        slot: lane.lane,
+        action: evaluatesAfterAnswer(run, feature)
+          ? { kind: 'evaluate', featureId: feature.id }
+          : laneFollowUp(lane, feature, run.config.budgets.maxGeneratorSessionsPerAttempt),
+      };
+    });
 }
 
 function runLevelAction(

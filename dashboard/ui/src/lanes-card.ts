@@ -2,7 +2,12 @@
 // flight, queued, waiting for the merge queue, merging) and its last merge — and the merge queue. Refreshed with
 // the run (every event schedules a refresh).
 
-import { laneMergeText, laneStepLabel } from '../../../orchestrator/lanes/lane-labels.js';
+import {
+  laneMergeText,
+  laneStepLabel,
+  lanesBusyText,
+  shownLaneNumbers,
+} from '../../../orchestrator/lanes/lane-labels.js';
 import type { LaneActivity, LanesView } from '../../api-types.js';
 import { el, replaceChildren } from './dom.js';
 import { time } from './format.js';
@@ -23,13 +28,13 @@ export function createLanesCard(): LanesCard {
       element.hidden = lanes === null;
       if (!lanes) return;
       const busy = new Map(lanes.lanes.map((lane) => [lane.lane, lane]));
-      const rows = Array.from({ length: lanes.configured }, (_, index) => {
-        const lane = busy.get(index + 1);
-        return lane ? laneRow(lane) : freeRow(index + 1);
+      const rows = shownLaneNumbers(lanes.configured, [...busy.keys()]).map((number) => {
+        const lane = busy.get(number);
+        return lane ? laneRow(lane) : freeRow(number);
       });
       replaceChildren(
         element,
-        el('h2', null, `Lanes · ${lanes.lanes.length} of ${lanes.configured} busy`),
+        el('h2', null, `Lanes · ${lanesBusyText(lanes.configured, lanes.lanes)}`),
         el('ul', { class: 'lane-list' }, ...rows),
         mergeQueueLine(lanes),
       );

@@ -103,7 +103,8 @@ function laneCell(session: SessionRecord, lanes: number): HTMLElement {
   const track = el(
     'span',
     { class: 'lane-track', 'aria-hidden': 'true' },
-    ...Array.from({ length: lanes }, (_, index) =>
+    // A pipelined lane (its predecessor waiting for the merge queue) may be numbered above `lanes`.
+    ...Array.from({ length: Math.max(lanes, session.lane ?? 0) }, (_, index) =>
       el('span', { class: index + 1 === session.lane ? 'lane-mark on' : 'lane-mark' }),
     ),
   );

@@ -195,7 +195,7 @@ describe('status of a run in lanes', () => {
 
   it('has a lanes section: the merge queue, each lane (free ones too), the last merge', () => {
     const text = formatRunStatus(details);
-    expect(text).toMatch(/lanes\s+3 of 4 busy · merge queue merging lane 3 \(F-002\)\n/);
+    expect(text).toMatch(/lanes\s+2 of 4 busy · 1 waiting to merge · merge queue merging lane 3 \(F-002\)\n/);
     expect(text).toMatch(
       /lane 1\s+F-003 generator \(session 12, running for 2m 00s, worker w1\) · nightshift\/r-test\/lane-1-F-001\n/,
     );
@@ -205,6 +205,22 @@ describe('status of a run in lanes', () => {
     expect(text).toMatch(/lane 4\s+free\n/);
     expect(text).toMatch(/last merge\s+lane 3 · F-002: conflict in src\/app\.ts — back to a generator/);
     expect(text).toMatch(/next\s+each busy lane goes on with its feature/);
+  });
+
+  it('lists a lane above the configured ones whose feature waits for the merge queue (pipelined lanes)', () => {
+    const waitingLane = {
+      ...busyLane(6),
+      featureId: 'F-009',
+      description: '',
+      step: { kind: 'waiting-merge' as const },
+      lastMerge: null,
+    };
+    const view = { ...lanesView, lanes: [...lanesView.lanes, waitingLane], waiting: [6] };
+    const text = formatRunStatus({ ...details, lanes: view });
+    expect(text).toMatch(
+      /lanes\s+2 of 4 busy · 2 waiting to merge · merge queue merging lane 3 \(F-002\), waiting: lane 6\n/,
+    );
+    expect(text).toMatch(/lane 4\s+free\nlane 6\s+F-009 waiting to merge/);
   });
 
   it('lists the lanes in --json (null for a serial run), keeping every other field', () => {

@@ -156,6 +156,50 @@ describe('nextLaneActions (pure)', () => {
     ]);
   });
 
+  it('a lane waiting for the merge queue frees its place: the next features start on lanes N+1…2N meanwhile', () => {
+    const features = [
+      featureState(1, { mergePending: true }),
+      featureState(2, { mergePending: true }),
+      featureState(3),
+      featureState(4),
+      featureState(5),
+    ];
+    const state = makeState(features, { config: { lanes: 2 }, lanes: [lane(1, 'F-001'), lane(2, 'F-002')] });
+    // The merge queue busy with both: two lanes work on F-003 and F-004, F-005 waits for a place.
+    expect(actions(nextLaneActions(state, T0, new Set([MAIN_SLOT, 1, 2])))).toEqual([
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' }, assign: true },
+      { slot: 4, action: { kind: 'generate', featureId: 'F-004' }, assign: true },
+    ]);
+    // Every lane number taken (2 at work, 2 waiting): nothing more starts until a merge frees one.
+    const full = makeState(
+      features.map((feature, index) => (index < 4 ? { ...feature, mergePending: true } : feature)),
+      {
+        config: { lanes: 2 },
+        lanes: [lane(1, 'F-001'), lane(2, 'F-002'), lane(3, 'F-003'), lane(4, 'F-004')],
+      },
+    );
+    expect(actions(nextLaneActions(full, T0, new Set([MAIN_SLOT])))).toEqual([]);
+  });
+
+  it('lanes the merge queue sent back never make more than N sessions at once', () => {
+    const features = [
+      featureState(1, { generatorSessions: 1 }),
+      featureState(2, { generatorSessions: 1 }),
+      featureState(3, { lastVerdict: 'pass' }),
+      featureState(4),
+    ];
+    const sentBack = { last: { seq: 7, role: 'merge' as const, outcome: 'rejected' }, mergeSetbacks: 1 };
+    const state = makeState(features, {
+      config: { lanes: 2 },
+      lanes: [lane(1, 'F-001'), lane(2, 'F-002'), lane(3, 'F-003', sentBack)],
+    });
+    // Lanes 1 and 2 in a session: lane 3 waits for one of them to end; F-004 gets no lane (3 hold a feature).
+    expect(actions(nextLaneActions(state, T0, new Set([1, 2])))).toEqual([]);
+    expect(actions(nextLaneActions(state, T0, new Set([1])))).toEqual([
+      { slot: 3, action: { kind: 'generate', featureId: 'F-003' } },
+    ]);
+  });
+
   it('finishes only once no lane holds a feature and nothing is in flight; initializes alone', () => {
     const passing = [
       featureState(1, { passes: true, lastCheckedSeq: 9 }),
@@ -211,6 +255,8 @@ describe('nextLaneActions (pure)', () => {
         }
         const slots = plan.actions.map((a) => a.slot);
         expect(new Set(slots).size).toBe(slots.length);
+        expect(slots.filter((slot) => slot !== MAIN_SLOT).length).toBeLessThanOrEqual(4);
+        expect(Math.max(0, ...slots)).toBeLessThanOrEqual(8);
         state = simulate(state, plan.actions, () => ++seq, next);
         if (step === 499) throw new Error(`seed ${seed} did not finish`);
       }
