@@ -38,6 +38,8 @@ export const LanesRun = z.object({
   modelRequests: z.number().int(),
   /** Merges whose conflicts the harness resolved by rule (issue 29; 0 in results recorded before). */
   mechanical: z.number().int().default(0),
+  /** Merge-queue steps (trains) that took those merges: merges ÷ steps is the mean train (absent before 2026-12-03). */
+  mergeSteps: z.number().int().optional(),
   /** Features blocked because their lane kept conflicting with the run branch. */
   blockedByConflicts: z.number().int().default(0),
   /**
@@ -159,7 +161,13 @@ function sessionFigures(
   ended: RunRecord | undefined,
 ): Pick<
   LanesRun,
-  'wallMs' | 'sessions' | 'peakConcurrentSessions' | 'merges' | 'mechanical' | 'blockedByConflicts'
+  | 'wallMs'
+  | 'sessions'
+  | 'peakConcurrentSessions'
+  | 'merges'
+  | 'mergeSteps'
+  | 'mechanical'
+  | 'blockedByConflicts'
 > {
   const merges = { merged: 0, conflict: 0, rejected: 0, error: 0 };
   let mechanical = 0;
@@ -182,6 +190,7 @@ function sessionFigures(
         .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt as string)] as const),
     ),
     merges,
+    mergeSteps: new Set(events.flatMap((event) => (event.type === 'lane.merge' ? [event.seq] : []))).size,
     mechanical,
     blockedByConflicts,
   };
@@ -228,10 +237,15 @@ function writeDebugLines(
   debug: string,
 ): void {
   const t0 = Math.min(...sessions.map((session) => Date.parse(session.startedAt)));
-  for (const session of [...sessions].sort((a, b) => a.seq - b.seq))
+  const seconds = (ms: number) => (ms / 1000).toFixed(1);
+  for (const session of [...sessions].sort((a, b) => a.seq - b.seq)) {
+    // Where the session's time went (the overnight bench's phases, of this session alone).
+    const own = nightshiftPhases({ sessions: [session], events: [], compression: 1 }, [0, 0]);
+    const agent = nightshiftPhases({ sessions: [session], events: [...events], compression: 1 }, [0, 0]);
     process.stderr.write(
-      `#${session.seq} lane ${session.lane ?? '-'} ${session.role} ${session.featureIds.join(',')} start +${((Date.parse(session.startedAt) - t0) / 1000).toFixed(1)} s, ${((session.durationMs ?? 0) / 1000).toFixed(1)} s\n`,
+      `#${session.seq} lane ${session.lane ?? '-'} ${session.role} ${session.featureIds.join(',')} start +${seconds(Date.parse(session.startedAt) - t0)} s, ${seconds(session.durationMs ?? 0)} s (${session.steps ?? 0} turns; model ${seconds(agent.modelWait)}, tools ${seconds(agent.toolsBash)}, browser ${seconds(agent.evaluationBrowser)}, app start ${seconds(agent.appStart)}, git/handoff ${seconds(agent.gitHandoff)}; all ${seconds(own.gitHandoff + own.appStart)})\n`,
     );
+  }
   for (const event of events) {
     if (event.type === 'lane.merge')
       process.stderr.write(
@@ -303,7 +317,7 @@ export function lanesSection(result: LanesResult | undefined, load: string): str
   if (!result) return '';
   const rows = result.runs.map(
     (run) =>
-      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
+      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error}${run.mergeSteps ? ` in ${run.mergeSteps} steps` : ''} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
   );
   return [
     '## Parallel lanes',
