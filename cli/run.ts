@@ -136,7 +136,7 @@ function addLimitOptions(command: Command): void {
     )
     .option(
       '--lanes <n>',
-      `features in flight at once, each on its own branch, merged one at a time (1–${MAX_LANES}; default: ${DEFAULTS.lanes}, or run.lanes)`,
+      `features worked on at once, each on its own branch, merged one train at a time; a passed one waits to merge without holding a lane (1–${MAX_LANES}; default: ${DEFAULTS.lanes}, or run.lanes)`,
       intInRange('--lanes', 1, MAX_LANES, 2),
     );
 }

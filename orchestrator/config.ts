@@ -235,7 +235,7 @@ export interface RunOverrides {
   allowHosts?: string[];
   /** `--app-ready-timeout 180s`: how long the app may take to answer after init.sh starts (ms). */
   appReadyTimeoutMs?: number;
-  /** `--lanes N`: features in flight at once. */
+  /** `--lanes N`: features worked on at once (and sessions at once); up to N more may wait for the merge queue. */
   lanes?: number;
   /** `--webhook URL` / `--slack-webhook URL`: added to `notifications.webhooks` of this run. */
   webhooks?: Array<{ url: string; format: 'json' | 'slack' }>;

@@ -110,7 +110,7 @@ function choicePanel(inputs: ChoiceInputs, notes: HTMLElement[]): HTMLElement {
       inputs.budget,
       'the whole run pauses when it has cost this much; "none" for no cap',
     ),
-    field('Lanes', inputs.lanes, 'features in flight at once; 1 builds one at a time'),
+    field('Lanes', inputs.lanes, 'features worked on at once; 1 builds one at a time'),
     field('Workspace', inputs.workspace, "an absolute directory on the dashboard's machine, new or empty"),
     ...notes,
   );
