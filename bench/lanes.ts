@@ -292,18 +292,32 @@ export function lanesTargetRow(
       ...(met
         ? {}
         : {
-            note:
-              'A lane holds its feature until the merge queue has merged it, and the merge queue is serial: each step ' +
-              "merges, starts the app on the merged head and replays the checks the merge can affect (the lane's own " +
-              'among them), about 4 s a merge on this 2-core machine at load 10, so 24 merges take most of the 4-lane ' +
-              "run whatever the lanes do (the 'Lanes at 200 features' section: some feature waited for or was in " +
-              'the queue 48 % of the 24-feature run, 65 % at 200). The 4-lane build used 110 s of CPU (55 s over ' +
-              'the 2 cores) in 131 s: the bound is the serial queue, not the cores. At 8 lanes the queue holds them ' +
-              'back the same. Would move it: a merge step that does not start the app when the merged tree is the ' +
-              'one the evaluator checked, and more lanes in each train (one app start for several merges).',
+            note: lanesMissNote(result),
           }),
     },
   ];
+}
+
+/** Why 4 lanes fall short of 3× (the figures of this result, the profile of 2026-12-03 in words). */
+function lanesMissNote(result: LanesResult): string {
+  const four = result.runs.find((run) => run.lanes === 4);
+  const trains =
+    four?.mergeSteps && four.mergeSteps > 0
+      ? ` (${four.merges.merged} merges in ${four.mergeSteps} trains)`
+      : '';
+  const cpu = four
+    ? ` The 4-lane build used ${cpuCell(four)} of CPU in ${Math.round(four.wallMs / 1000)} s.`
+    : '';
+  return (
+    'A lane no longer waits for the merge queue: its passed feature frees its place and the next feature starts ' +
+    `meanwhile (pipelining, 2026-12-03; before it 4 lanes were 1.82× and 8 lanes 1.89×), and the queue merges what waits in trains${trains}. ` +
+    'What holds it now is the harness work of each session on 2 cores: at 4 lanes an evaluator session took ' +
+    "6.5–12.6 s for its 3 s of model wait (app start 1–4 s, browser actions and the pass gate's replay on a fresh " +
+    'app 2–7 s) where it takes 4.2–5.5 s at 1 lane, and a generator 3.7–6.4 s where it takes 3.3–3.6 s ' +
+    `(NSBENCH_DEBUG's per-session lines, 2026-12-03).${cpu} ` +
+    "Would move it: more cores (the sessions' harness work is what queues), less CPU per evaluation (its app " +
+    "started twice: once for the model, once fresh for the gate's replay)."
+  );
 }
 
 /** A build's worker CPU and that CPU spread over the machine's cores: the least wall time it could have taken. */
