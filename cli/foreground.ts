@@ -4,6 +4,7 @@
  */
 import { logFile } from '../core/log.js';
 import { pauseRun } from '../orchestrator/controls.js';
+import { usesLanes } from '../orchestrator/lanes/lanes.js';
 import type { RunRecord } from '../orchestrator/run/index.js';
 import type { OpenCliContext, ResolvedDeps } from './context.js';
 import { followRun } from './follow.js';
@@ -68,8 +69,10 @@ export async function detachOrFollow(
   const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
   const log = logFile();
   resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
-  // The in-process worker runs every lane of the run at once (a run in lanes also takes other workers' slots).
-  const slots = Math.max(context.config.worker.concurrency, run.config.lanes);
+  // The in-process worker runs every lane of the run at once (a run in lanes also takes other workers' slots), and
+  // the merge queue beside them: lanes keep working while their passed features wait to merge.
+  const lanesSlots = usesLanes(run.config) ? run.config.lanes + 1 : run.config.lanes;
+  const slots = Math.max(context.config.worker.concurrency, lanesSlots);
   const worker = await startCliWorker(context, resolved.env, slots);
   const stop = new AbortController();
   let interrupted = false;

@@ -180,7 +180,8 @@ function plannerStep(state: RunState, running: readonly SessionRecord[], now: Da
     const busy = new Set(running.map((session) => session.lane ?? 0));
     const schedule = nextLaneActions(state, now, busy);
     if (schedule.kind === 'run') return describeNextAction(schedule.action);
-    if (schedule.actions.length === 0) return 'every lane is busy: the next step comes when a session ends';
+    if (schedule.actions.length === 0)
+      return 'nothing can start now: the next step comes when a session or a merge ends';
     return schedule.actions
       .map(({ slot, action }) => `${slot === 0 ? 'run' : `lane ${slot}`}: ${describeNextAction(action)}`)
       .join('; ');

@@ -54,7 +54,7 @@ export async function advanceLanes(
   return last;
 }
 
-/** Slots (0 = the run's, 1…N lanes) whose latest job is still waiting or running. */
+/** Slots (0 = the run's, 1…2N lanes) whose latest job is still waiting or running. */
 async function busySlots(
   orchestrator: Orchestrator,
   run: RunRecord,

@@ -12,7 +12,7 @@ import {
 import type { NextAction } from '../scheduler.js';
 import type { LaneRecord } from './lanes.js';
 
-/** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…N. */
+/** The run's own slot (initializer, sweeps, the merge queue); lanes are 1…2N (N at work, up to N waiting to merge). */
 export const MAIN_SLOT = 0;
 
 /** A step of a run in lanes mode: a session action, or a merge of a lane's passed feature into the run branch. */
@@ -38,7 +38,7 @@ export type LaneAction = z.infer<typeof LaneAction>;
  */
 export const LANE_NUMBERS_PER_LANE = 2;
 
-/** One action for one slot: `slot` 0 is the run's own, 1…N a lane (`assign`: the lane takes a new feature). */
+/** One action for one slot: `slot` 0 is the run's own, 1…2N a lane (`assign`: the lane takes a new feature). */
 export interface SlotAction {
   slot: number;
   action: LaneAction;
@@ -148,7 +148,8 @@ function laneFollowUps(
     if (feature.passes || feature.blocked || feature.mergePending || waiting.has(feature.id)) return false;
     return !awaitsMerge(lane);
   });
-  const sentBack = (lane: LaneRecord) => (lane.last?.role === 'merge' ? 0 : 1);
+  // Sent back by the merge queue at least once: an older feature than any a lane took since.
+  const sentBack = (lane: LaneRecord) => (lane.mergeSetbacks > 0 ? 0 : 1);
   const chosen = new Set(
     [...due]
       .sort((a, b) => sentBack(a) - sentBack(b) || a.lane - b.lane)

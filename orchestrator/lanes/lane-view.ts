@@ -8,7 +8,7 @@ import type { RunEvent } from '../events.js';
 import { FeatureState, type RunRecord, SessionKind, SessionRecord } from '../run/run-state.js';
 import type { RunStore } from '../run/run-store.js';
 import type { LaneStepView } from './lane-labels.js';
-import { laneFollowUp } from './lane-scheduler.js';
+import { awaitsMerge, laneFollowUp } from './lane-scheduler.js';
 import { MergeResult } from './lane-store.js';
 import { LaneLastStep, type LaneRecord, usesLanes } from './lanes.js';
 
@@ -88,7 +88,7 @@ export function laneStep(
   session: SessionRecord | undefined,
 ): LaneStep {
   const ended = lane.last?.seq === lane.seq;
-  if (feature?.mergePending) {
+  if (feature?.mergePending || awaitsMerge(lane)) {
     return lane.seq === run.mainSeq && !ended
       ? { kind: 'merging', seq: lane.seq }
       : { kind: 'waiting-merge' };

@@ -1,7 +1,8 @@
 /**
- * Parallel lanes (config `lanes` > 1): up to N features of one run in flight at once, each on its own git branch
- * made from the run branch, worked by generator and evaluator sessions that may run on different workers, and
- * merged into the run branch one at a time by the merge queue (the run's own slot). See docs/lanes.md.
+ * Parallel lanes (config `lanes` > 1): up to N features of one run worked on at once (and up to N more waiting for
+ * the merge queue), each on its own git branch made from the run branch, worked by generator and evaluator sessions
+ * that may run on different workers, and merged into the run branch one train at a time by the merge queue (the
+ * run's own slot). See docs/lanes.md.
  */
 import { z } from 'zod';
 import { RoleName } from '../../roles/session-result.js';
@@ -33,7 +34,7 @@ export type LaneLastStep = z.infer<typeof LaneLastStep>;
 
 /** One lane of a run, as stored in the run record. */
 export const LaneRecord = z.object({
-  /** 1…`lanes`. */
+  /** 1…2×`lanes` (a lane whose feature waits to merge frees its place: lanes above N take the next features). */
   lane: z.number().int().positive(),
   featureId: z.string().min(1),
   /** The lane's branch on the workspace (or the remote): `nightshift/<run>/lane-<n>-<feature>`. */

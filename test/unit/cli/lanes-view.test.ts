@@ -48,6 +48,14 @@ describe('laneStep', () => {
     expect(laneStep(run, lane(2, 6), pending, undefined)).toEqual({ kind: 'waiting-merge' });
     const failed = lane(2, 9, { last: { seq: 9, role: 'merge', outcome: 'error' } });
     expect(laneStep(run, failed, pending, undefined)).toEqual({ kind: 'waiting-merge' });
+    // A lane whose generator resolved a conflict the queue sent back goes straight back to it: waiting, then merging.
+    const resolved = {
+      resolvingConflict: true,
+      last: { seq: 6, role: 'generator' as const, outcome: 'completed' },
+    };
+    const unresolved = featureState(2, { generatorSessions: 1 });
+    expect(laneStep(run, lane(2, 6, resolved), unresolved, undefined)).toEqual({ kind: 'waiting-merge' });
+    expect(laneStep(run, lane(2, 9, resolved), unresolved, undefined)).toEqual({ kind: 'merging', seq: 9 });
   });
 });
 
