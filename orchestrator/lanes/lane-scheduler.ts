@@ -97,10 +97,10 @@ export function nextLaneActions(state: RunState, now: Date, busy: ReadonlySet<nu
   const limit = run.config.lanes;
   const toBeMerged = (lane: LaneRecord) =>
     byId.get(lane.featureId)?.mergePending === true || awaitsMerge(lane);
-  const followUps = laneFollowUps(state, byId, { busy, merging, waiting, toBeMerged });
+  const inSession = run.lanes.filter((lane) => busy.has(lane.lane) && !toBeMerged(lane)).length;
+  const followUps = laneFollowUps(state, byId, { busy, merging, waiting, inSession });
   actions.push(...followUps);
-  const sessions =
-    run.lanes.filter((lane) => busy.has(lane.lane) && !toBeMerged(lane)).length + followUps.length;
+  const sessions = inSession + followUps.length;
   // A lane whose feature waits for the merge queue does not hold a place: another lane starts the next feature
   // meanwhile (pipelining), up to `lanes` more waiting (lane numbers 1…2N), so the queue paces no lane.
   const used = new Set(run.lanes.map((lane) => lane.lane));
@@ -136,12 +136,12 @@ function laneFollowUps(
     busy: ReadonlySet<number>;
     merging: ReadonlySet<number>;
     waiting: ReadonlySet<string>;
-    toBeMerged: (lane: LaneRecord) => boolean;
+    /** Lane sessions in flight now (lanes waiting to merge not counted). */
+    inSession: number;
   },
 ): SlotAction[] {
   const { run } = state;
-  const { busy, merging, waiting, toBeMerged } = slots;
-  const inSession = run.lanes.filter((lane) => busy.has(lane.lane) && !toBeMerged(lane)).length;
+  const { busy, merging, waiting, inSession } = slots;
   const due = run.lanes.filter((lane) => {
     const feature = byId.get(lane.featureId);
     if (busy.has(lane.lane) || merging.has(lane.lane) || !feature) return false;

@@ -235,17 +235,8 @@ describe('nextLaneActions (pure)', () => {
 
   it('a seeded simulation of 4 lanes always ends with every feature passing and never two jobs on one slot', () => {
     for (let seed = 1; seed <= 40; seed++) {
-      let random = seed;
-      const next = () => {
-        random = (random * 48_271) % 2_147_483_647;
-        return random / 2_147_483_647;
-      };
-      let state = makeState(
-        Array.from({ length: 9 }, (_, i) =>
-          featureState(i + 1, i > 0 && i % 3 === 0 ? { depends_on: ['F-001'] } : {}),
-        ),
-        { config: { lanes: 4 } },
-      );
+      const next = seededRandom(seed);
+      let state = simulatedRun(9, 3, 4);
       let seq = 0;
       for (let step = 0; step < 500; step++) {
         const plan = nextLaneActions(state, T0, new Set());
@@ -267,17 +258,8 @@ describe('nextLaneActions with jobs that take time (seeded)', () => {
   it('never runs more than N lane sessions at once, pipelines past waiting merges, and always finishes', () => {
     let pipelined = 0;
     for (let seed = 1; seed <= 40; seed++) {
-      let random = seed;
-      const next = () => {
-        random = (random * 48_271) % 2_147_483_647;
-        return random / 2_147_483_647;
-      };
-      let state = makeState(
-        Array.from({ length: 12 }, (_, i) =>
-          featureState(i + 1, i > 0 && i % 4 === 0 ? { depends_on: ['F-001'] } : {}),
-        ),
-        { config: { lanes: 3 } },
-      );
+      const next = seededRandom(seed);
+      let state = simulatedRun(12, 4, 3);
       let seq = 0;
       // Jobs in flight by slot: each ends after 1–3 steps; a merge also holds the lanes it merges.
       const inFlight = new Map<number, { planned: ReturnType<typeof actions>[number]; left: number }>();
@@ -322,6 +304,25 @@ describe('nextLaneActions with jobs that take time (seeded)', () => {
     expect(pipelined).toBeGreaterThan(0);
   });
 });
+
+/** A Park–Miller generator from `seed`: the simulations' draws, the same on every run. */
+function seededRandom(seed: number): () => number {
+  let random = seed;
+  return () => {
+    random = (random * 48_271) % 2_147_483_647;
+    return random / 2_147_483_647;
+  };
+}
+
+/** `features` failing features, every `dependentEvery`-th after the first depending on F-001, with `lanes` lanes. */
+function simulatedRun(features: number, dependentEvery: number, lanes: number) {
+  return makeState(
+    Array.from({ length: features }, (_, i) =>
+      featureState(i + 1, i > 0 && i % dependentEvery === 0 ? { depends_on: ['F-001'] } : {}),
+    ),
+    { config: { lanes } },
+  );
+}
 
 /** Applies planned actions as instant sessions: generators complete; evaluations pass 70 %; merges conflict 20 %. */
 function simulate(
