@@ -26,13 +26,18 @@ export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
 /**
  * Features nightshift disables on top: Chromium's own requests from a page's context (autofill queries for a
  * form, translation) go through the context's gate, are refused there and would show in the evaluator's console
- * as errors of the app.
+ * as errors of the app. And `RenderDocument`, which builds a new frame host in the browser and a new frame in the
+ * renderer for every navigation, same-site ones included: a replay navigates two or three times, and without it
+ * a replay of the demo's checks costs about 15 % less CPU and time (docs/benchmarks.md, recorded checks). Pages
+ * cannot tell the difference; site isolation and the back/forward cache stay as they are (exported checks run in
+ * a stock Chromium, where `back` restores from that cache).
  */
 export const NIGHTSHIFT_DISABLED_FEATURES: readonly string[] = [
   'AutofillServerCommunication',
   'AutofillCrowdsourcing',
   'Translate',
   'InterestFeedContentSuggestions',
+  'RenderDocument',
 ];
 
 /**
