@@ -214,15 +214,18 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
   return (
     `${parts}A sweep replays on one reused context and page (cleared between checks), settles only after actions ` +
     'that started requests and waits for expectations with Playwright. What is left is CPU, not waiting ' +
-    "(profiled 2026-12-02): a replay costs about 0.85 s of CPU before the page's own renderer (node 220 ms, " +
-    "Chromium's browser process 441, GPU process 120, network 64), so on 2 cores it cannot go under ~425 ms; the " +
-    "context's gate adds about 1 ms a request; the first locator on each new page pays ~200 ms for Playwright's " +
-    'injected script. Waiting for `domcontentloaded` instead of `load`, injecting that script during the load and ' +
-    'parallel expectations were tried side by side and gained nothing. Would move it: fewer browser-process round ' +
-    'trips per action, and a many-core worker replaying side by side (`replayContexts`). ' +
-    'The machine itself varies from day to day more ' +
-    'than the code does: on 2026-12-02 the code measured at 398 ms on 2026-11-30 took 1,001 ms at load 3.8, ' +
-    'and this code 848 ms at load 1.6, one after the other: compare figures taken the same day.'
+    '(profiled 2026-12-03, 48 replays a variant, variants interleaved on a quiet machine): a replay kept the ' +
+    "machine's 2 cores about 70 % busy, 0.73 s of CPU in 0.52 s (Chromium 0.59 s: renderer 0.30, browser process " +
+    "0.20, GPU process 0.06, network 0.03; our process 0.12); a Chromium trace puts the page's scripts at " +
+    "about a tenth of the renderer's main thread, the rest is Chromium's work per navigation and frame. " +
+    "Chromium's `RenderDocument` (a new frame host and frame for " +
+    'every same-site navigation) was about 15 % of it and is off since (workers/chromium-flags.ts): 0.55–0.67 s ' +
+    'of CPU, 418–512 ms a replay against 478–582 ms with it. Turning off the back/forward cache as well, site ' +
+    'isolation, low-end-device mode or smooth scrolling and threaded animation gained nothing beyond the noise; ' +
+    "earlier, waiting for `domcontentloaded`, injecting Playwright's script during the load and parallel " +
+    'expectations gained nothing either. Would move it: a faster core (this figure was 848 ms on 2026-12-02 at ' +
+    'load 1.6 and 532 ms earlier on 2026-12-03 at load 1.2, both before the change), and a many-core worker replaying ' +
+    'side by side (`replayContexts`). Compare figures taken the same day, with their load.'
   );
 }
 

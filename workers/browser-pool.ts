@@ -12,8 +12,13 @@ const log = moduleLogger('workers/browser-pool');
 /** Chromium used when neither the option nor NIGHTSHIFT_CHROMIUM names one. */
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
-/** What an evaluation's Playwright trace records. */
-const TRACE_OPTIONS = { screenshots: true, snapshots: true } as const;
+/**
+ * What an evaluation's Playwright trace records: a DOM snapshot before and after every action (the trace viewer
+ * renders them), not the screencast. The screencast encodes a picture of every frame the page draws; with it a
+ * replay's browser work took 50–85 % more of the machine's CPU (measured 2026-12-03), which on a shared worker
+ * slows every other lane's session. The model's own screenshots are kept as PNG evidence either way.
+ */
+const TRACE_OPTIONS = { screenshots: false, snapshots: true } as const;
 
 /** Console messages and page errors kept per evaluation; older ones are dropped first. */
 export const MAX_CONSOLE_MESSAGES = 500;
