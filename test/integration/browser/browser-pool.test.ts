@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
 import { BrowserLaunchError, BrowserNotInstalledError } from '../../../workers/shared-chromium.js';
@@ -114,6 +115,10 @@ describe('browser pool', () => {
     expect(evidence.tracePath).toBe(path.join(evidenceDir, 'trace.zip'));
     const zip = await readFile(evidence.tracePath!);
     expect(zip.subarray(0, 2).toString('latin1')).toBe('PK');
+    // DOM snapshots of the actions, no screencast (its frames cost an evaluation 50–85 % more browser CPU).
+    const events = zipEntry(zip, 'trace.trace');
+    expect(events).toContain('"type":"frame-snapshot"');
+    expect(events).not.toContain('"type":"screencast-frame"');
     expect(evidence.screenshots).toEqual([path.join(evidenceDir, 'screenshot-001.png')]);
     expect(await evaluation.close()).toEqual(evidence); // idempotent
   });
@@ -169,3 +174,20 @@ describe('browser pool', () => {
     await missing.close();
   });
 });
+
+/** One entry of a zip archive, as text (found through the central directory; stored or deflated). */
+function zipEntry(zip: Buffer, name: string): string {
+  const end = zip.lastIndexOf(Buffer.from('PK\x05\x06', 'latin1'));
+  let at = zip.readUInt32LE(end + 16);
+  for (let entry = zip.readUInt16LE(end + 10); entry > 0; entry -= 1) {
+    const nameLength = zip.readUInt16LE(at + 28);
+    if (zip.subarray(at + 46, at + 46 + nameLength).toString('utf8') === name) {
+      const local = zip.readUInt32LE(at + 42);
+      const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+      const data = zip.subarray(start, start + zip.readUInt32LE(at + 20));
+      return (zip.readUInt16LE(at + 10) === 8 ? inflateRawSync(data) : data).toString('utf8');
+    }
+    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+  }
+  throw new Error(`the zip holds no ${name}`);
+}
