@@ -48,7 +48,7 @@ export interface BrowserPoolOptions {
 export interface AcquireOptions {
   /** Where the trace and screenshots of this evaluation are written (created if missing). */
   evidenceDir: string;
-  /** Record a Playwright trace (screenshots + DOM snapshots), saved as `<evidenceDir>/trace.zip` on close. */
+  /** Record a Playwright trace (DOM snapshots of every action, no screencast), saved as `<evidenceDir>/trace.zip` on close. */
   trace: boolean;
   /** Base URL for relative navigations (the app under test). */
   baseURL?: string;
