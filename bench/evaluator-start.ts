@@ -31,7 +31,7 @@ export const EvaluatorStartResult = z.object({
   warmWithSpare: StartupFigures,
   /** Warm browser, the context opened on demand (a pool without a spare; diagnostic). */
   warmOnDemand: StartupFigures,
-  /** As `warmWithSpare` but without the Playwright trace (screenshots + DOM snapshots) every evaluation records. */
+  /** As `warmWithSpare` but without the Playwright trace (DOM snapshots; screenshots too before 2026-12-03) every evaluation records. */
   warmWithSpareNoTrace: StartupFigures,
   /** Pause between warm rounds (stands in for the model turns between evaluations; lets the spare open). */
   gapMs: z.number(),

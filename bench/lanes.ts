@@ -311,15 +311,16 @@ function lanesMissNote(result: LanesResult): string {
   return (
     'A lane no longer waits for the merge queue: its passed feature frees its place and the next feature starts ' +
     `meanwhile (pipelining, 2026-12-03; before it 4 lanes were 1.82× and 8 lanes 1.89×), and the queue merges what waits in trains${trains}. ` +
-    "Chromium without `RenderDocument` (about 15 % less CPU a replay, see 'recorded checks') measured 2.45× " +
-    '(the 4-lane build 86 s of CPU, from 114 s) in the run after it, 2.14× before; with evaluations tracing ' +
-    'without the screencast as well, the next run measured 2.11× (97 s of CPU at 4 lanes, 65 s at 1 lane from 75): ' +
-    'from run to run this machine moves the figure as much as either change. What holds it is the ' +
-    'harness work inside each session, one step after another: before that change, at 4 lanes an evaluator ' +
-    "session took 6.5–12.6 s for its 3 s of model wait (app start 1–4 s, browser actions and the pass gate's " +
-    'replay on a fresh app 2–7 s) where it takes 4.2–5.5 s at 1 lane, and a generator 3.7–6.4 s where it takes ' +
-    `3.3–3.6 s (NSBENCH_DEBUG's per-session lines).${cpu} ` +
-    "Would move it: more cores, and less CPU per evaluation (the browser's work per action, the app's starts)."
+    "On 2026-12-03 Chromium without `RenderDocument` (about 15 % less CPU a replay, see 'recorded checks') " +
+    'measured 2.45× at 4 lanes in the run after it (86 s of CPU at 4 lanes, from 114 s; 2.14× before), and the ' +
+    'run after that, which also traced evaluations without the screencast, 2.11×: from run to run this machine ' +
+    'moves the figure as much as either change. What holds it is the harness work inside each session, one step ' +
+    'after another: on 2026-12-03 before both changes, at 4 lanes an evaluator session took 6.5–12.6 s for its ' +
+    "3 s of model wait (app start 1–4 s, browser actions and the pass gate's replay on a fresh app 2–7 s) where " +
+    "it takes 4.2–5.5 s at 1 lane, and a generator 3.7–6.4 s where it takes 3.3–3.6 s (NSBENCH_DEBUG's " +
+    `per-session lines).${cpu} The cores are about half busy on average: what queues is each session's steps ` +
+    'where they coincide. Would move it: less harness work inside a session (the browser per action, the ' +
+    "app's starts), and more cores for the moments they coincide."
   );
 }
 

@@ -220,8 +220,9 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     "about a tenth of the renderer's main thread, the rest is Chromium's work per navigation and frame. " +
     "Chromium's `RenderDocument` (a new frame host and frame for " +
     'every same-site navigation) was about 15 % of it and is off since (workers/chromium-flags.ts): 0.55–0.67 s ' +
-    'of CPU, 418–512 ms a replay against 478–582 ms with it. Turning off the back/forward cache as well, site ' +
-    'isolation, low-end-device mode or smooth scrolling and threaded animation gained nothing beyond the noise; ' +
+    'of CPU, 418–512 ms a replay against 478–582 ms with it. Turning off site isolation, low-end-device mode, ' +
+    'or smooth scrolling and threaded animation gained nothing beyond the noise (the back/forward cache is off in ' +
+    'every Playwright launch already); ' +
     "earlier, waiting for `domcontentloaded`, injecting Playwright's script during the load and parallel " +
     'expectations gained nothing either. Would move it: a faster core (this figure was 848 ms on 2026-12-02 at ' +
     'load 1.6 and 532 ms earlier on 2026-12-03 at load 1.2, both before the change), and a many-core worker replaying ' +

@@ -14,9 +14,11 @@ export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
  * What an evaluation's Playwright trace records: a DOM snapshot before and after every action (the trace viewer
- * renders them), not the screencast. The screencast encodes a picture of every frame the page draws; with it a
- * replay's browser work took 50–85 % more of the machine's CPU (measured 2026-12-03), which on a shared worker
- * slows every other lane's session. The model's own screenshots are kept as PNG evidence either way.
+ * renders them), not the screencast. The screencast encodes a picture of every frame the page draws: the demo's
+ * recorded checks replayed in a context traced this way with it took 50–85 % more of the machine's CPU than
+ * untraced, and within 7 % of untraced without it (two runs each, 2026-12-03; replays themselves are never traced). On a shared
+ * worker that CPU slows every other lane's session. The model's own screenshots are kept as PNG evidence either
+ * way; the trace viewer's filmstrip stays empty and canvases show blank in its snapshots.
  */
 const TRACE_OPTIONS = { screenshots: false, snapshots: true } as const;
 

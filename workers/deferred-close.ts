@@ -36,7 +36,7 @@ export function createDeferredWork(): DeferredWork {
 
 /**
  * The browser as sessions get it, with an evaluation's slow close taken off the handoff's critical path: saving
- * the Playwright trace (a zip of every screenshot and DOM snapshot) and closing the context take a second or
+ * the Playwright trace (a zip of every action's DOM snapshots) and closing the context take a second or
  * more, and nothing in the session's result depends on them but the trace's file name, which is known. So
  * `close()` answers at once with the screenshots already on disk and the trace's path, and the real close goes on
  * in `deferred` while the result is recorded and the next session starts. Should the save fail, the verdict names
