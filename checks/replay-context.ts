@@ -108,6 +108,10 @@ export class ReusedReplayContext {
         ? page.setViewportSize(this.viewport)
         : undefined,
       page.bringToFront(),
+      // The page keeps its frame across same-site navigations (Chromium's RenderDocument is off,
+      // workers/chromium-flags.ts), and with it the pointer's last position: the next document would be hovered
+      // there. A pointer outside the viewport hovers nothing, as on a new page.
+      page.mouse.move(-1, -1),
     ]);
   }
 }
