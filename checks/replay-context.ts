@@ -4,7 +4,7 @@
  * as a new one for the app: popups closed, the page left for about:blank (the last document unloaded, its
  * scripts and timers gone), cookies cleared, the app origin's local and session storage, IndexedDB, Cache
  * Storage and service workers cleared, the back/forward history reset (a new page's history is its blank page),
- * `window.name` emptied, the viewport back to the context's size. What stays warm is the
+ * `window.name` emptied, the viewport back to the context's size, the pointer out of the viewport. What stays warm is the
  * renderer and the browser's HTTP cache (the app's files do not change within a sweep). A page that cannot be
  * cleared (crashed) is replaced by a new one.
  */

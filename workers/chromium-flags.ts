@@ -28,8 +28,10 @@ export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
  * form, translation) go through the context's gate, are refused there and would show in the evaluator's console
  * as errors of the app. And `RenderDocument`, which builds a new frame host in the browser and a new frame in the
  * renderer for every navigation, same-site ones included: a replay navigates two or three times, and without it
- * a replay of the demo's checks costs about 15 % less CPU (docs/benchmarks.md, recorded checks). Pages cannot tell
- * the difference (main-frame ids and page CDP sessions survive navigations either way); site isolation stays on.
+ * a replay of the demo's checks costs about 15 % less CPU (docs/benchmarks.md, recorded checks). Main-frame ids
+ * and page CDP sessions survive navigations either way; site isolation stays on. One thing a page can tell: the
+ * frame keeps the pointer's last position across same-site navigations, so a sweep moves the pointer out of the
+ * viewport when it clears its reused page (checks/replay-context.ts).
  * It does put the app's pages on Chromium's older navigation path, and a Chromium that drops the feature name
  * ignores it silently (the figure in the bench would show it). The back/forward cache is off in every Playwright
  * launch already (`--disable-back-forward-cache`), exported checks' included.
