@@ -29,7 +29,7 @@ describe('Chromium launch flags', () => {
     const features = (flags[0] as string).slice('--disable-features='.length).split(',');
     expect(features).toEqual([...PLAYWRIGHT_DISABLED_FEATURES, ...NIGHTSHIFT_DISABLED_FEATURES]);
     expect(features).toContain('AutofillServerCommunication');
-    // Off for a replay's CPU (docs/benchmarks.md, recorded checks); pages cannot tell.
+    // Off for a replay's CPU (docs/benchmarks.md, recorded checks); a sweep moves the pointer out instead.
     expect(features).toContain('RenderDocument');
   });
 });
