@@ -11,14 +11,13 @@ import { NightshiftError } from '../core/errors.js';
 import { dataDir as defaultDataDir } from '../core/paths.js';
 import type { NightshiftConfig, SandboxConfig } from '../orchestrator/config.js';
 import { loadConfig } from '../orchestrator/config-load.js';
+import { CHROMIUM_INSTALL_COMMAND, chromiumExecutable } from '../workers/chromium-path.js';
 import { type CliDeps, resolveDeps } from './context.js';
 import { checkModels, DoctorCheck, fail, ok, warn } from './doctor-models.js';
 import { checkRedisTopology } from './doctor-topology.js';
 import { findEmbeddedRedis, findRedisServer } from './embedded-redis.js';
 import { DEFAULT_REDIS_URL, maskUrl, pingRedis } from './redis-probe.js';
 
-/** Chromium used when neither the config nor NIGHTSHIFT_CHROMIUM names one. */
-const DEFAULT_CHROMIUM = '/usr/bin/chromium';
 /** Oldest Node major version nightshift supports. */
 const MIN_NODE_MAJOR = 20;
 
@@ -60,7 +59,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     ...[await checkRedisTopology(config?.redisUrl ?? redisUrlFromEnvironment(options.env))].filter(
       (check) => check !== undefined,
     ),
-    await checkChromium(config?.chromiumPath ?? options.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM),
+    await checkChromium(config?.chromiumPath ?? chromiumExecutable(options.env)),
     await checkGit(),
     await checkBubblewrap(config?.run.sandbox),
     await checkBoxMemory(config?.run.sandbox),
@@ -131,8 +130,7 @@ async function checkRedis(
 }
 
 async function checkChromium(executable: string): Promise<DoctorCheck> {
-  const fix =
-    'Install it (`apt-get install chromium`) or set NIGHTSHIFT_CHROMIUM_PATH (chromiumPath) to a Chromium binary.';
+  const fix = `Install it (\`${CHROMIUM_INSTALL_COMMAND}\`) or set NIGHTSHIFT_CHROMIUM_PATH (chromiumPath) to a Chromium binary.`;
   if (!fs.existsSync(executable)) return fail('chromium', `no executable at ${executable}`, fix);
   const result = await runVersion(executable, ['--version']);
   return result.ok

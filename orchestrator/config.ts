@@ -340,7 +340,7 @@ export const NightshiftConfig = z.strictObject({
       token: z.string().min(16).optional(),
     })
     .prefault({}),
-  /** Chromium for the evaluator; default `/usr/bin/chromium` when present. */
+  /** Chromium for the evaluator; default `$NIGHTSHIFT_CHROMIUM`, then the headless shell or Chromium (workers/chromium-path.ts). */
   chromiumPath: z.string().min(1).optional(),
   /** OpenAI-compatible servers by name, used as `openai-compatible:<name>`. */
   openaiCompatible: z

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One-time (and idempotent) set-up of a fresh Debian/Ubuntu machine for nightshift:
-# system packages (Chromium for the evaluator, bubblewrap for the bash sandbox, Redis, git),
+# system packages (Chromium and its headless shell for the evaluator, bubblewrap for the bash sandbox, Redis, git),
 # then the npm dependencies and the example apps' package cache. Safe to run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || [ -x "${NIGHTSHIFT_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
+# The workers' default browser (workers/chromium-path.ts); the full Chromium above serves the dashboard tests.
+[ -n "${NIGHTSHIFT_CHROMIUM:-}" ] || [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v git >/dev/null 2>&1 || need+=(git)

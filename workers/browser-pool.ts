@@ -5,12 +5,10 @@ import { consoleLine } from '../agent/tools/browser-log.js';
 import { moduleLogger } from '../core/log.js';
 import { type BlockedRequest, type BrowserGate, startBrowserGate } from './browser-gate.js';
 import { CHROMIUM_BASE_ARGS } from './chromium-flags.js';
+import { chromiumExecutable } from './chromium-path.js';
 import { sharedChromium } from './shared-chromium.js';
 
 const log = moduleLogger('workers/browser-pool');
-
-/** Chromium used when neither the option nor NIGHTSHIFT_CHROMIUM names one. */
-export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
 /**
  * What an evaluation's Playwright trace records: a DOM snapshot before and after every action (the trace viewer
@@ -33,7 +31,7 @@ export const CONTEXT_NAVIGATION_TIMEOUT_MS = 15_000;
 
 /** How the pool launches its browser. */
 export interface BrowserPoolOptions {
-  /** Chromium binary; default NIGHTSHIFT_CHROMIUM, then /usr/bin/chromium. */
+  /** Chromium binary; default NIGHTSHIFT_CHROMIUM, then the headless shell or Chromium (workers/chromium-path.ts). */
   executablePath?: string;
   /** Run without a window (default true). */
   headless?: boolean;
@@ -95,7 +93,7 @@ export interface BrowserPool {
 /** Creates a pool that launches Chromium lazily and relaunches it after a crash or disconnect. */
 export function createBrowserPool(options: BrowserPoolOptions = {}): BrowserPool {
   const chromium = sharedChromium({
-    executablePath: options.executablePath ?? process.env.NIGHTSHIFT_CHROMIUM ?? DEFAULT_CHROMIUM_PATH,
+    executablePath: options.executablePath ?? chromiumExecutable(),
     args: [...CHROMIUM_BASE_ARGS, ...(options.launchArgs ?? [])],
     headless: options.headless ?? true,
   });

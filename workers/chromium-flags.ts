@@ -57,8 +57,10 @@ export const CHROMIUM_BASE_ARGS: readonly string[] = [
   '--disable-component-update',
   '--disable-sync',
   // WebRTC is the one way a page reaches the network around the context's proxy (UDP to any address): pinned
-  // to proxied TCP, where the gate refuses it (workers/browser-gate.ts).
+  // to proxied TCP, where the gate refuses it (workers/browser-gate.ts). The full Chromium reads the first
+  // switch, the headless shell (workers/chromium-path.ts) only the second; each ignores the other.
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   // Chromium honours only the last --disable-features, so this one carries Playwright's list with ours.
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...NIGHTSHIFT_DISABLED_FEATURES].join(',')}`,
 ];

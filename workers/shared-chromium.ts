@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { NightshiftError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
+import { CHROMIUM_INSTALL_COMMAND } from './chromium-path.js';
 
 const log = moduleLogger('workers/shared-chromium');
 
@@ -13,7 +14,7 @@ const log = moduleLogger('workers/shared-chromium');
 export class BrowserNotInstalledError extends NightshiftError {
   constructor(executablePath: string) {
     super('BROWSER_NOT_INSTALLED', `No Chromium executable at ${executablePath}.`, {
-      hint: 'Install it with `apt-get install -y chromium`, or set NIGHTSHIFT_CHROMIUM to the path of a Chromium binary.',
+      hint: `Install it with \`${CHROMIUM_INSTALL_COMMAND}\`, or set NIGHTSHIFT_CHROMIUM to the path of a Chromium binary.`,
     });
   }
 }

@@ -14,9 +14,10 @@ import {
   createBrowserPool,
   type EvaluationContext,
 } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { freePort } from './todo-app.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 
 /** The static test app: dialogs, a help link in a new tab, a tooltip, a sortable list, an upload, a key counter. */
 const PAGES: Record<string, string> = {

@@ -8,9 +8,10 @@ import type { Tool, ToolContext, ToolOutput } from '../../../agent/tool.js';
 import { runToolCall } from '../../../agent/tool-runner.js';
 import { createBrowserTools, ObservationLog, ObservationLogData } from '../../../agent/tools/browser.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { type RunningTodoApp, startTodoApp } from './todo-app.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 
 function refOf(snapshot: string, pattern: RegExp): string {
   const line = snapshot.split('\n').find((candidate) => pattern.test(candidate));

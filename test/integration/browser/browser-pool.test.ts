@@ -5,10 +5,11 @@ import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { BrowserLaunchError, BrowserNotInstalledError } from '../../../workers/shared-chromium.js';
 import { type RunningTodoApp, startTodoApp } from './todo-app.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 
 /** Pids of Chromium browser processes started by this test process. */
 function chromiumChildren(): number[] {

@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolOutput } from '../../../agent/tool.js';
 import { createBrowserTools } from '../../../agent/tools/browser.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { type RunningTodoApp, startTodoApp } from './todo-app.js';
 
 // Prints (does not assert) how long an evaluation waits for its first snapshot, cold and warm.
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 const ROUNDS = 5;
 
 function median(values: number[]): number {

@@ -10,9 +10,10 @@ import {
   createBrowserPool,
   type EvaluationContext,
 } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { type RunningTodoApp, startTodoApp } from './todo-app.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 
 /** One evaluation: a fresh context from the pool and the tools bound to its page. */
 interface Harness {

@@ -12,13 +12,14 @@ import { RecordedCheck } from '../../../checks/format.js';
 import { recordSegment } from '../../../checks/recorder.js';
 import { replayCheck } from '../../../checks/replay.js';
 import { writeSpecSupport } from '../../../checks/store.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { navigationEntry } from '../../unit/checks/observations.js';
 
 // Issue 24: a recorded goto of a two-slash path on the app (`http://app//host:port/x`, also what `/\host` becomes)
 // was stored as `//host:port/x` and replayed and exported as a protocol-relative URL: off the app. Here the "host" in
 // the path is a victim server on this machine that counts every request; the replay runs in a plain Chromium (no
 // browser gate), so only the stored path keeps it on the app.
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
 interface Counting {

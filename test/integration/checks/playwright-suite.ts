@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { symlink } from 'node:fs/promises';
 import path from 'node:path';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { freePort } from '../browser/todo-app.js';
 
 /** The system Chromium the exported suite is told to use (never a downloaded one). */
-export const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+export const CHROMIUM = chromiumExecutable();
 const REPO = path.resolve(import.meta.dirname, '../../..');
 
 /** What one `npx playwright test` printed and how it exited. */

@@ -10,14 +10,16 @@ import {
   createBrowserPool,
   type EvaluationContext,
 } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { assembleDemoApp, type DemoApp, startDemoApp } from './demo-app.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 const TEXTBOX = "getByRole('textbox', { name: 'New todo', exact: true })";
 
 /**
  * `/set` leaves every kind of state a page can leave in its context and tab (cookie, local and session storage,
- * IndexedDB, Cache Storage, window.name, history); `/report` shows what it finds of it. `/save-page` sends a
+ * IndexedDB, Cache Storage, window.name, history); `/report` shows what it finds of it (the hovered elements
+ * besides the root and the body: browsers differ on those in a new page, where the headless shell counts the root). `/save-page` sends a
  * POST to `/save` a frame after each keystroke, answered slowly, and shows how many such answers got out.
  */
 function statePage(): Promise<{ server: Server; url: string }> {
@@ -31,7 +33,7 @@ function statePage(): Promise<{ server: Server; url: string }> {
     'cookie=' + (document.cookie || 'none'), 'local=' + (localStorage.getItem('k') ?? 'none'),
     'session=' + (sessionStorage.getItem('k') ?? 'none'), 'idb=' + idb, 'caches=' + cached,
     'name=' + (window.name || 'none'), 'history=' + history.length,
-    'viewport=' + innerWidth + 'x' + innerHeight, 'hovered=' + document.querySelectorAll(':hover').length,
+    'viewport=' + innerWidth + 'x' + innerHeight, 'hovered=' + [...document.querySelectorAll(':hover')].filter((element) => element !== document.documentElement && element !== document.body).length,
   ].join(' ');
 })();
 </script>`;

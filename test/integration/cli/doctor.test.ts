@@ -8,7 +8,7 @@ import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { cliEnv, runCli, runInProcess, tempDir, uniquePrefix } from './helpers.js';
 
-// Real checks on this machine: Redis on 127.0.0.1:6379, /usr/bin/chromium, git, bubblewrap.
+// Real checks on this machine: Redis on 127.0.0.1:6379, the headless shell (or Chromium), git, bubblewrap.
 let home: string;
 let deadUrl: string;
 /** The scripted model server as both APIs: its model list accepts only the good keys. */

@@ -6,9 +6,10 @@ import { type AssembleOptions, assembleTodoApp } from '../../../testkit/policies
 import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { makeWorkspace, removeWorkspace, sessionRunner } from './helpers.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 const ALL_FEATURES = Array.from({ length: 8 }, (_, index) => `F-00${index + 1}`);
 
 // One retry: on a machine loaded far past its cores (seen at load 10-28 on 2 cores, before and after issue 27's

@@ -27,11 +27,12 @@ import {
 } from '../../../testkit/policies/meal-planner/features.js';
 import { mealPlannerVerifyCommand } from '../../../testkit/policies/meal-planner/verify.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { appRegistryRequirement, startOfflineAppRegistry } from '../../app-registry.js';
 import { requirement } from '../../requirements.js';
 import { runScriptDirectly } from './direct-script.js';
 
-const CHROMIUM = process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = chromiumExecutable();
 const info = await sandboxInfo();
 const bubblewrap = requirement('bubblewrap', info.bubblewrap, info.reason ?? 'not found');
 const packageCache = appRegistryRequirement();

@@ -21,6 +21,7 @@ import { startModelServer } from '../../../testkit/server.js';
 import type { ModelServer, Policy, ScriptedToolCall } from '../../../testkit/types.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
 import { CHROMIUM_BASE_ARGS } from '../../../workers/chromium-flags.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { firstMessage, makeWorkspace, removeWorkspace, runSession, turnOf } from '../roles/role-helpers.js';
 import { hostileAppSource, PAGE_VARIANTS, startVictim, VICTIM_TEXT, type Victim } from './hostile-pages.js';
 import { KEYS } from './hostile-session.js';
@@ -199,8 +200,8 @@ describe.skipIf(!info.bubblewrap)("a hostile app's pages in the evaluator's brow
     });
     if (!started.ok) throw new Error(started.reason);
     const plain = await chromium.launch({
-      executablePath: process.env.NIGHTSHIFT_CHROMIUM ?? '/usr/bin/chromium',
-      args: CHROMIUM_BASE_ARGS.filter((arg) => !arg.startsWith('--webrtc')),
+      executablePath: chromiumExecutable(),
+      args: CHROMIUM_BASE_ARGS.filter((arg) => !arg.includes('webrtc-ip-handling-policy')),
     });
     try {
       const page = await (await plain.newContext()).newPage();

@@ -32,4 +32,10 @@ describe('Chromium launch flags', () => {
     // Off for a replay's CPU (docs/benchmarks.md, recorded checks); a sweep moves the pointer out instead.
     expect(features).toContain('RenderDocument');
   });
+
+  it('pin WebRTC to the proxy under both names: the full Chromium’s and the headless shell’s', () => {
+    // Each binary knows only its own switch and ignores the other (browser-hostile.test.ts sends the datagrams).
+    expect(CHROMIUM_BASE_ARGS).toContain('--webrtc-ip-handling-policy=disable_non_proxied_udp');
+    expect(CHROMIUM_BASE_ARGS).toContain('--force-webrtc-ip-handling-policy=disable_non_proxied_udp');
+  });
 });
