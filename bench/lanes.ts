@@ -298,29 +298,30 @@ export function lanesTargetRow(
   ];
 }
 
-/** Why 4 lanes fall short of 3× (the figures of this result, the profile of 2026-12-03 in words). */
-function lanesMissNote(result: LanesResult): string {
+/** Why 4 lanes fall short of 3× (the figures of this result, the profiles of 2026-12-03 in words). */
+function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
+  const one = result.runs.find((run) => run.lanes === 1);
   const four = result.runs.find((run) => run.lanes === 4);
   const trains =
     four?.mergeSteps && four.mergeSteps > 0
       ? ` (${four.merges.merged} merges in ${four.mergeSteps} trains)`
       : '';
-  const cpu = four
-    ? ` The 4-lane build used ${cpuCell(four)} of CPU in ${Math.round(four.wallMs / 1000)} s.`
-    : '';
+  const floor =
+    one && four?.cpuMs !== undefined
+      ? ` The 4-lane build used ${cpuCell(four, cores)} of CPU: even with every core busy all the time it could not take less than ${Math.round(four.cpuMs / 1000 / cores)} s, at most ${(one.wallMs / (four.cpuMs / cores)).toFixed(2)}× the 1-lane build's ${Math.round(one.wallMs / 1000)} s${one.cpuMs !== undefined ? ` (which used ${Math.round(one.cpuMs / 1000)} s)` : ''}.`
+      : '';
   return (
     'A lane no longer waits for the merge queue: its passed feature frees its place and the next feature starts ' +
-    `meanwhile (pipelining, 2026-12-03; before it 4 lanes were 1.82× and 8 lanes 1.89×), and the queue merges what waits in trains${trains}. ` +
-    "On 2026-12-03 Chromium without `RenderDocument` (about 15 % less CPU a replay, see 'recorded checks') " +
-    'measured 2.45× at 4 lanes in the run after it (86 s of CPU at 4 lanes, from 114 s; 2.14× before), and the ' +
-    'run after that, which also traced evaluations without the screencast, 2.11×: from run to run this machine ' +
-    'moves the figure as much as either change. What holds it is the harness work inside each session, one step ' +
-    'after another: on 2026-12-03 before both changes, at 4 lanes an evaluator session took 6.5–12.6 s for its ' +
-    "3 s of model wait (app start 1–4 s, browser actions and the pass gate's replay on a fresh app 2–7 s) where " +
-    "it takes 4.2–5.5 s at 1 lane, and a generator 3.7–6.4 s where it takes 3.3–3.6 s (NSBENCH_DEBUG's " +
-    `per-session lines).${cpu} The cores are about half busy on average: what queues is each session's steps ` +
-    'where they coincide. Would move it: less harness work inside a session (the browser per action, the ' +
-    "app's starts), and more cores for the moments they coincide."
+    `meanwhile (pipelining), and the queue merges what waits in trains${trains}.${floor} ` +
+    'Where that CPU goes (2026-12-03, process accounting over 4-lane builds of this spec, 12 features with the full ' +
+    'Chromium and 24 with the headless shell): before the ' +
+    "workers launched Chromium's headless shell, Chromium took about 60 % of it (three renderers for every browser " +
+    "context); with the shell, about a quarter: the worker processes (the harness, Playwright's driver, the browser " +
+    'gate) about 45 % and git about a fifth. The harness runs about 140 git processes per feature (HEAD lookups alone ' +
+    'a sixth of them), each spawn costing the worker about 7 ms of CPU before git does anything. The same day the ' +
+    'shell took the 4-lane build from 188 s to 101–116 s and its CPU from 202 s to 148–170 s. This machine was ' +
+    'slower that day than the day before (the same replays took 1.6× as long), and the figures move with it. ' +
+    'Would move it: fewer git processes per session and merge, and more cores.'
   );
 }
 

@@ -224,9 +224,13 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     'or smooth scrolling and threaded animation gained nothing beyond the noise (the back/forward cache is off in ' +
     'every Playwright launch already); ' +
     "earlier, waiting for `domcontentloaded`, injecting Playwright's script during the load and parallel " +
-    'expectations gained nothing either. Would move it: a faster core (this figure was 848 ms on 2026-12-02 at ' +
-    'load 1.6 and 532 ms earlier on 2026-12-03 at load 1.2, both before the change), and a many-core worker replaying ' +
-    'side by side (`replayContexts`). Compare figures taken the same day, with their load.'
+    "expectations gained nothing either. Later that day the workers moved to Chromium's headless shell " +
+    '(workers/chromium-path.ts): interleaved with the full Chromium on the same replays (3 rounds of 24), 525 ms ' +
+    'against 642 ms median and 0.76 s against 1.06 s of machine CPU a replay, on a machine 1.6× slower than in the ' +
+    'morning; unthrottled frames (`--disable-frame-rate-limit`) were slower and dearer. Would move it: a faster ' +
+    'core (this figure was 848 ms on 2026-12-02 at load 1.6, 532 ms on the morning of 2026-12-03 at load 1.2 and ' +
+    '391 ms after `RenderDocument` went off, on a quicker machine), and a many-core worker replaying side by side ' +
+    '(`replayContexts`). Compare figures taken the same day, with their load.'
   );
 }
 
