@@ -308,7 +308,7 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
       : '';
   const floor =
     one && four?.cpuMs !== undefined
-      ? ` The 4-lane build used ${cpuCell(four, cores)} of CPU: even with every core busy all the time it could not take less than ${Math.round(four.cpuMs / 1000 / cores)} s, at most ${(one.wallMs / (four.cpuMs / cores)).toFixed(2)}× the 1-lane build's ${Math.round(one.wallMs / 1000)} s${one.cpuMs !== undefined ? ` (which used ${Math.round(one.cpuMs / 1000)} s)` : ''}.`
+      ? ` The 4-lane build used ${Math.round(four.cpuMs / 1000)} s of CPU: even with all ${cores} cores busy all the time it could not take less than ${Math.round(four.cpuMs / 1000 / cores)} s, at most ${(one.wallMs / (four.cpuMs / cores)).toFixed(2)}× the 1-lane build's ${Math.round(one.wallMs / 1000)} s${one.cpuMs !== undefined ? ` (which used ${Math.round(one.cpuMs / 1000)} s)` : ''}.`
       : '';
   return (
     'A lane no longer waits for the merge queue: its passed feature frees its place and the next feature starts ' +
@@ -320,7 +320,7 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'gate) about 45 % and git about a fifth. The harness runs about 140 git processes per feature (HEAD lookups alone ' +
     'a sixth of them), each spawn costing the worker about 7 ms of CPU before git does anything. The same day the ' +
     'shell took the 4-lane build from 188 s to 101–116 s and its CPU from 202 s to 148–170 s. This machine was ' +
-    'slower that day than the day before (the same replays took 1.6× as long), and the figures move with it. ' +
+    'slower that evening than the same morning (the same replays took 1.6× as long), and the figures move with it. ' +
     'Would move it: fewer git processes per session and merge, and more cores.'
   );
 }

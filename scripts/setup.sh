@@ -7,16 +7,22 @@ cd "$(dirname "$0")/.."
 
 need=()
 command -v chromium >/dev/null 2>&1 || [ -x "${NIGHTSHIFT_CHROMIUM:-/usr/bin/chromium}" ] || need+=(chromium)
-# The workers' default browser (workers/chromium-path.ts); the full Chromium above serves the dashboard tests.
-[ -n "${NIGHTSHIFT_CHROMIUM:-}" ] || [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell)
+# The workers' default browser (workers/chromium-path.ts); the full Chromium above serves the dashboard tests and is
+# the workers' fallback where the archive has no headless shell (so its install may fail without failing the set-up).
+want=()
+[ -n "${NIGHTSHIFT_CHROMIUM:-}" ] || [ -x /usr/lib/chromium/chromium-headless-shell ] || want+=(chromium-headless-shell)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v git >/dev/null 2>&1 || need+=(git)
-if [ ${#need[@]} -gt 0 ]; then
+if [ ${#need[@]} -gt 0 ] || [ ${#want[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  echo "setup: installing ${need[*]} with apt-get" >&2
+  echo "setup: installing ${need[*]} ${want[*]} with apt-get" >&2
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+  if [ ${#need[@]} -gt 0 ]; then DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null; fi
+  if [ ${#want[@]} -gt 0 ]; then
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null ||
+      echo "setup: ${want[*]} could not be installed; the workers use /usr/bin/chromium" >&2
+  fi
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

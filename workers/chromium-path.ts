@@ -4,7 +4,7 @@
  * for headless runs, a browser without the full browser's window machinery. Each browser context of the full
  * Chromium in headless mode starts three renderer processes (the page's, a spare one, and a renderer for the
  * window's own WebUI) where the headless shell starts one; a new context, a page and two navigations cost about a
- * third of the CPU there (docs/benchmarks.md). The full Chromium stays the fallback.
+ * third of the CPU there (measured 2026-12-03, docs/architecture.md). The full Chromium stays the fallback.
  */
 import { existsSync } from 'node:fs';
 

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport } from '../../../cli/doctor.js';
 import { RunStore } from '../../../orchestrator/run/index.js';
+import { CHROMIUM_INSTALL_COMMAND } from '../../../workers/chromium-path.js';
 import { connect } from '../orchestrator/redis-helpers.js';
 import { cliEnv, deleteKeys, runCli, seedRun, storedRun, tempDir, uniquePrefix } from './helpers.js';
 
@@ -139,7 +140,7 @@ describe('nightshift CLI processes', () => {
     // A missing Chromium is a failure with a fix, and a failure means exit 1.
     expect(byName.chromium).toMatchObject({
       status: 'fail',
-      fix: expect.stringContaining('apt-get install chromium'),
+      fix: expect.stringContaining(CHROMIUM_INSTALL_COMMAND),
     });
     expect(report.ok).toBe(false);
     expect(out.code).toBe(1);
