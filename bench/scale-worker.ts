@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { createProvider } from '../agent/providers/index.js';
+import { stopSpawnHelper } from '../core/spawn-helper.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import { openQueues } from '../orchestrator/queues.js';
 import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
@@ -107,6 +108,8 @@ async function main(): Promise<void> {
       clearInterval(rssTimer);
       clearInterval(treeTimer);
       await worker.close();
+      // Git runs under the process helper: its CPU (and its children's) counts here once it has been reaped.
+      await stopSpawnHelper();
       const cpu = process.cpuUsage(cpuStart);
       const report: WorkerProcessReport = {
         type: 'report',

@@ -3,12 +3,14 @@
  * with the verdict, the spec beside it in `e2e/`), the last replay of each in the data dir (replays are
  * frequent and belong to the run, not to the app's history).
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { checkReplaysDir } from '../core/paths.js';
 import { FormatError } from '../handoff/errors.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
+import { withRepoLock } from '../handoff/mutex.js';
 import { readWorkspaceText, type SafeWriteOptions, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { issueLines, parseJsonText } from '../handoff/schema-io.js';
 import { FIXTURES_MODULE, generateSpec, SPEC_DIR, specPath } from './codegen.js';
@@ -121,34 +123,42 @@ export async function saveReplay(
   return record as ReplayRecord;
 }
 
-/** Keeps replay results as their features' last replays (one write for a whole sweep). */
+/**
+ * Keeps replay results as their features' last replays (one write for a whole sweep). A worker's sessions save at
+ * once (a lane's check gate while a sweep finishes): each read-modify-write holds the process's lock of the run's
+ * replays, and writes a temporary file of its own, so no save renames another's file or drops its records.
+ */
 export async function saveReplays(
   home: string,
   runId: string,
   results: readonly ReplayResult[],
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord[]> {
-  const index = await readReplays(home, runId);
-  const records = results.map((result) =>
-    ReplayRecord.parse({
-      featureId: result.featureId,
-      version: result.version,
-      ok: result.ok,
-      at: meta.at,
-      durationMs: result.durationMs,
-      by: meta.by,
-      ...(result.failure ? { failure: result.failure } : {}),
-      ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
-      ...(needsCleanApp(result, index[result.featureId]) ? { needsCleanApp: true } : {}),
-    }),
-  );
-  for (const record of records) index[record.featureId] = record;
   const dir = checkReplaysDir(home, runId);
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, 'last-replays.json');
-  await writeFile(`${file}.tmp`, JSON.stringify(index, null, 2));
-  await rename(`${file}.tmp`, file);
-  return records;
+  // The process-wide lock keyed by a path (handoff/mutex.ts), here the run's replays directory.
+  return withRepoLock(dir, async () => {
+    const index = await readReplays(home, runId);
+    const records = results.map((result) =>
+      ReplayRecord.parse({
+        featureId: result.featureId,
+        version: result.version,
+        ok: result.ok,
+        at: meta.at,
+        durationMs: result.durationMs,
+        by: meta.by,
+        ...(result.failure ? { failure: result.failure } : {}),
+        ...(result.screenshot ? { screenshot: path.relative(home, result.screenshot) } : {}),
+        ...(needsCleanApp(result, index[result.featureId]) ? { needsCleanApp: true } : {}),
+      }),
+    );
+    for (const record of records) index[record.featureId] = record;
+    await mkdir(dir, { recursive: true });
+    const file = path.join(dir, 'last-replays.json');
+    const temporary = `${file}.${process.pid}-${randomUUID()}.tmp`;
+    await writeFile(temporary, JSON.stringify(index, null, 2));
+    await rename(temporary, file);
+    return records;
+  });
 }
 
 /** Green only on an app of its own now, or known to need one for this version before. */

@@ -1,10 +1,10 @@
 /**
  * One harness git process: the binary, the harness's `-c` settings and environment, the argument check, and
- * the result. Spawned directly: a client library that waits 50 ms after every command that prints nothing
+ * the result. Started without a client library: one that waits 50 ms after every command that prints nothing
  * (simple-git's completion check) cost each handoff a few hundred milliseconds for `add`, `clean`, `fetch`…
  */
-import { spawn } from 'node:child_process';
 import { vulnerabilityCheck } from '@simple-git/argv-parser';
+import { runCollected } from '../core/spawn-helper.js';
 import { inSpan } from '../core/trace.js';
 import { HARNESS_GIT_UNSAFE } from './git-env.js';
 
@@ -57,27 +57,21 @@ export function gitSubcommand(args: readonly string[]): string {
   return 'git';
 }
 
-function spawnGit(input: GitProcessInput, env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(input.binary, input.args, {
-      cwd: input.cwd,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-      // Its own process group: a terminal's Ctrl-C (SIGINT to the foreground group) must reach the CLI, which
-      // pauses and checkpoints, not kill the harness's git halfway through a session's closing.
-      detached: true,
-    });
-    const stdout: Buffer[] = [];
-    const stderr: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.once('error', (error) => reject(new GitProcessError(error.message, { cause: error })));
-    child.once('close', (code) => {
-      const out = Buffer.concat(stdout).toString('utf8');
-      const err = Buffer.concat(stderr).toString('utf8');
-      if (code !== 0 && err.length > 0) reject(new GitProcessError(`${out}${err}`));
-      else resolve(out);
-    });
+async function spawnGit(input: GitProcessInput, env: Record<string, string>): Promise<string> {
+  // Started by the process helper (core/spawn-helper.ts): a fork of the worker itself froze its loop per command.
+  const result = await runCollected({
+    binary: input.binary,
+    args: input.args,
+    cwd: input.cwd,
+    env,
+    // Its own process group: a terminal's Ctrl-C (SIGINT to the foreground group) must reach the CLI, which
+    // pauses and checkpoints, not kill the harness's git halfway through a session's closing.
+    detached: true,
+  }).catch((error: Error) => {
+    throw new GitProcessError(error.message, { cause: error });
   });
+  if (result.error !== undefined) throw new GitProcessError(result.error);
+  if (result.code !== 0 && result.stderr.length > 0)
+    throw new GitProcessError(`${result.stdout}${result.stderr}`);
+  return result.stdout;
 }
