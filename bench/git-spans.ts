@@ -1,11 +1,10 @@
 /**
- * Times every `git` process the harness spawns in this process, so a handoff can be split into git and
- * the rest without touching the harness: `child_process.spawn` is wrapped and the ESM bindings synced
- * (`syncBuiltinESMExports`), which handoff/git-process.ts's `import { spawn }` then sees. Git run by the agent
- * inside `bash` is a grandchild and is not counted (it is model work, not handoff).
+ * Times every `git` process the harness runs in this process, so a handoff can be split into git and the rest
+ * without touching the harness: handoff/git-process.ts tells each one on its diagnostics channel, from the request
+ * to the end (the process helper's start included). Git run by the agent inside `bash` is not counted (it is model
+ * work, not handoff).
  */
-import childProcess, { type ChildProcess } from 'node:child_process';
-import { syncBuiltinESMExports } from 'node:module';
+import { type GitProcessSpan, gitProcessChannel } from '../handoff/git-process.js';
 
 /** One git process: wall-clock start and end (epoch ms) and its subcommand. */
 export interface GitSpan {
@@ -14,45 +13,24 @@ export interface GitSpan {
   command: string;
 }
 
-/** A recorder of git spans; `stop` restores the original spawn. */
+/** A recorder of git spans; `stop` stops listening. */
 export interface GitSpanRecorder {
   readonly spans: GitSpan[];
   stop(): void;
 }
 
-/** The git subcommand of an argument list (skipping `-c key=value` and other leading options). */
-function subcommand(args: readonly string[]): string {
-  for (let index = 0; index < args.length; index++) {
-    const arg = args[index] as string;
-    if (arg === '-c' || arg === '-C') {
-      index++;
-      continue;
-    }
-    if (!arg.startsWith('-')) return arg;
-  }
-  return '(none)';
-}
-
-/** Starts recording the git processes spawned by this process. */
+/** Starts recording the git processes this process runs. */
 export function recordGitSpans(): GitSpanRecorder {
   const spans: GitSpan[] = [];
-  const original = childProcess.spawn;
-  const wrapped = ((command: string, ...rest: unknown[]) => {
-    const child = (original as (...args: unknown[]) => ChildProcess)(command, ...rest);
-    if (command === 'git' || command.endsWith('/git')) {
-      const args = Array.isArray(rest[0]) ? (rest[0] as string[]) : [];
-      const start = Date.now();
-      child.once('close', () => spans.push({ start, end: Date.now(), command: subcommand(args) }));
-    }
-    return child;
-  }) as typeof childProcess.spawn;
-  childProcess.spawn = wrapped;
-  syncBuiltinESMExports();
+  const listener = (message: unknown) => {
+    const span = message as GitProcessSpan;
+    spans.push({ start: span.start, end: span.end, command: span.subcommand });
+  };
+  gitProcessChannel.subscribe(listener);
   return {
     spans,
     stop() {
-      childProcess.spawn = original;
-      syncBuiltinESMExports();
+      gitProcessChannel.unsubscribe(listener);
     },
   };
 }

@@ -3,6 +3,7 @@
  * the result. Started without a client library: one that waits 50 ms after every command that prints nothing
  * (simple-git's completion check) cost each handoff a few hundred milliseconds for `add`, `clean`, `fetch`…
  */
+import diagnosticsChannel from 'node:diagnostics_channel';
 import { vulnerabilityCheck } from '@simple-git/argv-parser';
 import { runCollected } from '../core/spawn-helper.js';
 import { inSpan } from '../core/trace.js';
@@ -44,8 +45,25 @@ export function runGitProcess(input: GitProcessInput): Promise<string> {
   refuseUnsafeArgs(input.args, env);
   // The span names the subcommand only: other arguments may be URLs with credentials, or paths.
   const subcommand = gitSubcommand(input.args);
-  return inSpan(`git ${subcommand}`, { 'nightshift.git.subcommand': subcommand }, () => spawnGit(input, env));
+  return inSpan(`git ${subcommand}`, { 'nightshift.git.subcommand': subcommand }, async () => {
+    const start = Date.now();
+    try {
+      return await spawnGit(input, env);
+    } finally {
+      if (gitProcessChannel.hasSubscribers) gitProcessChannel.publish({ subcommand, start, end: Date.now() });
+    }
+  });
 }
+
+/** One harness git process as it ended: its subcommand, wall-clock start and end (epoch ms). */
+export interface GitProcessSpan {
+  subcommand: string;
+  start: number;
+  end: number;
+}
+
+/** Where each harness git process of this process is told as it ends ({@link GitProcessSpan}; benchmarks listen). */
+export const gitProcessChannel = diagnosticsChannel.channel('nightshift:git-process');
 
 /** The git subcommand among the arguments (after the `-c` settings and `-C` location), or `git` when none. */
 export function gitSubcommand(args: readonly string[]): string {

@@ -1,0 +1,163 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type CollectedRequest, runCollected, stopSpawnHelper } from '../../../core/spawn-helper.js';
+import { runGitProcess } from '../../../handoff/git-process.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../../..');
+
+function shell(script: string, env: Record<string, string> = {}): CollectedRequest {
+  return {
+    binary: '/bin/sh',
+    args: ['-c', script],
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    detached: true,
+  };
+}
+
+/** The parent pid and process group of process `pid` (fields 4 and 5 of /proc/<pid>/stat). */
+function statOf(pid: number): { parent: number; group: number } {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { parent: Number(fields[1]), group: Number(fields[2]) };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 200 && !condition(); tries++)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!condition()) throw new Error('timed out waiting');
+}
+
+function parentOf(pid: number): number {
+  return statOf(pid).parent;
+}
+
+describe('the process helper', () => {
+  afterEach(async () => {
+    delete process.env.NIGHTSHIFT_SPAWN_HELPER;
+    await stopSpawnHelper();
+  });
+
+  it('starts the process in the helper, not in the caller, with exactly the given environment', async () => {
+    const result = await runCollected(
+      shell('echo "$PPID $NS_PROBE [$HOME]"; echo oops >&2; exit 3', { NS_PROBE: 'x1' }),
+    );
+    const [ppid, probe, home] = result.stdout.trim().split(' ');
+    expect(Number(ppid)).not.toBe(process.pid);
+    expect(parentOf(Number(ppid))).toBe(process.pid);
+    // HOME is the caller's, not the request's: it must not reach the process.
+    expect([probe, home]).toEqual(['x1', '[]']);
+    expect(result).toMatchObject({ code: 3, signal: null, stderr: 'oops\n' });
+  });
+
+  it('answers many requests at once, each with its own output', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 24 }, (_, index) =>
+        runCollected(shell(`printf 'n%s' ${index}; sleep 0.0${index % 5}`)),
+      ),
+    );
+    expect(results.map((result) => result.stdout)).toEqual(results.map((_, index) => `n${index}`));
+  });
+
+  it('runs git as the harness does and decodes its output as UTF-8', async () => {
+    const result = await runCollected({
+      binary: 'git',
+      args: ['--version'],
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+      detached: true,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^git version /);
+    const text = await runCollected(shell("printf 'caf\\303\\251 \\342\\234\\223'"));
+    expect(text.stdout).toBe('café ✓');
+  });
+
+  it('puts the helper and each process in process groups of their own (a Ctrl-C to the caller reaches neither)', async () => {
+    const result = await runCollected(shell('echo $$ $PPID $(cut -d " " -f 5 /proc/$$/stat)'));
+    const [own, helper, ownGroup] = result.stdout.trim().split(' ').map(Number) as [number, number, number];
+    expect(ownGroup).toBe(own);
+    expect(statOf(helper).group).toBe(helper);
+    expect([ownGroup, helper]).not.toContain(statOf(process.pid).group);
+  });
+
+  it('gives git the same outcomes through the helper as started directly', async () => {
+    const outcomes = async () => {
+      const env = { PATH: process.env.PATH ?? '' };
+      const ask = (args: string[]) =>
+        runGitProcess({ binary: 'git', args, cwd: ROOT, env }).then(
+          (out) => ({ ok: true, out: out.trim().slice(0, 12) }),
+          (error: Error) => ({ ok: false, out: error.message.split('\n')[0]?.slice(0, 40) }),
+        );
+      return [
+        await ask(['rev-parse', '--verify', '-q', 'refs/heads/ns-no-such-branch']),
+        await ask(['no-such-subcommand']),
+        await ask(['rev-parse', '--is-inside-work-tree']),
+        await runGitProcess({ binary: '/nonexistent/git', args: ['status'], cwd: ROOT, env }).catch(
+          (error: Error) => error.name,
+        ),
+      ];
+    };
+    const helped = await outcomes();
+    process.env.NIGHTSHIFT_SPAWN_HELPER = 'off';
+    const direct = await outcomes();
+    expect(helped).toEqual(direct);
+    // A quiet non-zero exit answers "no"; a loud one fails; a missing binary fails as a git error.
+    expect(helped).toEqual([
+      { ok: true, out: '' },
+      { ok: false, out: expect.stringContaining('no-such-subcommand') },
+      { ok: true, out: 'true' },
+      'GitProcessError',
+    ]);
+  });
+
+  it('reports a binary that does not exist as an error, not an exit code', async () => {
+    const result = await runCollected({ ...shell(''), binary: '/nonexistent/ns-no-such-binary' });
+    expect(result.error).toMatch(/ENOENT/);
+  });
+
+  it('fails the requests in flight when the helper dies, and starts a new helper for the next', async () => {
+    const pidFile = path.join(os.tmpdir(), `ns-spawn-helper-${process.pid}.pid`);
+    const running = runCollected(shell(`echo $$ > ${pidFile}; sleep 60`));
+    // The helper is the parent of the shell: find it and kill it while the shell sleeps.
+    const probe = await runCollected(shell('echo $PPID'));
+    const helper = Number(probe.stdout.trim());
+    try {
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+      process.kill(helper, 'SIGKILL');
+      await expect(running).rejects.toThrow(
+        /process helper (exited|disconnected).* before the process it started had finished/,
+      );
+      const after = await runCollected(shell('echo again $PPID'));
+      expect(after.stdout).toMatch(/^again \d+/);
+      expect(Number(after.stdout.trim().split(' ')[1])).not.toBe(helper);
+    } finally {
+      // The sleeping shell outlives its helper (its own process group): end it.
+      const sleeper = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : 0;
+      if (sleeper > 0) process.kill(-sleeper, 'SIGKILL');
+      rmSync(pidFile, { force: true });
+    }
+  });
+
+  it('does not keep its caller alive once nothing is in flight', async () => {
+    const program = [
+      "const { runCollected } = await import('./core/spawn-helper.ts');",
+      "const result = await runCollected({ binary: 'git', args: ['--version'], cwd: '.', env: { PATH: process.env.PATH }, detached: true });",
+      'console.log(result.stdout.trim());',
+    ].join('\n');
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+    });
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(0);
+    expect(output).toMatch(/git version/);
+  }, 60_000);
+});
