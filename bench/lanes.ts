@@ -317,11 +317,14 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'Chromium and 24 with the headless shell): before the ' +
     "workers launched Chromium's headless shell, Chromium took about 60 % of it (three renderers for every browser " +
     "context); with the shell, about a quarter: the worker processes (the harness, Playwright's driver, the browser " +
-    'gate) about 45 % and git about a fifth. The harness runs about 140 git processes per feature (HEAD lookups alone ' +
-    'a sixth of them), each spawn costing the worker about 7 ms of CPU before git does anything. The same day the ' +
-    'shell took the 4-lane build from 188 s to 101–116 s and its CPU from 202 s to 148–170 s. This machine was ' +
-    'slower that evening than the same morning (the same replays took 1.6× as long), and the figures move with it. ' +
-    'Would move it: fewer git processes per session and merge, and more cores.'
+    'gate) about 45 % and git about a fifth. The harness runs about 110–140 git processes per feature (HEAD lookups ' +
+    'alone a fifth of them). Started from the worker, each froze its event loop for 22 ms (Node forks the ~280 MB ' +
+    'worker) and cost it 7 ms of CPU; since the same evening a process helper starts them (core/spawn-helper.ts), ' +
+    'which took one 4-lane build from 106 s to 91 s and its CPU from 152 s to 128 s, and the section from 101 s to ' +
+    '88 s. The same day the shell took the 4-lane build from 188 s to 101–116 s and its CPU from 202 s to 148–170 s. ' +
+    'This machine was slower that evening than the same morning (the same replays took 1.6× as long), and the ' +
+    'figures move with it. ' +
+    'Would move it: fewer git processes per session and merge, the box and app starts off the worker too, and more cores.'
   );
 }
 

@@ -28,9 +28,9 @@ every millisecond and every token below is the harness's own. The report below i
   (\`testkit/policies/demo.ts\`, 8 features, ~21 sessions, zero model latency) through one in-process worker
   at concurrency 1. A handoff is the time from the agent loop's end (\`session.ended\` event) to the next
   session's first request received by the model server. It is split with the run's event log, BullMQ's job
-  timestamps (enqueued → picked) and the wall time of every \`git\` process the harness spawned (recorded by
-  wrapping \`child_process.spawn\` in the benchmark process; git the agent runs inside \`bash\` is model work and
-  not counted). Every handoff of a run is one sample.
+  timestamps (enqueued → picked) and the wall time of every \`git\` process the harness ran (recorded from the
+  diagnostics channel of \`handoff/git-process.ts\` in the benchmark process; git the agent runs inside \`bash\` is
+  model work and not counted). Every handoff of a run is one sample.
 - **Tokens** are counted with gpt-tokenizer (\`o200k_base\`) over the system prompt and the \`tools\` array exactly
   as sent; Claude's tokenizer gives somewhat different counts.
 - **Evaluator start** times \`acquireContext\` + \`browser_navigate\` (whose answer is the first aria snapshot)
