@@ -7,10 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { withPathLock } from '../core/path-lock.js';
 import { checkReplaysDir } from '../core/paths.js';
 import { FormatError } from '../handoff/errors.js';
 import { WORKSPACE_FILES } from '../handoff/formats.js';
-import { withRepoLock } from '../handoff/mutex.js';
 import { readWorkspaceText, type SafeWriteOptions, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { issueLines, parseJsonText } from '../handoff/schema-io.js';
 import { FIXTURES_MODULE, generateSpec, SPEC_DIR, specPath } from './codegen.js';
@@ -135,8 +135,8 @@ export async function saveReplays(
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord[]> {
   const dir = checkReplaysDir(home, runId);
-  // The process-wide lock keyed by a path (handoff/mutex.ts), here the run's replays directory.
-  return withRepoLock(dir, async () => {
+  // Saves of this process take turns on the run's replays (another process's save can still interleave).
+  return withPathLock(dir, async () => {
     const index = await readReplays(home, runId);
     const records = results.map((result) =>
       ReplayRecord.parse({

@@ -13,6 +13,7 @@ import { assertWritableTarget, UnsafeFileError, writeWorkspaceFile } from '../ha
 import { appStartSettings, sandboxForRole } from '../orchestrator/config.js';
 import type { RunRecord } from '../orchestrator/run/index.js';
 import { createBrowserPool } from '../workers/browser-pool.js';
+import { chromiumExecutable } from '../workers/chromium-path.js';
 import {
   type CliContext,
   type CliDeps,
@@ -143,7 +144,9 @@ function registerChecksExport(checks: Command, resolved: ResolvedDeps): void {
           summary: 'checks export: playwright.config.ts and the specs',
           paths: [PLAYWRIGHT_CONFIG, SPEC_SUPPORT_PATH, ...specs],
         });
-        resolved.stdout.write(exportNotice(workspace, specs.length));
+        resolved.stdout.write(
+          exportNotice(workspace, specs.length, context.config.chromiumPath ?? chromiumExecutable()),
+        );
       }),
     );
 }
@@ -176,13 +179,16 @@ function exportRefused(error: UnsafeFileError): InputError {
   });
 }
 
-/** What `checks export` prints: where the suite is, how to run it, and that its config runs init.sh unboxed. */
-export function exportNotice(workspace: string, specCount: number): string {
+/**
+ * What `checks export` prints: where the suite is, how to run it, and that its config runs init.sh unboxed.
+ * `chromium` is the browser nightshift's workers use here, offered instead of one Playwright would download.
+ */
+export function exportNotice(workspace: string, specCount: number, chromium: string): string {
   return [
     `Wrote ${path.join(workspace, PLAYWRIGHT_CONFIG)} and ${specCount} spec(s) in ${SPEC_DIR}/ (committed). To run the recorded checks:`,
     `  cd ${workspace}`,
     `  npm install --save-dev @playwright/test@${PLAYWRIGHT_TEST_VERSION}   # the devDependency the suite needs`,
-    '  npx playwright test            # or CHROMIUM_PATH=/usr/bin/chromium npx playwright test',
+    `  npx playwright test            # or, with the Chromium nightshift uses: CHROMIUM_PATH=${chromium} npx playwright test`,
     '',
     `Careful: ${PLAYWRIGHT_CONFIG} starts \`bash init.sh\` ON THIS MACHINE, outside nightshift's box. init.sh, the app`,
     'and what they install were written by a model and run as you: your files, your environment (API keys',

@@ -5,6 +5,7 @@ import { ZodError } from 'zod';
 import { NightshiftError } from '../core/errors.js';
 import { logToFile } from '../core/log.js';
 import { dataDir } from '../core/paths.js';
+import { spawnHelperSetting } from '../core/spawn-helper.js';
 import { formatZodIssues } from '../core/zod-issues.js';
 import { withHousekeeping } from '../orchestrator/housekeeping.js';
 import { createStatusListener } from '../orchestrator/notifications.js';
@@ -114,6 +115,8 @@ export function routeLogs(argv: string[], env: NodeJS.ProcessEnv): string[] {
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
   try {
+    // Checked before any command runs: a bad value must not surface first as a failed git command mid-run.
+    spawnHelperSetting(process.env);
     await program.parseAsync(routeLogs(argv, process.env));
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {

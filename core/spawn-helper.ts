@@ -12,6 +12,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { z } from 'zod';
+import { InputError } from './errors.js';
 import { moduleLogger } from './log.js';
 
 const log = moduleLogger('core/spawn-helper');
@@ -200,9 +201,22 @@ let silentDeaths = 0;
 /** After this many silent helpers, the process gives up on them (a helper cannot run here). */
 const MAX_SILENT_DEATHS = 3;
 
+/**
+ * `NIGHTSHIFT_SPAWN_HELPER`: `on` (the default, also when unset or empty) or `off`. Anything else is refused
+ * rather than read as either: a typo such as `of` must not quietly keep the helper on.
+ */
+export function spawnHelperSetting(env: NodeJS.ProcessEnv = process.env): 'on' | 'off' {
+  const raw = env.NIGHTSHIFT_SPAWN_HELPER;
+  if (raw === undefined || raw === '' || raw === 'on') return 'on';
+  if (raw === 'off') return 'off';
+  throw new InputError('ENV_INVALID', `NIGHTSHIFT_SPAWN_HELPER must be "on" or "off", not "${raw}".`, {
+    hint: 'NIGHTSHIFT_SPAWN_HELPER=off starts git from the process itself; unset it to use the process helper.',
+  });
+}
+
 /** Whether processes go through the helper (`NIGHTSHIFT_SPAWN_HELPER=off` starts them directly). */
 export function spawnHelperEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.NIGHTSHIFT_SPAWN_HELPER !== 'off' && !helperUnavailable;
+  return spawnHelperSetting(env) === 'on' && !helperUnavailable;
 }
 
 /**

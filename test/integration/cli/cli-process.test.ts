@@ -62,6 +62,13 @@ describe('nightshift CLI processes', () => {
     expect(runs[0]).toMatchObject({ id: 'r-proc', status: 'building', sessions: 2 });
   });
 
+  it('refuses a NIGHTSHIFT_SPAWN_HELPER value other than on/off before running the command', async () => {
+    const out = await cli(['pause', 'r-proc'], { env: { ...env, NIGHTSHIFT_SPAWN_HELPER: 'of' } });
+    expect(out.code).toBe(2);
+    expect(out.stderr).toMatch(/NIGHTSHIFT_SPAWN_HELPER must be "on" or "off", not "of"/);
+    expect(await storedRun(redis, prefix, 'r-proc')).toMatchObject({ status: 'building' });
+  });
+
   it('pause, resume and cancel change the run in Redis', async () => {
     const paused = await cli(['pause', 'r-proc']);
     expect(paused.code, paused.stderr).toBe(0);

@@ -3,7 +3,12 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CollectedRequest, runCollected, stopSpawnHelper } from '../../../core/spawn-helper.js';
+import {
+  type CollectedRequest,
+  runCollected,
+  spawnHelperSetting,
+  stopSpawnHelper,
+} from '../../../core/spawn-helper.js';
 import { runGitProcess } from '../../../handoff/git-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -160,4 +165,12 @@ describe('the process helper', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/git version/);
   }, 60_000);
+
+  it('reads NIGHTSHIFT_SPAWN_HELPER as on or off and refuses anything else', () => {
+    expect(spawnHelperSetting({})).toBe('on');
+    expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: '' })).toBe('on');
+    expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'on' })).toBe('on');
+    expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'off' })).toBe('off');
+    expect(() => spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'false' })).toThrow(/must be "on" or "off"/);
+  });
 });

@@ -12,6 +12,7 @@ import { RecordedCheck } from '../../../checks/format.js';
 import { writeCheck } from '../../../checks/store.js';
 import { checkpoint, ensureRepo, openRepo, runGit } from '../../../handoff/git.js';
 import { RunStore } from '../../../orchestrator/run/index.js';
+import { chromiumExecutable } from '../../../workers/chromium-path.js';
 import { cliEnv, deleteKeys, runCli, tempDir, uniquePrefix } from '../cli/helpers.js';
 import { connect, newRun } from '../orchestrator/redis-helpers.js';
 
@@ -136,6 +137,8 @@ describe('nightshift checks export into a hostile workspace', () => {
     expect(out.stdout).toContain('starts `bash init.sh` ON THIS MACHINE, outside nightshift');
     expect(out.stdout).toContain('API keys');
     expect(out.stdout).toContain('nightshift checks run   # init.sh and the app in the box');
+    // The Chromium offered is the one the workers launch here, not a fixed path the machine may not have.
+    expect(out.stdout).toContain(`CHROMIUM_PATH=${chromiumExecutable(env)} npx playwright test`);
     const config = fs.readFileSync(path.join(dir, 'playwright.config.ts'), 'utf8');
     expect(config).toContain("outside nightshift's box");
     expect(config).toContain('nightshift checks run');
