@@ -1,4 +1,5 @@
-# nightshift worker / dashboard image: Node 20 + Chromium's headless shell (evaluator) + bubblewrap (bash sandbox) + git.
+# nightshift worker / dashboard image: Node 20 + Chromium's headless shell (evaluator) + bubblewrap (bash sandbox) + git
+# + python3 (the process helper that starts harness git: a start 5× cheaper than from Node; docs/architecture.md).
 # Two stages: `build` installs every dependency and bundles the dashboard UI with vite (a dev dependency);
 # the runtime stage has production dependencies only, plus the built UI, which the dashboard serves as it is.
 # test/integration/deploy/image-steps.test.ts performs these steps without a Docker engine.
@@ -12,7 +13,7 @@ RUN npm run build:ui
 
 FROM node:20-bookworm-slim
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium-headless-shell bubblewrap git ca-certificates redis-tools \
+ && apt-get install -y --no-install-recommends chromium-headless-shell bubblewrap git ca-certificates redis-tools python3 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /opt/nightshift
 COPY package.json package-lock.json ./

@@ -20,7 +20,13 @@ import type { BoxForward } from './box.js';
 import type { EgressRefusal } from './egress-proxy.js';
 import type { ResolvedSandbox } from './mode.js';
 import type { NetworkPolicy } from './network-policy.js';
-import { findCommandProcesses, isRunning, killCommandProcesses } from './proc.js';
+import {
+  findCommandProcesses,
+  isRunning,
+  killCommandProcesses,
+  readProcess,
+  type TreeRoots,
+} from './proc.js';
 import { enterCgroup, type Launch, type MemoryOutcome, prepareLaunch, shellArgv } from './run.js';
 
 const log = moduleLogger('box/app-box');
@@ -174,6 +180,8 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
     detached: true,
     stdio: launch.relayIpc ? ['ignore', 'pipe', 'pipe', 'ipc', 'pipe'] : ['ignore', 'pipe', 'pipe'],
   });
+  // Read before anything can reap it: the stop's sweep reads no environment of a process older than this.
+  const rootStartTime = child.pid === undefined ? undefined : readProcess(child.pid)?.startTime;
   child.stdout?.on('data', request.output);
   child.stderr?.on('data', request.output);
   let exitCode: number | null | undefined;
@@ -190,7 +198,7 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
   await handedOver;
   let stopping: Promise<void> | undefined;
   const stop = (graceMs = 5_000) => {
-    stopping ??= stopBox(child, launch, graceMs).finally(async () => {
+    stopping ??= stopBox(child, { marker: launch.marker, rootStartTime }, graceMs).finally(async () => {
       await cgroup.remove();
       server?.close();
       await launch.dispose();
@@ -209,21 +217,33 @@ export async function startAppBox(request: AppBoxRequest): Promise<AppBox> {
   };
 }
 
-/** SIGTERM to every process of the box, then SIGKILL after the grace period until none is left. */
-async function stopBox(child: ChildProcess, launch: Launch, graceMs: number): Promise<void> {
+/**
+ * SIGTERM to every process of the box, then SIGKILL after the grace period until none is left. The grace period
+ * waits on the processes signalled (a read of each one's /proc entry), not on new sweeps of the whole process
+ * table; the final sweep finds and kills anything started since.
+ */
+async function stopBox(
+  child: ChildProcess,
+  found: Pick<TreeRoots, 'marker' | 'rootStartTime'>,
+  graceMs: number,
+): Promise<void> {
   const rootPid = child.pid;
   if (rootPid === undefined) return;
-  const roots = { rootPid, ...(launch.marker ? { marker: launch.marker } : {}) };
-  const alive = () => findCommandProcesses(roots).filter((pid) => isRunning(pid));
-  for (const pid of alive()) {
+  const roots: TreeRoots = { rootPid, ...found };
+  const signalled: Array<{ pid: number; startTime: number }> = [];
+  for (const pid of findCommandProcesses(roots)) {
+    const entry = readProcess(pid);
+    if (entry === undefined || entry.state === 'Z') continue;
     try {
       process.kill(pid, 'SIGTERM');
+      signalled.push({ pid, startTime: entry.startTime });
     } catch {
       // Gone.
     }
   }
+  const alive = () => signalled.some(({ pid, startTime }) => isRunning(pid, startTime));
   const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline && alive().length > 0) await sleep(50);
+  while (Date.now() < deadline && alive()) await sleep(50);
   await killCommandProcesses(roots);
   if (child.exitCode === null && child.signalCode === null) {
     await new Promise<void>((resolve) => {

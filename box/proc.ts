@@ -85,6 +85,10 @@ export function isRunning(pid: number, startTime?: number): boolean {
   return startTime === undefined || entry.startTime === startTime;
 }
 
+function startedBefore(entry: ProcessLinks, rootStartTime: number | undefined): boolean {
+  return rootStartTime !== undefined && entry.startTime !== undefined && entry.startTime < rootStartTime;
+}
+
 function hasMarker(pid: number, marker: string): boolean {
   try {
     return fs.readFileSync(`/proc/${pid}/environ`).includes(marker);
@@ -93,8 +97,8 @@ function hasMarker(pid: number, marker: string): boolean {
   }
 }
 
-/** The links between processes that `findCommandProcesses` follows. */
-export type ProcessLinks = Pick<ProcessEntry, 'pid' | 'ppid' | 'pgid' | 'sid'>;
+/** The links between processes that `findCommandProcesses` follows (and, when known, when each started). */
+export type ProcessLinks = Pick<ProcessEntry, 'pid' | 'ppid' | 'pgid' | 'sid'> & { startTime?: number };
 
 /** What ties a process to one command. */
 export interface TreeRoots {
@@ -102,6 +106,11 @@ export interface TreeRoots {
   rootPid: number;
   /** `NAME=value` set only in this command's environment; finds processes that left the tree. */
   marker?: string;
+  /**
+   * The root's start time (clock ticks, as in /proc): a process that started before it cannot be the command's,
+   * so its environment is not read for the marker (most of the table: the browser, the workers, the services).
+   */
+  rootStartTime?: number;
 }
 
 /** Pids of every process of the command: descendants of the root, its group, its session, marked ones. */
@@ -112,7 +121,11 @@ export function findCommandProcesses(roots: TreeRoots, table: ProcessLinks[] = l
     if (entry.pid === self) continue;
     if (entry.pid === roots.rootPid || entry.pgid === roots.rootPid || entry.sid === roots.rootPid) {
       found.add(entry.pid);
-    } else if (roots.marker && hasMarker(entry.pid, roots.marker)) {
+    } else if (
+      roots.marker &&
+      !startedBefore(entry, roots.rootStartTime) &&
+      hasMarker(entry.pid, roots.marker)
+    ) {
       found.add(entry.pid);
     }
   }

@@ -30,7 +30,7 @@ import {
 import type { EgressRefusal } from './egress-proxy.js';
 import { buildSandboxEnv, registryEnv } from './env.js';
 import type { NetworkPolicy } from './network-policy.js';
-import { killCommandProcesses } from './proc.js';
+import { killCommandProcesses, readProcess } from './proc.js';
 
 /** Everything needed to run one command. */
 export interface SandboxRunRequest {
@@ -311,10 +311,11 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let timedOut = false;
   let aborted = false;
   let child: ChildProcess | undefined;
+  let rootStartTime: number | undefined;
   const killAll = async () => {
     if (child?.pid !== undefined) {
-      for (const pid of await killCommandProcesses({ rootPid: child.pid, marker: launch.marker }))
-        killed.add(pid);
+      const roots = { rootPid: child.pid, marker: launch.marker, rootStartTime };
+      for (const pid of await killCommandProcesses(roots)) killed.add(pid);
     }
     await cgroup.remove();
   };
@@ -330,6 +331,8 @@ export async function runSandboxed(request: SandboxRunRequest): Promise<SandboxR
   let cleanedUp = false;
   try {
     child = spawnCollected(request.workspace, launch, cgroup, { stdout, stderr });
+    // Read before anything can reap it: the kill sweep reads no environment of a process older than this.
+    rootStartTime = child.pid === undefined ? undefined : readProcess(child.pid)?.startTime;
     const exited = waitForExit(child);
     timer = setTimeout(onTimeout, request.timeoutMs);
     if (request.signal?.aborted) onAbort();

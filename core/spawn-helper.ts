@@ -3,17 +3,22 @@
  * child with fork(), which copies the caller's page tables and blocks its event loop until the child has exec'd:
  * in a worker (~280 MB resident, a browser's protocol and two sessions on the same loop) that was 22 ms of frozen
  * loop and 7 ms of CPU for every git command, ~110 of them a feature (docs/architecture.md, Harness git). The
- * helper is a bare Node process of a few tens of MB that does nothing else; the caller only sends it a message.
+ * helper is a small process that does nothing else (a Python program where Python 3 is installed, else a bare
+ * Node: core/spawn-helper-programs.ts); the caller only writes it a line.
  *
  * The helper gets exactly the binary, arguments, directory and environment the caller would have used, so what
  * runs is unchanged. It lives in its own process group (a terminal's Ctrl-C must not kill it halfway through a
- * checkpoint) and exits when its caller goes (its IPC channel closes). Where it cannot start (or three in a row die
- * before answering), or with `NIGHTSHIFT_SPAWN_HELPER=off`, processes are started directly, as before.
+ * checkpoint) and exits when its caller goes (its stdin ends). Where it cannot start (or three in a row die before
+ * answering), or with `NIGHTSHIFT_SPAWN_HELPER=off`, processes are started directly, as before.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
+import readline from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
 import { z } from 'zod';
 import { InputError } from './errors.js';
 import { moduleLogger } from './log.js';
+import { type HelperKind, type HelperLaunch, nodeLaunch, pythonLaunch } from './spawn-helper-programs.js';
 
 const log = moduleLogger('core/spawn-helper');
 
@@ -42,36 +47,8 @@ export type CollectedProcess = z.infer<typeof CollectedProcess>;
 /** The helper's reply to request `id`. */
 const HelperReply = CollectedProcess.extend({ id: z.number().int() });
 
-/**
- * The helper's program (CommonJS, Node built-ins only: it runs under `node -e` whatever loaded the caller, tsx or
- * the bundle). It answers each request when the process closes (or at once when it cannot start it: no binary, no
- * file descriptors left), and exits when its caller disconnects.
- */
-const HELPER_SOURCE = `
-const { spawn } = require('node:child_process');
-process.title = 'nightshift process helper';
-process.on('SIGINT', () => {});
-process.on('disconnect', () => process.exit(0));
-process.on('message', (request) => {
-  const reply = (fields) => { if (process.connected) process.send({ id: request.id, ...fields }); };
-  const failed = (error) => reply({ code: null, signal: null, stdout: '', stderr: '', error: String((error && error.message) || error) });
-  try {
-    const child = spawn(request.binary, request.args, { cwd: request.cwd, env: request.env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: request.detached });
-    const out = [];
-    const err = [];
-    let startError;
-    child.stdout.on('data', (chunk) => out.push(chunk));
-    child.stderr.on('data', (chunk) => err.push(chunk));
-    child.on('error', (error) => { startError = error.message; });
-    child.once('close', (code, signal) => {
-      const fields = { code, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
-      reply(startError === undefined ? fields : { ...fields, error: startError });
-    });
-  } catch (error) {
-    failed(error);
-  }
-});
-`;
+/** The helper's first line: it runs and reads requests (sent only from then on). */
+const HelperReady = z.object({ ready: z.literal(true) }).strict();
 
 /** The helper process went away before it answered. */
 export class SpawnHelperExitedError extends Error {
@@ -86,32 +63,55 @@ class SpawnHelperUnreachableError extends Error {
 interface Pending {
   resolve(result: CollectedProcess): void;
   reject(error: Error): void;
+  /** Set while the request waits for the helper to say it is ready (nothing of it has been sent). */
+  unsent?: CollectedRequest;
 }
+
+/** How much of a helper's own stderr is kept, to say why it died. */
+const STDERR_TAIL_BYTES = 2_048;
 
 /** One helper process and the requests it has not answered yet. */
 class SpawnHelper {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stopping = false;
+  private closed = false;
+  private stderrTail = '';
+  /** It said it is ready: requests are sent from then on (before, they wait, and run directly if it dies). */
+  private ready = false;
   /** It answered at least one request (a helper that dies before its first answer may not work here at all). */
   answered = false;
 
-  private constructor(private readonly child: ChildProcess) {
-    child.on('message', (message: unknown) => this.answer(message));
-    child.once('exit', (code, signal) => {
-      if (this.pending.size > 0 || !this.stopping) log.warn({ code, signal }, 'the process helper exited');
+  private constructor(
+    private readonly child: ChildProcessByStdio<Writable, Readable, Readable>,
+    readonly kind: HelperKind,
+  ) {
+    readline.createInterface({ input: child.stdout }).on('line', (line) => this.answer(line));
+    child.stderr.on('data', (chunk: Buffer) => {
+      this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+    });
+    // A write to a helper that is gone: its close (below) fails what was in flight.
+    child.stdin.on('error', () => undefined);
+    // On close, not exit: replies it wrote just before exiting are read first.
+    child.once('close', (code, signal) => {
+      this.closed = true;
+      if (this.pending.size > 0 || !this.stopping)
+        log.warn(
+          { kind, code, signal, ready: this.ready, stderr: this.stderrTail },
+          'the process helper exited',
+        );
+      this.runUnsentDirectly();
       this.failAll(`the process helper exited (${signal ?? `code ${code}`})`);
     });
-    child.once('disconnect', () => this.failAll('the process helper disconnected'));
     child.unref();
     this.idle();
   }
 
-  /** Starts a helper; undefined when Node cannot start one here. */
-  static start(): SpawnHelper | undefined {
+  /** Starts a helper running `launch`; undefined when it cannot be started here. */
+  static start(launch: HelperLaunch): SpawnHelper | undefined {
     try {
-      const child = spawn(process.execPath, ['-e', HELPER_SOURCE], {
-        stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
+      const child = spawn(launch.file, launch.args, {
+        stdio: ['pipe', 'pipe', 'pipe'],
         // Nothing of the caller's environment: every request carries the environment of its own process.
         env: {},
         // Not the caller's directory: every request names its own, and the helper holds no workspace open.
@@ -119,47 +119,94 @@ class SpawnHelper {
         detached: true,
         windowsHide: true,
       });
-      child.on('error', (error) => log.warn({ err: error }, 'the process helper failed'));
-      if (child.pid === undefined || !child.connected) return undefined;
-      return new SpawnHelper(child);
+      child.on('error', (error) => log.warn({ err: error, kind: launch.kind }, 'the process helper failed'));
+      if (child.pid === undefined) return undefined;
+      return new SpawnHelper(child, launch.kind);
     } catch (error) {
-      log.warn({ err: error }, 'could not start the process helper; processes start directly');
+      log.warn({ err: error, kind: launch.kind }, 'could not start the process helper');
       return undefined;
     }
   }
 
   get usable(): boolean {
-    return this.child.connected;
+    return (
+      !this.closed &&
+      this.child.exitCode === null &&
+      this.child.signalCode === null &&
+      this.child.stdin.writable
+    );
   }
 
   /** Sends the request; resolves with the process's end. */
   run(request: CollectedRequest): Promise<CollectedProcess> {
     const id = this.nextId++;
     return new Promise<CollectedProcess>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
       // A request in flight keeps the caller alive, as its own child would; an idle helper does not.
-      this.child.channel?.ref();
-      this.child.send({ id, ...request }, (error) => {
-        if (!error) return;
-        this.pending.delete(id);
-        this.idle();
-        reject(new SpawnHelperUnreachableError(`could not reach the process helper: ${error.message}`));
-      });
+      this.refStreams(true);
+      if (this.ready) {
+        this.pending.set(id, { resolve, reject });
+        this.send(id, request);
+      } else this.pending.set(id, { resolve, reject, unsent: request });
     });
+  }
+
+  private send(id: number, request: CollectedRequest): void {
+    this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`, (error) => {
+      const waiting = this.pending.get(id);
+      if (!error || !waiting) return;
+      this.pending.delete(id);
+      this.idle();
+      waiting.reject(new SpawnHelperUnreachableError(`could not reach the process helper: ${error.message}`));
+    });
+  }
+
+  /** The helper said it is ready: the requests that waited for it are sent. */
+  private becomeReady(): void {
+    this.ready = true;
+    for (const [id, waiting] of this.pending) {
+      if (!waiting.unsent) continue;
+      const request = waiting.unsent;
+      delete waiting.unsent;
+      this.send(id, request);
+    }
+  }
+
+  /** A helper that went away before it was ready received nothing: what waited for it starts directly. */
+  private runUnsentDirectly(): void {
+    for (const [id, waiting] of this.pending) {
+      if (!waiting.unsent) continue;
+      this.pending.delete(id);
+      runDirectly(waiting.unsent).then(waiting.resolve, waiting.reject);
+    }
   }
 
   /** Ends the helper (its running processes finish on their own); resolves once it has exited and been reaped. */
   stop(): Promise<void> {
     this.stopping = true;
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
-    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
-    // Waiting for its exit needs the handle counted by the event loop until then.
+    if (this.closed) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.child.once('close', () => resolve()));
+    // Waiting for its exit needs the handles counted by the event loop until then.
     this.child.ref();
-    if (this.child.connected) this.child.disconnect();
-    return exited;
+    this.refStreams(true);
+    this.child.stdin.end();
+    return closed;
   }
 
-  private answer(message: unknown): void {
+  private answer(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      log.warn(
+        { kind: this.kind, line: line.slice(0, 200) },
+        'the process helper wrote a line that is not JSON',
+      );
+      return;
+    }
+    if (HelperReady.safeParse(message).success) {
+      this.becomeReady();
+      return;
+    }
     const parsed = HelperReply.safeParse(message);
     const id = parsed.success ? parsed.data.id : (message as { id?: unknown } | null)?.id;
     const waiting = typeof id === 'number' ? this.pending.get(id) : undefined;
@@ -181,7 +228,15 @@ class SpawnHelper {
   }
 
   private idle(): void {
-    if (this.pending.size === 0) this.child.channel?.unref();
+    if (this.pending.size === 0 && !this.stopping) this.refStreams(false);
+  }
+
+  private refStreams(referenced: boolean): void {
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
+      const socket = stream as Partial<Pick<Socket, 'ref' | 'unref'>>;
+      if (referenced) socket.ref?.();
+      else socket.unref?.();
+    }
   }
 
   private failAll(why: string): void {
@@ -196,27 +251,48 @@ class SpawnHelper {
 let helper: SpawnHelper | undefined;
 /** The helper could not be started, or died before its first answer too often: children start directly from then on. */
 let helperUnavailable = false;
+/** A Python helper died before answering or could not start: the Node program runs from then on. */
+let pythonUnusable = false;
 /** Helpers in a row that went away before answering anything. */
 let silentDeaths = 0;
 /** After this many silent helpers, the process gives up on them (a helper cannot run here). */
 const MAX_SILENT_DEATHS = 3;
 
+/** The helper settings `NIGHTSHIFT_SPAWN_HELPER` accepts. */
+export type SpawnHelperSetting = 'on' | 'node' | 'off';
+
 /**
- * `NIGHTSHIFT_SPAWN_HELPER`: `on` (the default, also when unset or empty) or `off`. Anything else is refused
- * rather than read as either: a typo such as `of` must not quietly keep the helper on.
+ * `NIGHTSHIFT_SPAWN_HELPER`: `on` (the default, also when unset or empty: the Python program where Python 3 is
+ * installed, else the Node one), `node` (the Node program) or `off` (no helper). Anything else is refused rather
+ * than read as one of them: a typo such as `of` must not quietly keep the helper on.
  */
-export function spawnHelperSetting(env: NodeJS.ProcessEnv = process.env): 'on' | 'off' {
+export function spawnHelperSetting(env: NodeJS.ProcessEnv = process.env): SpawnHelperSetting {
   const raw = env.NIGHTSHIFT_SPAWN_HELPER;
   if (raw === undefined || raw === '' || raw === 'on') return 'on';
-  if (raw === 'off') return 'off';
-  throw new InputError('ENV_INVALID', `NIGHTSHIFT_SPAWN_HELPER must be "on" or "off", not "${raw}".`, {
-    hint: 'NIGHTSHIFT_SPAWN_HELPER=off starts git from the process itself; unset it to use the process helper.',
-  });
+  if (raw === 'off' || raw === 'node') return raw;
+  throw new InputError(
+    'ENV_INVALID',
+    `NIGHTSHIFT_SPAWN_HELPER must be "on", "node" or "off", not "${raw}".`,
+    {
+      hint: 'NIGHTSHIFT_SPAWN_HELPER=off starts git from the process itself, =node uses the Node helper; unset it for the default.',
+    },
+  );
 }
 
 /** Whether processes go through the helper (`NIGHTSHIFT_SPAWN_HELPER=off` starts them directly). */
 export function spawnHelperEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return spawnHelperSetting(env) === 'on' && !helperUnavailable;
+  return spawnHelperSetting(env) !== 'off' && !helperUnavailable;
+}
+
+/** Starts the helper the setting asks for: Python where it is installed and has not failed here, else Node. */
+function startHelper(setting: SpawnHelperSetting): SpawnHelper | undefined {
+  const python = setting === 'on' && !pythonUnusable ? pythonLaunch() : undefined;
+  if (python) {
+    const started = SpawnHelper.start(python);
+    if (started) return started;
+    pythonUnusable = true;
+  }
+  return SpawnHelper.start(nodeLaunch());
 }
 
 /**
@@ -224,11 +300,15 @@ export function spawnHelperEnabled(env: NodeJS.ProcessEnv = process.env): boolea
  * started again when it went away), or directly where there is none.
  */
 export async function runCollected(request: CollectedRequest): Promise<CollectedProcess> {
-  if (!spawnHelperEnabled()) return runDirectly(request);
-  if (!helper?.usable) {
-    if (helper && !helper.answered) silentDeaths += 1;
-    else if (helper) silentDeaths = 0;
-    helper = silentDeaths >= MAX_SILENT_DEATHS ? undefined : SpawnHelper.start();
+  const setting = spawnHelperSetting();
+  if (setting === 'off' || helperUnavailable) return runDirectly(request);
+  if (!helper?.usable || (setting === 'node' && helper.kind !== 'node')) {
+    if (helper && !helper.answered) {
+      silentDeaths += 1;
+      if (helper.kind === 'python') pythonUnusable = true;
+    } else if (helper) silentDeaths = 0;
+    if (helper?.usable) void helper.stop();
+    helper = silentDeaths >= MAX_SILENT_DEATHS ? undefined : startHelper(setting);
     if (!helper) {
       log.warn({ silentDeaths }, 'no process helper here; processes start directly');
       helperUnavailable = true;
@@ -242,6 +322,13 @@ export async function runCollected(request: CollectedRequest): Promise<Collected
     if (error instanceof SpawnHelperUnreachableError) return runDirectly(request);
     throw error;
   }
+}
+
+/** Starts a helper running `launch` outside this process's own (tests start broken programs this way). */
+export function startSpawnHelper(
+  launch: HelperLaunch,
+): Pick<SpawnHelper, 'run' | 'stop' | 'usable'> | undefined {
+  return SpawnHelper.start(launch);
 }
 
 /**

@@ -11,6 +11,8 @@ command -v chromium >/dev/null 2>&1 || [ -x "${NIGHTSHIFT_CHROMIUM:-/usr/bin/chr
 # the workers' fallback where the archive has no headless shell (so its install may fail without failing the set-up).
 want=()
 [ -n "${NIGHTSHIFT_CHROMIUM:-}" ] || [ -x /usr/lib/chromium/chromium-headless-shell ] || want+=(chromium-headless-shell)
+# The process helper that starts harness git runs on Python 3 where it is installed (core/spawn-helper-programs.ts).
+[ -x /usr/bin/python3 ] || [ -x /usr/local/bin/python3 ] || want+=(python3)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 command -v git >/dev/null 2>&1 || need+=(git)
@@ -21,7 +23,7 @@ if [ ${#need[@]} -gt 0 ] || [ ${#want[@]} -gt 0 ]; then
   if [ ${#need[@]} -gt 0 ]; then DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null; fi
   if [ ${#want[@]} -gt 0 ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${want[@]}" >/dev/null ||
-      echo "setup: ${want[*]} could not be installed; the workers use /usr/bin/chromium" >&2
+      echo "setup: ${want[*]} could not be installed; the workers use /usr/bin/chromium and the Node process helper" >&2
   fi
 fi
 

@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type CollectedRequest,
   runCollected,
   spawnHelperSetting,
+  startSpawnHelper,
   stopSpawnHelper,
 } from '../../../core/spawn-helper.js';
+import { pythonLaunch } from '../../../core/spawn-helper-programs.js';
 import { runGitProcess } from '../../../handoff/git-process.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -40,10 +42,20 @@ function parentOf(pid: number): number {
   return statOf(pid).parent;
 }
 
-describe('the process helper', () => {
+// Each behaviour under both helper programs: `on` runs the Python one where Python 3 is installed, `node` the Node one.
+describe.each(['on', 'node'] as const)('the process helper (NIGHTSHIFT_SPAWN_HELPER=%s)', (setting) => {
+  beforeEach(() => {
+    process.env.NIGHTSHIFT_SPAWN_HELPER = setting;
+  });
   afterEach(async () => {
     delete process.env.NIGHTSHIFT_SPAWN_HELPER;
     await stopSpawnHelper();
+  });
+
+  it.skipIf(setting === 'on' && !pythonLaunch())('runs the program the setting names', async () => {
+    const result = await runCollected(shell('echo $PPID'));
+    const helperBinary = realpathSync(`/proc/${result.stdout.trim()}/exe`);
+    expect(path.basename(helperBinary)).toMatch(setting === 'on' ? /^python3/ : /^node/);
   });
 
   it('starts the process in the helper, not in the caller, with exactly the given environment', async () => {
@@ -109,6 +121,7 @@ describe('the process helper', () => {
     const helped = await outcomes();
     process.env.NIGHTSHIFT_SPAWN_HELPER = 'off';
     const direct = await outcomes();
+    process.env.NIGHTSHIFT_SPAWN_HELPER = setting;
     expect(helped).toEqual(direct);
     // A quiet non-zero exit answers "no"; a loud one fails; a missing binary fails as a git error.
     expect(helped).toEqual([
@@ -117,6 +130,22 @@ describe('the process helper', () => {
       { ok: true, out: 'true' },
       'GitProcessError',
     ]);
+  });
+
+  it('gives the same results as a direct start for bytes that are not UTF-8, a signal and a missing directory', async () => {
+    const requests = [
+      shell("printf 'a\\377b\\303'; printf '\\342\\234' >&2"),
+      shell('echo before; kill -9 $$'),
+      { ...shell('true'), cwd: path.join(ROOT, 'ns-no-such-directory') },
+    ];
+    const helped = await Promise.all(requests.map((request) => runCollected(request)));
+    process.env.NIGHTSHIFT_SPAWN_HELPER = 'off';
+    const direct = await Promise.all(requests.map((request) => runCollected(request)));
+    process.env.NIGHTSHIFT_SPAWN_HELPER = setting;
+    expect(helped).toEqual(direct);
+    expect(helped[0]).toMatchObject({ code: 0, stdout: 'a\uFFFDb\uFFFD', stderr: '\uFFFD' });
+    expect(helped[1]).toMatchObject({ code: null, signal: 'SIGKILL', stdout: 'before\n' });
+    expect(helped[2]?.error).toMatch(/ENOENT/);
   });
 
   it('reports a binary that does not exist as an error, not an exit code', async () => {
@@ -165,12 +194,45 @@ describe('the process helper', () => {
     expect(code).toBe(0);
     expect(output).toMatch(/git version/);
   }, 60_000);
+});
 
-  it('reads NIGHTSHIFT_SPAWN_HELPER as on or off and refuses anything else', () => {
+describe('a helper program that fails', () => {
+  it('that exits before it is ready: the request waiting for it runs directly', async () => {
+    const broken = startSpawnHelper({ kind: 'python', file: '/bin/sh', args: ['-c', 'exit 3'] });
+    const result = await broken?.run(shell('echo "ran $PPID"'));
+    expect(result).toMatchObject({ code: 0, stdout: `ran ${process.pid}\n` });
+  });
+
+  it('that exits with a request in flight: the request fails, its outcome unknown', async () => {
+    const dying = startSpawnHelper({
+      kind: 'python',
+      file: '/bin/sh',
+      args: ['-c', `echo '{"ready":true}'; read request; exit 1`],
+    });
+    await expect(dying?.run(shell('echo never'))).rejects.toThrow(
+      /process helper exited \(code 1\) before the process it started had finished/,
+    );
+  });
+});
+
+describe('NIGHTSHIFT_SPAWN_HELPER', () => {
+  it('is on, node or off, and anything else is refused', () => {
     expect(spawnHelperSetting({})).toBe('on');
     expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: '' })).toBe('on');
     expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'on' })).toBe('on');
+    expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'node' })).toBe('node');
     expect(spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'off' })).toBe('off');
-    expect(() => spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'false' })).toThrow(/must be "on" or "off"/);
+    expect(() => spawnHelperSetting({ NIGHTSHIFT_SPAWN_HELPER: 'false' })).toThrow(
+      /must be "on", "node" or "off", not "false"/,
+    );
+  });
+
+  it('looks for Python 3 at fixed places only, and runs Node where there is none', () => {
+    expect(pythonLaunch(() => false)).toBeUndefined();
+    expect(pythonLaunch((file) => file === '/usr/local/bin/python3')).toMatchObject({
+      kind: 'python',
+      file: '/usr/local/bin/python3',
+      args: ['-I', '-S', '-c', expect.any(String)],
+    });
   });
 });

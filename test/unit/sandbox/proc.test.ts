@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { findCommandProcesses, isRunning, parseStat, readProcess } from '../../../box/proc.js';
 
@@ -41,5 +42,26 @@ describe('findCommandProcesses', () => {
       { pid: 20, ppid: 1, pgid: 20, sid: 20 }, // unrelated
     ];
     expect(findCommandProcesses({ rootPid: 10 }, table).sort()).toEqual([10, 11, 12, 13, 14]);
+  });
+
+  it('finds a process that left the tree by its marker, unless it started before the root', async () => {
+    // Its own group and session, parent not the root: only the marker ties it to the command.
+    const marker = `SANDBOX_CALL_ID=proc-test-${process.pid}-${Date.now()}`;
+    const stray = spawn('sleep', ['30'], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: process.env.PATH ?? '', SANDBOX_CALL_ID: marker.split('=')[1] as string },
+    });
+    try {
+      const pid = stray.pid as number;
+      const startTime = readProcess(pid)?.startTime as number;
+      const root = { rootPid: 2 ** 22 + 1, marker };
+      expect(findCommandProcesses(root)).toEqual([pid]);
+      expect(findCommandProcesses({ ...root, rootStartTime: startTime })).toEqual([pid]);
+      // A process older than the command's root cannot be one of its processes: its environment is not read.
+      expect(findCommandProcesses({ ...root, rootStartTime: startTime + 1 })).toEqual([]);
+    } finally {
+      stray.kill('SIGKILL');
+    }
   });
 });
