@@ -85,6 +85,15 @@ export function isRunning(pid: number, startTime?: number): boolean {
   return startTime === undefined || entry.startTime === startTime;
 }
 
+/** False when `entry` holds the root's pid but started at another time than the root (a reused pid). */
+function isTheRoot(entry: ProcessLinks, roots: TreeRoots): boolean {
+  return (
+    roots.rootStartTime === undefined ||
+    entry.startTime === undefined ||
+    entry.startTime === roots.rootStartTime
+  );
+}
+
 function startedBefore(entry: ProcessLinks, rootStartTime: number | undefined): boolean {
   return rootStartTime !== undefined && entry.startTime !== undefined && entry.startTime < rootStartTime;
 }
@@ -117,9 +126,15 @@ export interface TreeRoots {
 export function findCommandProcesses(roots: TreeRoots, table: ProcessLinks[] = listProcesses()): number[] {
   const self = process.pid;
   const found = new Set<number>();
+  // The root was reaped and its pid taken since: that pid, its group and its session are another process's. (While
+  // a group or session of the command's lives, the kernel gives its id to no new process.)
+  const rootReused = table.some((entry) => entry.pid === roots.rootPid && !isTheRoot(entry, roots));
   for (const entry of table) {
     if (entry.pid === self) continue;
-    if (entry.pid === roots.rootPid || entry.pgid === roots.rootPid || entry.sid === roots.rootPid) {
+    if (
+      !rootReused &&
+      (entry.pid === roots.rootPid || entry.pgid === roots.rootPid || entry.sid === roots.rootPid)
+    ) {
       found.add(entry.pid);
     } else if (
       roots.marker &&
@@ -164,7 +179,9 @@ function killPid(pid: number, signal: NodeJS.Signals): boolean {
  */
 export async function killCommandProcesses(roots: TreeRoots, rounds = 20): Promise<number[]> {
   const killed = new Set<number>();
-  killPid(-roots.rootPid, 'SIGKILL');
+  const root = readProcess(roots.rootPid);
+  // Not the group of a process that took the reaped root's pid.
+  if (root === undefined || isTheRoot(root, roots)) killPid(-roots.rootPid, 'SIGKILL');
   for (let round = 0; round < rounds; round++) {
     const pids = findCommandProcesses(roots).filter((pid) => isRunning(pid));
     if (pids.length === 0) break;

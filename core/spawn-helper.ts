@@ -67,6 +67,24 @@ interface Pending {
   unsent?: CollectedRequest;
 }
 
+/**
+ * The request with every lone UTF-16 surrogate replaced by U+FFFD, as Node's own spawn encodes it: a commit subject
+ * cut in the middle of an emoji must start the same git through any helper (Python cannot encode a lone surrogate).
+ */
+function wellFormed(request: CollectedRequest): CollectedRequest {
+  const text = (value: string) => value.replace(/\p{Cs}/gu, '\uFFFD');
+  return {
+    binary: text(request.binary),
+    args: request.args.map(text),
+    cwd: text(request.cwd),
+    env: Object.fromEntries(Object.entries(request.env).map(([name, value]) => [text(name), text(value)])),
+    detached: request.detached,
+  };
+}
+
+/** How long a helper may take to say it is ready before it is killed and its requests start directly. */
+const READY_TIMEOUT_MS = 10_000;
+
 /** How much of a helper's own stderr is kept, to say why it died. */
 const STDERR_TAIL_BYTES = 2_048;
 
@@ -79,6 +97,7 @@ class SpawnHelper {
   private stderrTail = '';
   /** It said it is ready: requests are sent from then on (before, they wait, and run directly if it dies). */
   private ready = false;
+  private readonly readyTimer: NodeJS.Timeout;
   /** It answered at least one request (a helper that dies before its first answer may not work here at all). */
   answered = false;
 
@@ -95,6 +114,7 @@ class SpawnHelper {
     // On close, not exit: replies it wrote just before exiting are read first.
     child.once('close', (code, signal) => {
       this.closed = true;
+      clearTimeout(this.readyTimer);
       if (this.pending.size > 0 || !this.stopping)
         log.warn(
           { kind, code, signal, ready: this.ready, stderr: this.stderrTail },
@@ -103,6 +123,11 @@ class SpawnHelper {
       this.runUnsentDirectly();
       this.failAll(`the process helper exited (${signal ?? `code ${code}`})`);
     });
+    // A helper that never says it is ready (a Python that hangs on start) must not hold requests for ever.
+    this.readyTimer = setTimeout(() => {
+      if (!this.ready) child.kill('SIGKILL');
+    }, READY_TIMEOUT_MS);
+    this.readyTimer.unref();
     child.unref();
     this.idle();
   }
@@ -151,7 +176,7 @@ class SpawnHelper {
   }
 
   private send(id: number, request: CollectedRequest): void {
-    this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`, (error) => {
+    this.child.stdin.write(`${JSON.stringify({ id, ...wellFormed(request) })}\n`, (error) => {
       const waiting = this.pending.get(id);
       if (!error || !waiting) return;
       this.pending.delete(id);
@@ -163,6 +188,7 @@ class SpawnHelper {
   /** The helper said it is ready: the requests that waited for it are sent. */
   private becomeReady(): void {
     this.ready = true;
+    clearTimeout(this.readyTimer);
     for (const [id, waiting] of this.pending) {
       if (!waiting.unsent) continue;
       const request = waiting.unsent;

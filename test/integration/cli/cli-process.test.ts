@@ -65,7 +65,7 @@ describe('nightshift CLI processes', () => {
   it('refuses a NIGHTSHIFT_SPAWN_HELPER value other than on/off before running the command', async () => {
     const out = await cli(['pause', 'r-proc'], { env: { ...env, NIGHTSHIFT_SPAWN_HELPER: 'of' } });
     expect(out.code).toBe(2);
-    expect(out.stderr).toMatch(/NIGHTSHIFT_SPAWN_HELPER must be "on" or "off", not "of"/);
+    expect(out.stderr).toMatch(/NIGHTSHIFT_SPAWN_HELPER must be "on", "node" or "off", not "of"/);
     expect(await storedRun(redis, prefix, 'r-proc')).toMatchObject({ status: 'building' });
   });
 

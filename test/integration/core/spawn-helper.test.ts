@@ -132,11 +132,19 @@ describe.each(['on', 'node'] as const)('the process helper (NIGHTSHIFT_SPAWN_HEL
     ]);
   });
 
-  it('gives the same results as a direct start for bytes that are not UTF-8, a signal and a missing directory', async () => {
+  it('gives the same results as a direct start: bytes that are not UTF-8, a lone surrogate, a signal, signal dispositions, a missing directory', async () => {
     const requests = [
       shell("printf 'a\\377b\\303'; printf '\\342\\234' >&2"),
       shell('echo before; kill -9 $$'),
       { ...shell('true'), cwd: path.join(ROOT, 'ns-no-such-directory') },
+      // A commit subject cut in the middle of an emoji: Node's spawn encodes the lone half as U+FFFD.
+      {
+        ...shell('printf "%s|%s" "$1" "$NS_CUT"', { NS_CUT: 'b\uD83D' }),
+        args: ['-c', 'printf "%s|%s" "$1" "$NS_CUT"', 'sh', 'a\uD83D'],
+      },
+      // Signals the process ignores and blocks: none of the helper's (a SIGINT it ignored would stay ignored). Read
+      // by the process itself: the shell's own status, read while it forks a child, shows its mask of the moment.
+      shell('exec grep -E "^Sig(Ign|Blk)" /proc/self/status'),
     ];
     const helped = await Promise.all(requests.map((request) => runCollected(request)));
     process.env.NIGHTSHIFT_SPAWN_HELPER = 'off';
@@ -146,6 +154,7 @@ describe.each(['on', 'node'] as const)('the process helper (NIGHTSHIFT_SPAWN_HEL
     expect(helped[0]).toMatchObject({ code: 0, stdout: 'a\uFFFDb\uFFFD', stderr: '\uFFFD' });
     expect(helped[1]).toMatchObject({ code: null, signal: 'SIGKILL', stdout: 'before\n' });
     expect(helped[2]?.error).toMatch(/ENOENT/);
+    expect(helped[3]).toMatchObject({ code: 0, stdout: 'a\uFFFD|b\uFFFD' });
   });
 
   it('reports a binary that does not exist as an error, not an exit code', async () => {

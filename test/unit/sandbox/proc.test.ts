@@ -44,6 +44,16 @@ describe('findCommandProcesses', () => {
     expect(findCommandProcesses({ rootPid: 10 }, table).sort()).toEqual([10, 11, 12, 13, 14]);
   });
 
+  it('follows no link of a root pid that another process took since', () => {
+    const table = [
+      { pid: 10, ppid: 1, pgid: 10, sid: 10, startTime: 900 }, // pid 10 again, a process of someone else's
+      { pid: 11, ppid: 10, pgid: 10, sid: 10, startTime: 901 }, // its child
+      { pid: 12, ppid: 1, pgid: 12, sid: 12, startTime: 950 },
+    ];
+    expect(findCommandProcesses({ rootPid: 10, rootStartTime: 500 }, table)).toEqual([]);
+    expect(findCommandProcesses({ rootPid: 10, rootStartTime: 900 }, table).sort()).toEqual([10, 11]);
+  });
+
   it('finds a process that left the tree by its marker, unless it started before the root', async () => {
     // Its own group and session, parent not the root: only the marker ties it to the command.
     const marker = `SANDBOX_CALL_ID=proc-test-${process.pid}-${Date.now()}`;
