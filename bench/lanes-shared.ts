@@ -47,7 +47,8 @@ export function sharedLanesTargetRow(
               `(the 4-lane build: ${cpuCell(many)} of CPU in ${Math.round(many.wallMs / 1000)} s). ` +
               'On 2026-12-03 this target was met once (2.56×, 136 s against 53 s) on a quicker machine; later that day, ' +
               'on one 1.6× slower, the headless shell measured 150 s against 72 s (2.07×) and the full Chromium 200 s against 128 s (1.56×); ' +
-              'with git started by the process helper (core/spawn-helper.ts), 135 s against 59 s (2.29×).',
+              'with git started by the process helper (core/spawn-helper.ts), 135 s against 59 s (2.29×); ' +
+              'the figures above are with the helper in Python (2026-12-04).',
           }),
     },
   ];

@@ -313,18 +313,20 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
   return (
     'A lane no longer waits for the merge queue: its passed feature frees its place and the next feature starts ' +
     `meanwhile (pipelining), and the queue merges what waits in trains${trains}.${floor} ` +
-    'Where that CPU goes (2026-12-03, process accounting over 4-lane builds of this spec, 12 features with the full ' +
-    'Chromium and 24 with the headless shell): before the ' +
-    "workers launched Chromium's headless shell, Chromium took about 60 % of it (three renderers for every browser " +
-    "context); with the shell, about a quarter: the worker processes (the harness, Playwright's driver, the browser " +
-    'gate) about 45 % and git about a fifth. The harness runs about 110–140 git processes per feature (HEAD lookups ' +
-    'alone a fifth of them). Started from the worker, each froze its event loop for 22 ms (Node forks the ~280 MB ' +
-    'worker) and cost it 7 ms of CPU; since the same evening a process helper starts them (core/spawn-helper.ts), ' +
-    'which took one 4-lane build from 106 s to 91 s and its CPU from 152 s to 128 s, and the section from 101 s to ' +
-    '88 s. The same day the shell took the 4-lane build from 188 s to 101–116 s and its CPU from 202 s to 148–170 s. ' +
-    'This machine was slower that evening than the same morning (the same replays took 1.6× as long), and the ' +
-    'figures move with it. ' +
-    'Would move it: fewer git processes per session and merge, the box and app starts off the worker too, and more cores.'
+    "Where that CPU goes (2026-12-03, process accounting over 4-lane builds of this spec): with Chromium's " +
+    "headless shell, Chromium about a third, the worker processes (the harness, Playwright's driver, the browser " +
+    'gate) about a third, git and the process that starts it about a fifth. The harness runs about 110 git ' +
+    'processes per feature. Started from the worker, each froze its event loop for 22 ms (Node forks the ~280 MB ' +
+    'worker) and cost it 7 ms of CPU; a process helper has started them since 2026-12-03 (core/spawn-helper.ts: one ' +
+    '4-lane build 106 → 91 s, its CPU 152 → 128 s), and since 2026-12-04 the helper is a Python program where Python ' +
+    "3 is installed (CPython starts a child with vfork): the helper's CPU in a 4-lane build fell from 12.6 s to 3.4 s, " +
+    "the build from about 112 s of CPU to about 100 s. The 4-lane wall is no longer at its CPU floor: a lane's " +
+    "feature waits for the model (5 requests of 1.5 s), for its generator's git handoff (about 2 s under load, of " +
+    "which the lane clone's fetch from the run's repository and the backup mirror's fetch take 0.4–0.5 s each) and for " +
+    "its evaluator's app start (1.5–2 s under load: a fresh copy's fetch, the app's boot). Figures move with the " +
+    "machine's load by up to 1.6× in a day. " +
+    'Would move it: fewer and cheaper git fetches per session and merge, the app start overlapped with the ' +
+    "evaluator's first model turn, and more cores."
   );
 }
 
