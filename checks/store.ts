@@ -4,7 +4,7 @@
  * frequent and belong to the run, not to the app's history).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { withPathLock } from '../core/path-lock.js';
@@ -123,10 +123,19 @@ export async function saveReplay(
   return record as ReplayRecord;
 }
 
+/** Where each feature's last replay is kept: one file per feature, so no save rewrites another feature's record. */
+const LAST_REPLAY_DIR = 'last';
+
+/** The file of one feature's last replay (its id encoded: a model chose it). */
+function lastReplayFile(dir: string, featureId: string): string {
+  return path.join(dir, LAST_REPLAY_DIR, `${encodeURIComponent(featureId)}.json`);
+}
+
 /**
- * Keeps replay results as their features' last replays (one write for a whole sweep). A worker's sessions save at
- * once (a lane's check gate while a sweep finishes): each read-modify-write holds the process's lock of the run's
- * replays, and writes a temporary file of its own, so no save renames another's file or drops its records.
+ * Keeps replay results as their features' last replays. Each feature's record is a file of its own, written whole
+ * under a temporary name and renamed: saves at once, in this process (a lane's check gate while a sweep finishes) or
+ * in another worker on the same data dir, never drop each other's records; two saves of one feature leave the one
+ * renamed last. This process's saves of a run take turns, so each reads the record it replaces.
  */
 export async function saveReplays(
   home: string,
@@ -135,7 +144,6 @@ export async function saveReplays(
   meta: { by: ReplayRecord['by']; at: string },
 ): Promise<ReplayRecord[]> {
   const dir = checkReplaysDir(home, runId);
-  // Saves of this process take turns on the run's replays (another process's save can still interleave).
   return withPathLock(dir, async () => {
     const index = await readReplays(home, runId);
     const records = results.map((result) =>
@@ -151,12 +159,13 @@ export async function saveReplays(
         ...(needsCleanApp(result, index[result.featureId]) ? { needsCleanApp: true } : {}),
       }),
     );
-    for (const record of records) index[record.featureId] = record;
-    await mkdir(dir, { recursive: true });
-    const file = path.join(dir, 'last-replays.json');
-    const temporary = `${file}.${process.pid}-${randomUUID()}.tmp`;
-    await writeFile(temporary, JSON.stringify(index, null, 2));
-    await rename(temporary, file);
+    await mkdir(path.join(dir, LAST_REPLAY_DIR), { recursive: true });
+    for (const record of records) {
+      const file = lastReplayFile(dir, record.featureId);
+      const temporary = `${file}.${process.pid}-${randomUUID()}.tmp`;
+      await writeFile(temporary, JSON.stringify(record, null, 2));
+      await rename(temporary, file);
+    }
     return records;
   });
 }
@@ -167,17 +176,30 @@ function needsCleanApp(result: ReplayResult, last: ReplayRecord | undefined): bo
   return last?.needsCleanApp === true && last.version === result.version;
 }
 
-/** The last replay of every feature of the run (empty when none ran; an unreadable file counts as none). */
+/**
+ * The last replay of every feature of the run (empty when none ran; an unreadable record counts as none). Runs
+ * from before one file per feature kept them all in `last-replays.json`: read first, then overlaid.
+ */
 export async function readReplays(home: string, runId: string): Promise<Record<string, ReplayRecord>> {
-  const file = path.join(checkReplaysDir(home, runId), 'last-replays.json');
-  const text = await readFile(file, 'utf8').catch(() => null);
-  if (text === null) return {};
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return {};
+  const dir = checkReplaysDir(home, runId);
+  const legacy = ReplayIndex.safeParse(await readJson(path.join(dir, 'last-replays.json')));
+  const index: Record<string, ReplayRecord> = legacy.success ? legacy.data : {};
+  const names = await readdir(path.join(dir, LAST_REPLAY_DIR)).catch(() => []);
+  for (const name of names.filter((entry) => entry.endsWith('.json'))) {
+    const record = ReplayRecord.safeParse(await readJson(path.join(dir, LAST_REPLAY_DIR, name)));
+    if (record.success && name === `${encodeURIComponent(record.data.featureId)}.json`)
+      index[record.data.featureId] = record.data;
   }
-  const parsed = ReplayIndex.safeParse(raw);
-  return parsed.success ? parsed.data : {};
+  return index;
+}
+
+/** A JSON file's value; undefined when it is missing or not JSON. */
+async function readJson(file: string): Promise<unknown> {
+  const text = await readFile(file, 'utf8').catch(() => null);
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }

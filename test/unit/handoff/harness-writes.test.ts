@@ -121,7 +121,7 @@ const ALLOWED: Allowed[] = [
     file: 'checks/store.ts',
     fn: 'saveReplays',
     apis: ['mkdir', 'writeFile', 'rename'],
-    why: `last-replays.json: ${DATA_DIR}`,
+    why: `each feature's last replay (checks/last/<feature>.json): ${DATA_DIR}`,
   },
   {
     file: 'cli/demo.ts',
