@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { withPathLock } from '../core/path-lock.js';
 import { checkReplaysDir } from '../core/paths.js';
 import { FormatError } from '../handoff/errors.js';
-import { WORKSPACE_FILES } from '../handoff/formats.js';
+import { FeatureId, WORKSPACE_FILES } from '../handoff/formats.js';
 import { readWorkspaceText, type SafeWriteOptions, writeWorkspaceFile } from '../handoff/safe-fs.js';
 import { issueLines, parseJsonText } from '../handoff/schema-io.js';
 import { FIXTURES_MODULE, generateSpec, SPEC_DIR, specPath } from './codegen.js';
@@ -85,7 +85,7 @@ export async function nextCheckVersion(workspace: string, featureId: string): Pr
 
 /** The last replay of a feature's check, as kept in the data dir. */
 export const ReplayRecord = z.object({
-  featureId: z.string(),
+  featureId: FeatureId,
   version: z.number().int().positive(),
   ok: z.boolean(),
   at: z.string(),
@@ -145,7 +145,10 @@ export async function saveReplays(
 ): Promise<ReplayRecord[]> {
   const dir = checkReplaysDir(home, runId);
   return withPathLock(dir, async () => {
-    const index = await readReplays(home, runId);
+    const index = await readLastReplays(
+      dir,
+      results.map((result) => result.featureId),
+    );
     const records = results.map((result) =>
       ReplayRecord.parse({
         featureId: result.featureId,
@@ -184,11 +187,38 @@ export async function readReplays(home: string, runId: string): Promise<Record<s
   const dir = checkReplaysDir(home, runId);
   const legacy = ReplayIndex.safeParse(await readJson(path.join(dir, 'last-replays.json')));
   const index: Record<string, ReplayRecord> = legacy.success ? legacy.data : {};
-  const names = await readdir(path.join(dir, LAST_REPLAY_DIR)).catch(() => []);
-  for (const name of names.filter((entry) => entry.endsWith('.json'))) {
-    const record = ReplayRecord.safeParse(await readJson(path.join(dir, LAST_REPLAY_DIR, name)));
+  const names = (await readdir(path.join(dir, LAST_REPLAY_DIR)).catch(() => [])).filter((name) =>
+    name.endsWith('.json'),
+  );
+  const values = await Promise.all(names.map((name) => readJson(path.join(dir, LAST_REPLAY_DIR, name))));
+  names.forEach((name, position) => {
+    // A temporary file (`….json.<pid>-<uuid>.tmp`) is not listed; a record under another feature's name is ignored.
+    const record = ReplayRecord.safeParse(values[position]);
     if (record.success && name === `${encodeURIComponent(record.data.featureId)}.json`)
       index[record.data.featureId] = record.data;
+  });
+  return index;
+}
+
+/** The last replays of `featureIds` only (what a save replaces): one read each, not the whole run's. */
+async function readLastReplays(
+  dir: string,
+  featureIds: readonly string[],
+): Promise<Record<string, ReplayRecord>> {
+  const index: Record<string, ReplayRecord> = {};
+  let legacy: Record<string, ReplayRecord> | undefined;
+  for (const featureId of new Set(featureIds)) {
+    const record = ReplayRecord.safeParse(await readJson(lastReplayFile(dir, featureId)));
+    if (record.success && record.data.featureId === featureId) {
+      index[featureId] = record.data;
+      continue;
+    }
+    if (!legacy) {
+      const parsed = ReplayIndex.safeParse(await readJson(path.join(dir, 'last-replays.json')));
+      legacy = parsed.success ? parsed.data : {};
+    }
+    const old = legacy[featureId];
+    if (old) index[featureId] = old;
   }
   return index;
 }

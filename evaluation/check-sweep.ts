@@ -77,7 +77,7 @@ export interface SweepInput extends AppStartInput {
 /**
  * Replays checks against one fresh app in contexts of the browser, each reused and cleared between checks, several
  * at once where the machine allows; a red one again on an app of its own before it counts. Keeps each result as
- * the feature's last replay (`by`), all in one write. Checks that must have the app to themselves (a clean app,
+ * the feature's last replay (`by`), one file per feature (checks/store.ts). Checks that must have the app to themselves (a clean app,
  * or counting what the whole app holds) replay first, one after another, with no other replay running.
  */
 export async function replayOnOneApp(

@@ -37,20 +37,33 @@ describe('saveReplays', () => {
   });
 
   it('keeps every record when two worker processes save replays of the same run at once', async () => {
-    const save = (prefix: string) => {
+    // Both start saving when a file appears, after both have loaded: their saves overlap whatever their start-up.
+    const go = path.join(home, 'go');
+    const save = (first: number) => {
       const program = [
+        `const { existsSync } = await import('node:fs');`,
         `const { saveReplay } = await import(${JSON.stringify(path.join(ROOT, 'checks/store.ts'))});`,
-        `for (let i = 0; i < 30; i++) await saveReplay(${JSON.stringify(home)}, 'r2', { featureId: '${prefix}-' + i, version: 1, ok: true, durationMs: 1 }, { by: 'sweep', at: new Date(0).toISOString() });`,
+        `console.log('ready');`,
+        `while (!existsSync(${JSON.stringify(go)})) await new Promise((resolve) => setTimeout(resolve, 2));`,
+        `for (let i = ${first}; i < ${first + 40}; i++) await saveReplay(${JSON.stringify(home)}, 'r2', { featureId: 'F-' + i, version: 1, ok: true, durationMs: 1 }, { by: 'sweep', at: new Date(0).toISOString() });`,
       ].join('\n');
       const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
         cwd: ROOT,
-        stdio: ['ignore', 'ignore', 'inherit'],
+        stdio: ['ignore', 'pipe', 'inherit'],
       });
-      return new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const ready = new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      return { ready, exited };
     };
-    expect(await Promise.all([save('A'), save('B')])).toEqual([0, 0]);
+    const savers = [save(1000), save(2000)];
+    await Promise.all(savers.map((saver) => saver.ready));
+    await writeFile(go, '');
+    expect(await Promise.all(savers.map((saver) => saver.exited))).toEqual([0, 0]);
     // A read-modify-write of one index per run lost records here (the other process's rename won).
-    expect(Object.keys(await readReplays(home, 'r2'))).toHaveLength(60);
+    expect(Object.keys(await readReplays(home, 'r2'))).toHaveLength(80);
+    expect(
+      (await readdir(path.join(checkReplaysDir(home, 'r2'), 'last'))).filter((name) => name.endsWith('.tmp')),
+    ).toEqual([]);
   }, 60_000);
 
   it('reads the records of runs from before one file per feature, the newer file winning', async () => {
@@ -66,11 +79,33 @@ describe('saveReplays', () => {
     };
     await writeFile(
       path.join(dir, 'last-replays.json'),
-      JSON.stringify({ 'F-001': old, 'F-002': { ...old, featureId: 'F-002' } }),
+      JSON.stringify({
+        'F-001': old,
+        'F-002': { ...old, featureId: 'F-002' },
+        'F-003': { ...old, featureId: 'F-003', ok: true, needsCleanApp: true },
+      }),
     );
     await saveReplay(home, 'r3', result('F-001'), { by: 'gate', at: new Date(1).toISOString() });
+    // A red replay of F-003 keeps the old record's "needs a clean app" flag (same version).
+    await saveReplay(
+      home,
+      'r3',
+      { ...result('F-003'), ok: false },
+      { by: 'sweep', at: new Date(1).toISOString() },
+    );
+    // Neither a temporary file nor a record under another feature's name counts.
+    await writeFile(
+      path.join(dir, 'last', 'F-004.json.123-abc.tmp'),
+      JSON.stringify({ ...old, featureId: 'F-004' }),
+    );
+    await writeFile(
+      path.join(dir, 'last', 'F-005.json'),
+      JSON.stringify({ ...old, featureId: 'F-002', ok: true }),
+    );
     const index = await readReplays(home, 'r3');
     expect(index['F-001']).toMatchObject({ ok: true, by: 'gate' });
     expect(index['F-002']).toMatchObject({ ok: false, by: 'sweep' });
+    expect(index['F-003']).toMatchObject({ ok: false, needsCleanApp: true });
+    expect(Object.keys(index).sort()).toEqual(['F-001', 'F-002', 'F-003']);
   });
 });

@@ -121,7 +121,7 @@ const ALLOWED: Allowed[] = [
     file: 'checks/store.ts',
     fn: 'saveReplays',
     apis: ['mkdir', 'writeFile', 'rename'],
-    why: `each feature's last replay (checks/last/<feature>.json): ${DATA_DIR}`,
+    why: `each feature's last replay, in the run's checks dir (core/paths.ts) under its feature id, checked as F-<digits> before (ReplayRecord) and encoded; no other part of the path comes from workspace text`,
   },
   {
     file: 'cli/demo.ts',
