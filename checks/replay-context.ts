@@ -35,15 +35,34 @@ export class ReusedReplayContext {
   private cdp: CDPSession | undefined;
   private dirty = false;
   private readonly viewport: { width: number; height: number } | null;
+  /** Origins of apps replayed here before the current one: their storage and the HTTP cache go at the next clearing. */
+  private readonly leftOrigins = new Set<string>();
 
   /** `context`: a context of the sweep's own, opened on `first` (blank); `baseUrl`: the app whose origin is cleared. */
   constructor(
     private readonly context: BrowserContext,
-    private readonly baseUrl: string,
+    private baseUrl: string,
     first: Page,
   ) {
     this.page = first;
     this.viewport = first.viewportSize();
+  }
+
+  /** The context this replays in. */
+  get browserContext(): BrowserContext {
+    return this.context;
+  }
+
+  /**
+   * Points the context at another app (a later sweep's or pass gate's): before its next replay the page is cleared
+   * as between checks, and also of what the last app left, its storage and the browser's HTTP cache (a new app may
+   * answer on the same port with other files).
+   */
+  retarget(baseUrl: string): void {
+    // Even at the same URL it is another app (a port is reused): what the last one left goes all the same.
+    this.leftOrigins.add(new URL(this.baseUrl).origin);
+    this.baseUrl = baseUrl;
+    this.dirty = true;
   }
 
   /** Replays the check on the cleared page (the clearing counts in the replay's time). */
@@ -52,6 +71,32 @@ export class ReusedReplayContext {
     const page = await this.cleanPage();
     this.dirty = true;
     return replayOnPage(page, check, { ...options, baseUrl: this.baseUrl }, performance.now() - started);
+  }
+
+  /**
+   * Leaves the last replay's document for a blank page (its scripts and timers gone), for a context that waits
+   * between apps; false when the page cannot (a crash): the context is better closed.
+   */
+  async park(): Promise<boolean> {
+    const page = this.page;
+    if (!page || page.isClosed()) return false;
+    const popups = this.context.pages().filter((open) => open !== page);
+    return Promise.all([...popups.map((popup) => popup.close()), this.leave(page)]).then(
+      () => true,
+      () => false,
+    );
+  }
+
+  /** Navigates the page to about:blank. */
+  private async leave(page: Page): Promise<void> {
+    // A beforeunload prompt of the last document must not keep the page (nothing else can open a dialog here).
+    const accept = (dialog: Dialog) => void dialog.accept().catch(() => undefined);
+    this.context.on('dialog', accept);
+    try {
+      await page.goto('about:blank', { timeout: CLEAR_TIMEOUT_MS });
+    } finally {
+      this.context.off('dialog', accept);
+    }
   }
 
   /** The page, cleared of what the last replay left; a new page when it cannot be cleared. */
@@ -86,20 +131,15 @@ export class ReusedReplayContext {
         .filter((open) => open !== page)
         .map((open) => open.close()),
     );
-    // A beforeunload prompt of the last document must not keep the page (nothing else can open a dialog here).
-    const leave = (dialog: Dialog) => void dialog.accept().catch(() => undefined);
-    this.context.on('dialog', leave);
-    try {
-      await page.goto('about:blank', { timeout: CLEAR_TIMEOUT_MS });
-    } finally {
-      this.context.off('dialog', leave);
-    }
+    await this.leave(page);
     this.cdp ??= await this.context.newCDPSession(page);
     const cdp = this.cdp;
-    const origin = new URL(this.baseUrl).origin;
+    const origins = [new URL(this.baseUrl).origin, ...this.leftOrigins];
+    const otherApp = this.leftOrigins.size > 0;
     await Promise.all([
       this.context.clearCookies(),
-      cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' }),
+      ...origins.map((origin) => cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' })),
+      otherApp ? cdp.send('Network.clearBrowserCache') : undefined,
       cdp.send('Page.resetNavigationHistory'),
       page.evaluate(() => {
         window.name = '';
@@ -113,6 +153,7 @@ export class ReusedReplayContext {
       // there. A pointer outside the viewport hovers nothing, as on a new page.
       page.mouse.move(-1, -1),
     ]);
+    this.leftOrigins.clear();
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The pass gate of recorded checks: when the evaluator submits a pass, the harness records its browser actions
- * and grounded expectations as a check and replays it in a fresh browser context against a freshly started app
- * before the pass is accepted. A red replay sends the pass back to the evaluator once (the check is then marked
+ * and grounded expectations as a check and replays it in a clean browser context (new, or kept and cleared) against
+ * a freshly started app before the pass is accepted. A red replay sends the pass back to the evaluator once (the check is then marked
  * flaky); red again, the verdict becomes `blocked`: a pass nobody can reproduce does not count.
  */
 import type { Page } from 'playwright-core';
@@ -12,15 +12,16 @@ import {
   RecordedCheck as RecordedCheckSchema,
 } from '../checks/format.js';
 import { confirmedExpectations, countedFromBaseline, recordSegment } from '../checks/recorder.js';
-import { type ReplayResult, replayOnPage } from '../checks/replay.js';
+import type { ReplayResult } from '../checks/replay.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
+import type { LentReplayContext } from './kept-replay-contexts.js';
 import { type ReplayListener, reportReplays } from './replay-tally.js';
 
 const log = moduleLogger('evaluation/check-gate');
 
-/** Replays a check in a fresh context against a freshly started app (the evaluator wires the app and browser). */
+/** Replays a check in a clean browser context against a freshly started app (the evaluator wires the app and browser). */
 export type FreshReplay = (check: RecordedCheck) => Promise<ReplayResult>;
 
 /** What the gate needs from the evaluation. */
@@ -112,7 +113,7 @@ export class CheckGate {
       this.firstFailure.set(id, failure);
       return {
         refuse:
-          `Your pass of ${id} was recorded as a check, but replaying it in a fresh browser against a freshly started app failed at ${result.failure?.stage} ${(result.failure?.index ?? 0) + 1}: ${failure}. ` +
+          `Your pass of ${id} was recorded as a check, but replaying it in a clean browser against a freshly started app failed at ${result.failure?.stage} ${(result.failure?.index ?? 0) + 1}: ${failure}. ` +
           'Check the feature again from the start (it must work on a freshly started app) and submit your verdict again.',
       };
     }
@@ -131,12 +132,15 @@ export class CheckGate {
   }
 }
 
-/** A {@link FreshReplay} over an app starter and a browser context source. */
+/**
+ * A {@link FreshReplay} over an app starter and a source of replay contexts (a kept one, cleared of everything the
+ * last app and replay left: as clean as a new context for this app, evaluation/kept-replay-contexts.ts).
+ */
 export function freshReplay(deps: {
   startApp: () => Promise<
     { ok: true; app: { url: string; stop(): Promise<void> } } | { ok: false; reason: string }
   >;
-  newContext: () => Promise<{ page: Page; allowOrigin(origin: string): void; close(): Promise<unknown> }>;
+  lendContext: (baseUrl: string) => Promise<LentReplayContext>;
   screenshotDir: string;
 }): FreshReplay {
   return async (check) => {
@@ -150,16 +154,14 @@ export function freshReplay(deps: {
         failure: { stage: 'action', index: 0, description: 'start the app', message: started.reason },
       };
     }
-    const context = await deps.newContext();
-    context.allowOrigin(started.app.url);
     try {
-      // The context's own blank page: a fresh context, no second page to open.
-      return await replayOnPage(context.page, check, {
-        baseUrl: started.app.url,
-        screenshotDir: deps.screenshotDir,
-      });
+      const lent = await deps.lendContext(started.app.url);
+      try {
+        return await lent.replay(check, { screenshotDir: deps.screenshotDir });
+      } finally {
+        await lent.release();
+      }
     } finally {
-      await context.close().catch(() => undefined);
       await started.app.stop();
     }
   };

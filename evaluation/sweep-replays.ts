@@ -6,10 +6,11 @@
 import os from 'node:os';
 import type { RecordedCheck } from '../checks/format.js';
 import type { ReplayResult } from '../checks/replay.js';
-import { ReplayContextResetError, ReusedReplayContext } from '../checks/replay-context.js';
+import { ReplayContextResetError } from '../checks/replay-context.js';
 import { InputError } from '../core/errors.js';
 import { moduleLogger } from '../core/log.js';
 import type { BrowserSource } from './browser-source.js';
+import { keptReplayContexts, type LentReplayContext } from './kept-replay-contexts.js';
 
 const log = moduleLogger('evaluation/sweep-replays');
 
@@ -85,15 +86,12 @@ export async function eachAtMost<T>(
   if (failure) throw failure.reason;
 }
 
-/** A context of the browser source. */
-type SourceContext = Awaited<ReturnType<BrowserSource['acquireContext']>>;
-
 /**
- * The replays of one app in one context of the pool (behind its gate, reaching the app's origin only), reused and
- * cleared between checks; a new one when it cannot be cleared (a crash).
+ * The replays of one app in one context lent by the browser's kept contexts (behind its gate, reaching the app's
+ * origin only), cleared between checks; another one when it cannot be cleared (a crash).
  */
 export class SweepReplays {
-  private current: Promise<{ evaluation: SourceContext; reused: ReusedReplayContext }> | undefined;
+  private current: Promise<LentReplayContext> | undefined;
 
   constructor(
     private readonly browser: BrowserSource,
@@ -101,12 +99,12 @@ export class SweepReplays {
     private readonly evidenceDir: string,
   ) {}
 
-  /** Replays the check on the context's cleared page (a new context once, when the old one is lost). */
+  /** Replays the check on the context's cleared page (another context once, when the old one is lost). */
   async replay(check: RecordedCheck, options: { screenshotDir: string }): Promise<ReplayResult> {
     for (let attempt = 0; ; attempt += 1) {
-      const { reused } = await this.context();
+      const lent = await this.context();
       try {
-        return await reused.replay(check, options);
+        return await lent.replay(check, options);
       } catch (error) {
         if (!(error instanceof ReplayContextResetError) || attempt >= 1) throw error;
         log.warn(
@@ -118,22 +116,16 @@ export class SweepReplays {
     }
   }
 
-  /** Closes the context (a later replay opens a new one). */
+  /** Gives the context back (kept for the next app unless it broke); a later replay takes one again. */
   async close(): Promise<void> {
     const current = this.current;
     this.current = undefined;
-    const opened = await current?.catch(() => undefined);
-    await opened?.evaluation.close().catch(() => undefined);
+    const lent = await current?.catch(() => undefined);
+    await lent?.release();
   }
 
   private context() {
-    this.current ??= this.browser
-      .acquireContext({ evidenceDir: this.evidenceDir, trace: false })
-      .then((evaluation) => {
-        evaluation.allowOrigin(this.baseUrl);
-        const reused = new ReusedReplayContext(evaluation.page.context(), this.baseUrl, evaluation.page);
-        return { evaluation, reused };
-      });
+    this.current ??= keptReplayContexts(this.browser).lend(this.baseUrl, { evidenceDir: this.evidenceDir });
     const opened = this.current;
     opened.catch(() => {
       if (this.current === opened) this.current = undefined;

@@ -9,6 +9,7 @@ import type { BrowserSource } from '../evaluation/browser-source.js';
 import { CheckGate, freshReplay } from '../evaluation/check-gate.js';
 import { replayFirst } from '../evaluation/check-sweep.js';
 import { appsAhead, type FreshAppResult, startFreshApp } from '../evaluation/fresh-app.js';
+import { keptReplayContexts } from '../evaluation/kept-replay-contexts.js';
 import { type ReplayListener, type ReplaySite, tallyReplays } from '../evaluation/replay-tally.js';
 import { browserBlockedEvents } from '../evaluation/session-box.js';
 import type { RunningApp } from '../handoff/app-runner.js';
@@ -225,7 +226,7 @@ function evaluationSession(evaluation: OpenEvaluation): PreparedSession {
   };
 }
 
-/** The gate a submitted pass goes through: its check recorded, then replayed on a fresh app in a fresh context. */
+/** The gate a submitted pass goes through: its check recorded, then replayed on a fresh app in a clean context. */
 function passGate(
   evaluation: OpenEvaluation,
   page: () => Page,
@@ -246,10 +247,9 @@ function passGate(
     onReplayed: replayNotices(input, 'gate'),
     replay: freshReplay({
       startApp,
-      newContext: () =>
-        browser.acquireContext({
+      lendContext: (baseUrl) =>
+        keptReplayContexts(browser).lend(baseUrl, {
           evidenceDir: replaysDir,
-          trace: false,
           onBlocked: browserBlockedEvents(input),
         }),
       screenshotDir: path.join(replaysDir, 'screenshots'),

@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
 import { replayCheck } from '../../../checks/replay.js';
 import { ReusedReplayContext } from '../../../checks/replay-context.js';
 import {
@@ -11,6 +10,7 @@ import {
   type EvaluationContext,
 } from '../../../workers/browser-pool.js';
 import { chromiumExecutable } from '../../../workers/chromium-path.js';
+import { recordedCheck } from './check-builder.js';
 import { assembleDemoApp, type DemoApp, startDemoApp } from './demo-app.js';
 
 const CHROMIUM = chromiumExecutable();
@@ -74,18 +74,7 @@ function statePage(): Promise<{ server: Server; url: string }> {
   );
 }
 
-function check(
-  featureId: string,
-  input: Pick<RecordedCheckInput, 'actions' | 'expectations'>,
-): RecordedCheck {
-  return RecordedCheck.parse({
-    featureId,
-    version: 1,
-    recordedAt: '2026-01-01T00:00:00.000Z',
-    origin: { runId: 'r-test', session: 1, reason: 'manual' },
-    ...input,
-  });
-}
+const check = recordedCheck;
 
 /** Leaves state behind: storage of every kind, a smaller viewport, the pointer over a button. */
 const leaveState = check('F-001', {

@@ -1,13 +1,15 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
+import type { RecordedCheck } from '../../../checks/format.js';
 import type { ReplayResult } from '../../../checks/replay.js';
 import { readReplays } from '../../../checks/store.js';
 import type { BrowserSource } from '../../../evaluation/browser-source.js';
 import { replayOnOneApp } from '../../../evaluation/check-sweep.js';
+import { keptReplayContexts } from '../../../evaluation/kept-replay-contexts.js';
 import { checkpoint, openRepo } from '../../../handoff/git.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { recordedCheck } from '../checks/check-builder.js';
 import { assembleDemoApp } from '../checks/demo-app.js';
 import { makeWorkspace, removeWorkspace } from '../roles/role-helpers.js';
 
@@ -18,15 +20,8 @@ const add = (title: string) => [
 ];
 const toggle = (title: string) => `getByRole('checkbox', { name: 'Toggle ${title}', exact: true })`;
 
-function check(featureId: string, input: Pick<RecordedCheckInput, 'actions' | 'expectations'>) {
-  return RecordedCheck.parse({
-    featureId,
-    version: 1,
-    recordedAt: '2026-01-01T00:00:00.000Z',
-    origin: { runId: 'r-parallel', session: 1, reason: 'evaluate' },
-    ...input,
-  });
-}
+const check = (featureId: string, input: Parameters<typeof recordedCheck>[1]) =>
+  recordedCheck(featureId, input, { runId: 'r-parallel', reason: 'evaluate' });
 
 /** A page of the app's own that keeps a note in the context's local storage and shows what it finds there. */
 const NOTE_PAGE = `<!doctype html><title>Note</title><p id="n">…</p>
@@ -122,7 +117,7 @@ describe('a sweep replays side by side in two contexts of one app (demo app, rea
     };
     const { source, seen } = counting(pool);
     const results = await replayOnOneApp(input, openRepo(workspace), source, checks);
-    return { results, seen, of: (id: string) => results.get(id) as ReplayResult };
+    return { results, seen, source, of: (id: string) => results.get(id) as ReplayResult };
   };
   // Notes kept and looked for in turn: with two contexts at once, each looks while the other context keeps one.
   const checks = [
@@ -137,7 +132,7 @@ describe('a sweep replays side by side in two contexts of one app (demo app, rea
   ];
 
   it('every check green on the shared app, in two contexts open at once, no storage of one seen in the other', async () => {
-    const { results, seen, of } = await sweep(checks);
+    const { results, seen, source, of } = await sweep(checks);
     expect(results.size).toBe(checks.length);
     for (const { featureId } of checks) {
       expect(of(featureId), `${featureId}: ${JSON.stringify(of(featureId).failure)}`).toMatchObject({
@@ -145,7 +140,10 @@ describe('a sweep replays side by side in two contexts of one app (demo app, rea
       });
       expect(of(featureId).ownApp).toBeUndefined();
     }
-    expect(seen).toMatchObject({ acquired: 2, mostOpen: 2, open: 0 });
+    // Both contexts wait, on a blank page, for the next app's replays; closed when asked (or after a minute unused).
+    expect(seen).toMatchObject({ acquired: 2, mostOpen: 2, open: 2 });
+    await keptReplayContexts(source).closeIdle();
+    expect(seen.open).toBe(0);
     const kept = await readReplays(dataDir, 'r-parallel');
     expect(Object.keys(kept).sort()).toEqual(checks.map((c) => c.featureId).sort());
   }, 120_000);

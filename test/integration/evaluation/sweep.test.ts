@@ -1,12 +1,13 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RecordedCheck, type RecordedCheckInput } from '../../../checks/format.js';
+import type { RecordedCheck } from '../../../checks/format.js';
 import type { ReplayResult } from '../../../checks/replay.js';
 import { readReplays } from '../../../checks/store.js';
 import { replayOnOneApp } from '../../../evaluation/check-sweep.js';
 import { checkpoint, openRepo } from '../../../handoff/git.js';
 import { type BrowserPool, createBrowserPool } from '../../../workers/browser-pool.js';
+import { recordedCheck } from '../checks/check-builder.js';
 import { assembleDemoApp } from '../checks/demo-app.js';
 import { makeWorkspace, removeWorkspace } from '../roles/role-helpers.js';
 
@@ -17,18 +18,8 @@ const add = (title: string) => [
 ];
 const toggle = (title: string) => `getByRole('checkbox', { name: 'Toggle ${title}', exact: true })`;
 
-function check(
-  featureId: string,
-  input: Pick<RecordedCheckInput, 'actions' | 'expectations'>,
-): RecordedCheck {
-  return RecordedCheck.parse({
-    featureId,
-    version: 1,
-    recordedAt: '2026-01-01T00:00:00.000Z',
-    origin: { runId: 'r-sweep', session: 1, reason: 'evaluate' },
-    ...input,
-  });
-}
+const check = (featureId: string, input: Parameters<typeof recordedCheck>[1]) =>
+  recordedCheck(featureId, input, { runId: 'r-sweep', reason: 'evaluate' });
 
 /** Adds a todo: leaves one more active todo in the app. */
 const addCheck = check('F-001', {
