@@ -30,7 +30,18 @@ export async function freshAppCopy(repo: WorkspaceRepo, dir: string): Promise<Ap
   await runGit(repo, ['init', '-q', '--initial-branch=app', dir], { cwd: path.dirname(dir) });
   const copy = { ...repo, dir, guard: undefined };
   // A fetch from a path goes through upload-pack (a clone's local copy would not): only the head's objects move.
-  await runGit(copy, ['fetch', '-q', '--no-tags', '--depth', '1', repo.dir, sha]);
+  // The copy lives for one app: no `git maintenance` after the fetch, no FETCH_HEAD.
+  await runGit(copy, [
+    'fetch',
+    '-q',
+    '--no-tags',
+    '--no-auto-maintenance',
+    '--no-write-fetch-head',
+    '--depth',
+    '1',
+    repo.dir,
+    sha,
+  ]);
   await runGit(copy, ['checkout', '-q', '--detach', sha]);
   return { dir, repo: copy, sha, remove: () => rm(dir, { recursive: true, force: true }) };
 }

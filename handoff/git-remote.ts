@@ -34,6 +34,11 @@ export interface SyncOptions extends RepoOptions {
   cacheDir: string;
   /** A missing `branch` is made from this branch of the remote (a lane from the run branch); default its HEAD. */
   baseBranch?: string;
+  /**
+   * Push a branch this call made at once (default true: workers that might make it together build on one root).
+   * False for a branch only one session at a time works on (a lane's): its session's push creates it.
+   */
+  pushNewBranch?: boolean;
 }
 
 /** The synced clone: on the run branch, at the remote's head, with no local changes or untracked files. */
@@ -75,6 +80,9 @@ export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
           ? 'refs/remotes/origin/HEAD'
           : await rootCommit(repo);
       await resetToRef(repo, options.branch, base);
+      if (options.pushNewBranch === false) {
+        return { repo, head: (await headUnlocked(repo))!, createdBranch: true };
+      }
       try {
         await pushUnlocked(repo, options.branch);
         log.info({ url: remote.shown, branch: options.branch }, 'created the run branch on the remote');

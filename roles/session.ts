@@ -191,17 +191,24 @@ function sessionResult(
 }
 
 /**
+ * Roles whose tools cannot change the workspace (read-only file tools, no `bash`; the app runs in a copy): such a
+ * session cannot destroy `.git`, so it needs no fresh mirror. Skipping it takes a `git fetch` (six processes) off
+ * every evaluation, where it competed with the app's start.
+ */
+const READ_ONLY_ROLES: ReadonlySet<RoleSessionInput['role']> = new Set(['evaluator']);
+
+/**
  * Prepares the role while the backup mirror is refreshed (the backup only reads the workspace). The agent starts
- * only once both are done: a session must never run without a mirror holding its start commit.
+ * only once both are done: a session that can write must never run without a mirror holding its start commit.
  */
 async function prepareBesideBackup(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
 ): Promise<PreparedSession | RoleFinish> {
-  const backup = backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), {
-    head: startCommit,
-  });
+  const backup = READ_ONLY_ROLES.has(input.role)
+    ? Promise.resolve()
+    : backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), { head: startCommit });
   const [prepared, backedUp] = await Promise.allSettled([PREPARERS[input.role](input, repo), backup]);
   if (backedUp.status === 'rejected') {
     if (prepared.status === 'fulfilled' && 'system' in prepared.value) {

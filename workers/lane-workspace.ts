@@ -57,6 +57,8 @@ export async function syncLane(
     cacheDir,
     guard: { recordFile: gitRecordPath(context.dataDir, run.id, cacheDir) },
     credentials: harnessRemoteCredentials(context.dataDir),
+    // One session at a time works on a lane: the branch reaches the remote with that session's push (a push less).
+    pushNewBranch: false,
   });
   return synced.repo;
 }

@@ -25,6 +25,30 @@ function setup() {
 const branch = 'nightshift/run-1';
 
 describe('remote mode', () => {
+  it('a branch made for one session at a time (a lane) reaches the remote with its first push, not before', async () => {
+    const { url, cacheA, cacheB } = setup();
+    const run = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    const lane = 'nightshift/lane-1';
+    const made = await syncWorkspace({
+      url,
+      branch: lane,
+      baseBranch: branch,
+      cacheDir: cacheB,
+      pushNewBranch: false,
+    });
+    expect(made).toMatchObject({ createdBranch: true, head: run.head });
+    expect(execFileSync('git', ['-C', url, 'branch', '--list', lane], { encoding: 'utf8' })).toBe('');
+    await writeFile(path.join(cacheB, 'lane.txt'), 'lane\n');
+    const commit = await checkpoint(made.repo, {
+      role: 'generator',
+      runId: 'run-1',
+      session: 1,
+      summary: 'l',
+    });
+    expect(await pushFastForward(made.repo, lane)).toBe(commit);
+    expect(agentGit(url, 'rev-parse', lane)).toBe(commit);
+  });
+
   it('two workers with separate clones take turns through a bare repository', async () => {
     const { url, cacheA, cacheB } = setup();
     const a1 = await syncWorkspace({ url, branch, cacheDir: cacheA });

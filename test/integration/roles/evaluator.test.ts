@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { repoBackupDir } from '../../../core/paths.js';
 import { readFeatureList } from '../../../handoff/feature-list.js';
 import { readVerdicts } from '../../../handoff/verdicts.js';
 import { startModelServer } from '../../../testkit/server.js';
@@ -130,6 +131,9 @@ describe('evaluator', { timeout: 180_000 }, () => {
     expect(feedback).toContain('The page says "1 item left"');
     expect(feedback).toContain('2 items left');
     expect((await readFeatureList(workspace))[0]?.passes).toBe(false);
+    // The evaluator cannot write the workspace: no backup mirror was refreshed for it (a generator's session is).
+    const mirror = repoBackupDir(dataDir, 'r-test');
+    expect(fs.existsSync(mirror)).toBe(false);
 
     server.setPolicy(fixingGenerator);
     const fix = await runSession(server, {
@@ -141,6 +145,7 @@ describe('evaluator', { timeout: 180_000 }, () => {
     });
     expect(fix.outcome).toBe('completed');
     expect(fix.violations).toEqual([]);
+    expect(fs.existsSync(path.join(mirror, 'HEAD'))).toBe(true);
 
     server.setPolicy(countingEvaluator);
     const second = await runSession(server, {
