@@ -142,11 +142,14 @@ async function evaluatorSession(
   };
 }
 
-/** `count` checks cycling through `checks`, each copy under an id of its own (results are kept per feature). */
+/**
+ * `count` checks cycling through `checks`, each copy under a feature id of its own (results are kept per feature,
+ * and a kept result's id must be a feature id): `F-<index + 1>01<original number>`.
+ */
 function copies(checks: readonly RecordedCheck[], count: number): RecordedCheck[] {
   return Array.from({ length: count }, (_, index) => {
     const check = checks[index % checks.length] as RecordedCheck;
-    return { ...check, featureId: `${check.featureId}-r${String(index).padStart(3, '0')}` };
+    return { ...check, featureId: `F-${index + 1}01${check.featureId.slice(2)}` };
   });
 }
 

@@ -4,7 +4,7 @@
  * frequent and belong to the run, not to the app's history).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { withPathLock } from '../core/path-lock.js';
@@ -166,11 +166,32 @@ export async function saveReplays(
     for (const record of records) {
       const file = lastReplayFile(dir, record.featureId);
       const temporary = `${file}.${process.pid}-${randomUUID()}.tmp`;
-      await writeFile(temporary, JSON.stringify(record, null, 2));
-      await rename(temporary, file);
+      try {
+        await writeFile(temporary, JSON.stringify(record, null, 2));
+        await rename(temporary, file);
+      } catch (error) {
+        await rm(temporary, { force: true });
+        throw error;
+      }
     }
+    await removeStaleTemporaries(path.join(dir, LAST_REPLAY_DIR), Date.now());
     return records;
   });
+}
+
+/** A temporary record older than this was left by a save that died before its rename (another save's is younger). */
+export const STALE_TEMPORARY_MS = 60 * 60_000;
+
+/** Removes the temporary files of saves that died between writing and renaming (a killed worker's). */
+async function removeStaleTemporaries(lastDir: string, now: number): Promise<void> {
+  const names = (await readdir(lastDir).catch(() => [])).filter((name) => name.endsWith('.tmp'));
+  await Promise.all(
+    names.map(async (name) => {
+      const file = path.join(lastDir, name);
+      const info = await lstat(file).catch(() => undefined);
+      if (info?.isFile() && now - info.mtimeMs > STALE_TEMPORARY_MS) await rm(file, { force: true });
+    }),
+  );
 }
 
 /** Green only on an app of its own now, or known to need one for this version before. */

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DoctorReport, registerDoctorCommand, runDoctor } from '../../../cli/doctor.js';
@@ -17,21 +16,18 @@ let server: ModelServer;
 let machine: NodeJS.ProcessEnv;
 const GOOD_ANTHROPIC_KEY = 'sk-ant-good-key-0000';
 const GOOD_OPENAI_KEY = 'sk-oai-good-key-0000';
-/** A loopback port nothing listens on. */
-let deadPort: number;
+/**
+ * A loopback port nothing listens on: 2, privileged and unused (port 1 is on fetch's list of ports it refuses to
+ * try). A port freed after a listen could be handed to the next server a test starts (once the model server's
+ * own: its URL then merged with the "dead" one, and one check fewer).
+ */
+const deadPort = 2;
 const byName = (report: DoctorReport) =>
   Object.fromEntries(report.checks.map((check) => [check.name, check]));
 
 beforeAll(async () => {
   home = tempDir('doctor');
-  const port = await new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-  deadPort = port;
-  deadUrl = `redis://127.0.0.1:${port}`;
+  deadUrl = `redis://127.0.0.1:${deadPort}`;
   server = await startModelServer({
     policy: () => ({ text: 'OK' }),
     modelListKeys: [GOOD_ANTHROPIC_KEY, GOOD_OPENAI_KEY],

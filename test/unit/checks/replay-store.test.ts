@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayResult } from '../../../checks/replay.js';
-import { readReplays, saveReplay } from '../../../checks/store.js';
+import { readReplays, STALE_TEMPORARY_MS, saveReplay } from '../../../checks/store.js';
 import { checkReplaysDir } from '../../../core/paths.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -65,6 +65,19 @@ describe('saveReplays', () => {
       (await readdir(path.join(checkReplaysDir(home, 'r2'), 'last'))).filter((name) => name.endsWith('.tmp')),
     ).toEqual([]);
   }, 60_000);
+
+  it('removes the temporary file a save that died before its rename left, not one a save is writing now', async () => {
+    const last = path.join(checkReplaysDir(home, 'r3'), 'last');
+    await mkdir(last, { recursive: true });
+    const dead = path.join(last, 'F-001.json.999-dead.tmp');
+    const live = path.join(last, 'F-002.json.998-live.tmp');
+    await writeFile(dead, '{"featureId":');
+    await writeFile(live, '{"featureId":');
+    const hoursAgo = new Date(Date.now() - STALE_TEMPORARY_MS - 60_000);
+    await utimes(dead, hoursAgo, hoursAgo);
+    await saveReplay(home, 'r3', result('F-003'), { by: 'gate', at: new Date(0).toISOString() });
+    expect((await readdir(last)).sort()).toEqual(['F-002.json.998-live.tmp', 'F-003.json']);
+  });
 
   it('reads the records of runs from before one file per feature, the newer file winning', async () => {
     const dir = checkReplaysDir(home, 'r3');
