@@ -170,7 +170,7 @@ export async function saveReplays(
         await writeFile(temporary, JSON.stringify(record, null, 2));
         await rename(temporary, file);
       } catch (error) {
-        await rm(temporary, { force: true });
+        await rm(temporary, { force: true }).catch(() => undefined);
         throw error;
       }
     }
@@ -189,7 +189,9 @@ async function removeStaleTemporaries(lastDir: string, now: number): Promise<voi
     names.map(async (name) => {
       const file = path.join(lastDir, name);
       const info = await lstat(file).catch(() => undefined);
-      if (info?.isFile() && now - info.mtimeMs > STALE_TEMPORARY_MS) await rm(file, { force: true });
+      // Best effort: the records are in place; a file that cannot go now is tried at the next save.
+      if (info?.isFile() && now - info.mtimeMs > STALE_TEMPORARY_MS)
+        await rm(file, { force: true }).catch(() => undefined);
     }),
   );
 }

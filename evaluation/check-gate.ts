@@ -13,6 +13,7 @@ import {
 } from '../checks/format.js';
 import { confirmedExpectations, countedFromBaseline, recordSegment } from '../checks/recorder.js';
 import type { ReplayResult } from '../checks/replay.js';
+import { ReplayContextResetError } from '../checks/replay-context.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
@@ -155,14 +156,31 @@ export function freshReplay(deps: {
       };
     }
     try {
-      const lent = await deps.lendContext(started.app.url);
-      try {
-        return await lent.replay(check, { screenshotDir: deps.screenshotDir });
-      } finally {
-        await lent.release();
-      }
+      return await replayInLent(check, started.app.url, deps);
     } finally {
       await started.app.stop();
     }
   };
+}
+
+/** The replay in a lent context; in a second one when the first cannot be cleared (it crashed while kept). */
+async function replayInLent(
+  check: RecordedCheck,
+  baseUrl: string,
+  deps: { lendContext: (baseUrl: string) => Promise<LentReplayContext>; screenshotDir: string },
+): Promise<ReplayResult> {
+  for (let attempt = 0; ; attempt += 1) {
+    const lent = await deps.lendContext(baseUrl);
+    try {
+      return await lent.replay(check, { screenshotDir: deps.screenshotDir });
+    } catch (error) {
+      if (!(error instanceof ReplayContextResetError) || attempt >= 1) throw error;
+      log.warn(
+        { err: error, featureId: check.featureId },
+        'a kept replay context was lost; replaying in another',
+      );
+    } finally {
+      await lent.release();
+    }
+  }
 }

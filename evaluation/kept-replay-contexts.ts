@@ -57,9 +57,14 @@ export class KeptReplayContexts {
   ): Promise<LentReplayContext> {
     const kept = this.takeIdle();
     const lent = kept ?? (await this.open(baseUrl, options.evidenceDir));
+    try {
+      lent.source.allowOrigin(baseUrl);
+      if (kept) lent.reused.retarget(baseUrl);
+    } catch (error) {
+      await this.close(lent);
+      throw error;
+    }
     lent.listener.current = options.onBlocked;
-    lent.source.allowOrigin(baseUrl);
-    if (kept) lent.reused.retarget(baseUrl);
     let broken = false;
     let released = false;
     return {
@@ -133,7 +138,7 @@ export class KeptReplayContexts {
 /** The context's browser is still there and its page open. */
 function usable(kept: Kept): boolean {
   const context = kept.reused.browserContext;
-  return context.browser()?.isConnected() === true && context.pages().length > 0;
+  return context.browser()?.isConnected() === true && context.pages().some((page) => !page.isClosed());
 }
 
 const KEPT_BY_BROWSER = new WeakMap<BrowserSource, KeptReplayContexts>();

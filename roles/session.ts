@@ -191,11 +191,14 @@ function sessionResult(
 }
 
 /**
- * Roles whose tools cannot change the workspace (read-only file tools, no `bash`; the app runs in a copy): such a
- * session cannot destroy `.git`, so it needs no fresh mirror. Skipping it takes a `git fetch` (six processes) off
- * every evaluation, where it competed with the app's start.
+ * A session that cannot change the workspace needs no fresh mirror: the evaluator's tools cannot write (read-only
+ * file tools, no `bash`), and in a box its app (in a copy, the rest of the filesystem read-only) cannot either.
+ * Unboxed (`sandbox: none`) the app is the generator's code running as this user: the mirror is refreshed as for
+ * any session. Skipping it takes a `git fetch` (six processes) off every boxed evaluation.
  */
-const READ_ONLY_ROLES: ReadonlySet<RoleSessionInput['role']> = new Set(['evaluator']);
+export function cannotWriteWorkspace(input: Pick<RoleSessionInput, 'role' | 'sandbox'>): boolean {
+  return input.role === 'evaluator' && (input.sandbox?.sandbox ?? 'auto') !== 'none';
+}
 
 /**
  * Prepares the role while the backup mirror is refreshed (the backup only reads the workspace). The agent starts
@@ -206,7 +209,7 @@ async function prepareBesideBackup(
   repo: WorkspaceRepo,
   startCommit: string,
 ): Promise<PreparedSession | RoleFinish> {
-  const backup = READ_ONLY_ROLES.has(input.role)
+  const backup = cannotWriteWorkspace(input)
     ? Promise.resolve()
     : backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), { head: startCommit });
   const [prepared, backedUp] = await Promise.allSettled([PREPARERS[input.role](input, repo), backup]);

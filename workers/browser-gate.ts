@@ -64,7 +64,7 @@ export async function startBrowserGate(): Promise<BrowserGate> {
     sockets: new Set(),
     connectTimeoutMs: 15_000,
     // The browser opens a handful of connections per page; keeping them open saves a relay hop per request.
-    agent: new http.Agent({ keepAlive: true, maxSockets: 16 }),
+    agent: keepAliveAgent(),
     async resolve(host, port, method, target) {
       if (allowed && host === allowed.host && port === allowed.port) {
         const family = net.isIP(host);
@@ -99,6 +99,12 @@ export async function startBrowserGate(): Promise<BrowserGate> {
     allow(origin) {
       const destination = gateDestination(origin);
       if (!destination) throw new Error(`the browser gate allows only http:// origins, not "${origin}"`);
+      if (allowed && allowed.origin !== destination.origin) {
+        // A kept context pointed at another app: no connection kept for the last one is used again.
+        const old = context.agent;
+        context.agent = keepAliveAgent();
+        old?.destroy();
+      }
       allowed = destination;
     },
     onBlocked(receiver) {
@@ -106,6 +112,10 @@ export async function startBrowserGate(): Promise<BrowserGate> {
     },
     close: () => closeForwardProxy(server, context),
   };
+}
+
+function keepAliveAgent(): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets: 16 });
 }
 
 function originOf(target: string): string {
