@@ -320,10 +320,10 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'worker) and cost it 7 ms of CPU; a process helper has started them since 2026-12-03 (core/spawn-helper.ts: one ' +
     '4-lane build 106 → 91 s, its CPU 152 → 128 s), and since 2026-12-04 the helper is a Python program where Python ' +
     "3 is installed (CPython starts a child with vfork): the helper's CPU in a 4-lane build fell from 12.6 s to 3.4 s, " +
-    'the build from about 112 s of CPU to about 100 s. Since 2026-12-04 the evaluator refreshes no backup mirror ' +
-    '(its tools cannot write), a lane branch is pushed once, by its session, and pass gates, merge steps and sweeps ' +
-    'borrow kept browser contexts instead of opening new ones: in 4-lane builds side by side, 82 → 74 s and 105 → ' +
-    "91 s of CPU. A lane's feature waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (the " +
+    'the build from about 112 s of CPU to about 100 s. Since 2026-12-04 a lane branch is pushed once, by its ' +
+    'session, pass gates, merge steps and sweeps borrow kept browser contexts instead of opening new ones, and a ' +
+    'boxed evaluator refreshes no backup mirror (this bench runs unboxed): in 4-lane builds side by side, 82 → 74 s ' +
+    "and 105 → 91 s of CPU with all three. A lane's feature waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (the " +
     "lane clone's fetch, the mirror's fetch, the push: 0.3–0.7 s each under load) and for the evaluator's app start " +
     "(about 0.9 s under load). Tried and left out: starting the evaluator's app during the model's first request " +
     '(its first tool call waiting for it) made 4-lane builds slower here, 86–87 s against 78–81 s and 8 s more CPU: ' +
