@@ -120,8 +120,14 @@ const ALLOWED: Allowed[] = [
   {
     file: 'checks/store.ts',
     fn: 'saveReplays',
-    apis: ['mkdir', 'writeFile', 'rename'],
-    why: `each feature's last replay, in the run's checks dir (core/paths.ts) under its feature id, checked as F-<digits> before (ReplayRecord) and encoded; no other part of the path comes from workspace text`,
+    apis: ['mkdir', 'writeFile', 'rename', 'rm'],
+    why: `each feature's last replay, in the run's checks dir (core/paths.ts) under its feature id, checked as F-<digits> before (ReplayRecord) and encoded; no other part of the path comes from workspace text; a failed write's own temporary file removed`,
+  },
+  {
+    file: 'checks/store.ts',
+    fn: 'removeStaleTemporaries',
+    apis: ['rm'],
+    why: `temporary files a killed save left in the run's checks dir (core/paths.ts), listed there, regular files only (lstat); ${DATA_DIR}`,
   },
   {
     file: 'cli/demo.ts',
