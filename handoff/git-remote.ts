@@ -39,6 +39,12 @@ export interface SyncOptions extends RepoOptions {
    * False for a branch only one session at a time works on (a lane's): its session's push creates it.
    */
   pushNewBranch?: boolean;
+  /**
+   * The remote's heads of the branches this sync needs (branch → sha), read just before from a remote the worker
+   * can read directly (a local run's own repository, {@link branchHeads}). When the clone's `refs/remotes/origin/*`
+   * hold exactly these, nothing moved since its last fetch and none runs. Absent: the clone always fetches.
+   */
+  remoteHeads?: ReadonlyMap<string, string>;
 }
 
 /** The synced clone: on the run branch, at the remote's head, with no local changes or untracked files. */
@@ -68,7 +74,9 @@ export async function syncWorkspace(options: SyncOptions): Promise<SyncResult> {
   return locked(
     repo,
     async () => {
-      await cloneOrFetch(repo, url, remote.shown, credential !== null);
+      if (!(options.remoteHeads && (await fetchedAlready(repo, options.remoteHeads)))) {
+        await cloneOrFetch(repo, url, remote.shown, credential !== null);
+      }
       const remoteRef = `refs/remotes/origin/${options.branch}`;
       if (await resolves(repo, remoteRef)) {
         await resetToRef(repo, options.branch, remoteRef);
@@ -164,6 +172,38 @@ function authenticationHint(error: unknown, shown: string, withCredential: boole
       : `the harness holds no credential for ${shown}: set ${GIT_CREDENTIALS_VARIABLE}="https://user:token@host/…" in this worker's environment (workers on other machines need it too), or use ~/.netrc or ${CREDENTIAL_HELPER_VARIABLE}`,
     cause: error,
   });
+}
+
+/**
+ * The heads of `branches` under `prefix` in the repository (`refs/heads/` for its own branches), branch → sha: one
+ * `for-each-ref`. A branch that does not exist is left out.
+ */
+export async function branchHeads(
+  repo: WorkspaceRepo,
+  prefix: 'refs/heads/' | 'refs/remotes/origin/',
+  branches: readonly string[],
+): Promise<Map<string, string>> {
+  const wanted = new Set(branches);
+  const out = await askGit(repo, [
+    'for-each-ref',
+    '--format=%(objectname) %(refname)',
+    ...branches.map((branch) => `${prefix}${branch}`),
+  ]);
+  const heads = new Map<string, string>();
+  for (const line of out.split('\n')) {
+    const [sha, ref] = line.split(' ');
+    const branch = ref?.startsWith(prefix) ? ref.slice(prefix.length) : undefined;
+    // A pattern also matches the refs below it: only the named branches count.
+    if (sha && branch && wanted.has(branch)) heads.set(branch, sha);
+  }
+  return heads;
+}
+
+/** Whether the clone exists and its last fetch left exactly `heads` in `refs/remotes/origin/*`. */
+async function fetchedAlready(repo: WorkspaceRepo, heads: ReadonlyMap<string, string>): Promise<boolean> {
+  if (heads.size === 0 || !existsSync(path.join(repo.dir, '.git'))) return false;
+  const tracking = await branchHeads(repo, 'refs/remotes/origin/', [...heads.keys()]);
+  return [...heads].every(([branch, sha]) => tracking.get(branch) === sha);
 }
 
 /** Fetches the remote's branches into `refs/remotes/origin/*`, naming the URL and refspec explicitly. */

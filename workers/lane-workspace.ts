@@ -8,8 +8,8 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath } from '../core/paths.js';
-import { askGit, head, openRepo, type WorkspaceRepo } from '../handoff/git.js';
-import { pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
+import { askGit, head, locked, openRepo, type WorkspaceRepo } from '../handoff/git.js';
+import { branchHeads, pushFastForward, syncWorkspace } from '../handoff/git-remote.js';
 import { mergeInto } from '../handoff/lane-merge.js';
 import { harnessRemoteCredentials } from '../handoff/remote-credentials.js';
 import type { LaneRecord } from '../orchestrator/lanes/lanes.js';
@@ -43,24 +43,47 @@ export async function runBranch(context: LaneWorkerContext, run: RunRecord): Pro
   return name || 'main';
 }
 
-/** This worker's clone of the lane, at the head of the lane's branch (made from the run branch the first time). */
+/**
+ * This worker's clone of the lane, at the head of the lane's branch (made from the run branch the first time).
+ * `laneOnly`: what follows reads the lane's branch alone (an evaluator's session), so the clone need not hold the run
+ * branch's newest head; otherwise (a generator merges the run branch in, the merge queue sends a lane back) it must.
+ */
 export async function syncLane(
   context: LaneWorkerContext,
   run: RunRecord,
   lane: Pick<LaneRecord, 'lane' | 'branch'>,
+  options: { laneOnly?: boolean } = {},
 ): Promise<WorkspaceRepo> {
   const cacheDir = path.join(context.dataDir, 'clones', context.workerId, run.id, `lane-${lane.lane}`);
+  const baseBranch = await runBranch(context, run);
   const synced = await syncWorkspace({
     url: laneOrigin(run),
     branch: lane.branch,
-    baseBranch: await runBranch(context, run),
+    baseBranch,
     cacheDir,
     guard: { recordFile: gitRecordPath(context.dataDir, run.id, cacheDir) },
     credentials: harnessRemoteCredentials(context.dataDir),
     // One session at a time works on a lane: the branch reaches the remote with that session's push (a push less).
     pushNewBranch: false,
+    ...(await localOriginHeads(context, run, options.laneOnly ? [lane.branch] : [lane.branch, baseBranch])),
   });
   return synced.repo;
+}
+
+/**
+ * A local run's heads of the branches a lane's sync needs, read in its repository (under its guard): the sync
+ * fetches only when the clone's last fetch left other heads (a fetch is five or six git processes, this read one;
+ * an evaluator's lane has not moved since its generator pushed it). None for a remote run, or a lane not pushed yet.
+ */
+async function localOriginHeads(
+  context: LaneWorkerContext,
+  run: RunRecord,
+  branches: string[],
+): Promise<{ remoteHeads?: Map<string, string> }> {
+  if (run.workspace.kind !== 'local') return {};
+  const origin = mainRepo(context, run);
+  const heads = await locked(origin, () => branchHeads(origin, 'refs/heads/', branches));
+  return heads.size === branches.length ? { remoteHeads: heads } : {};
 }
 
 /**

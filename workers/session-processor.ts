@@ -349,7 +349,7 @@ async function prepareLane(
   lane: LaneRecord,
   options: { refresh: boolean; seq: number },
 ): Promise<PreparedWorkspace> {
-  const repo = await syncLane(deps, run, lane);
+  const repo = await syncLane(deps, run, lane, { laneOnly: !options.refresh });
   // A generator builds on what the run has now (features merged since the lane began), when that merges cleanly.
   if (options.refresh) await refreshLane(deps, run, repo, lane, options.seq);
   await fillCloneFromRun(deps, run, repo);

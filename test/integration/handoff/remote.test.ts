@@ -4,8 +4,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PushRejectedError } from '../../../handoff/errors.js';
-import { checkpoint, head } from '../../../handoff/git.js';
-import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
+import { checkpoint, head, openRepo, type WorkspaceRepo } from '../../../handoff/git.js';
+import { type GitProcessSpan, gitProcessChannel } from '../../../handoff/git-process.js';
+import { branchHeads, pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
 import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
 const cleanups = isolatedGitFile();
@@ -23,6 +24,13 @@ function setup() {
 }
 
 const branch = 'nightshift/run-1';
+
+/** Writes `file` (its own name as content) in the clone, commits it as session `session` and pushes the branch. */
+async function commitAndPush(repo: WorkspaceRepo, file: string, session: number): Promise<string> {
+  await writeFile(path.join(repo.dir, file), `${file}\n`);
+  await checkpoint(repo, { role: 'generator', runId: 'run-1', session, summary: file });
+  return pushFastForward(repo, branch);
+}
 
 describe('remote mode', () => {
   it('a branch made for one session at a time (a lane) reaches the remote with its first push, not before', async () => {
@@ -96,6 +104,40 @@ describe('remote mode', () => {
     const b2 = await syncWorkspace({ url, branch, cacheDir: cacheB });
     expect(b2.head).toBe(cCommit);
     expect(agentGit(url, 'rev-list', '--count', branch)).toBe('4');
+  });
+
+  it('a clone whose last fetch left the heads the remote has now syncs without fetching; one the remote moved past fetches', async () => {
+    const { url, cacheA, cacheB } = setup();
+    const origin = openRepo(url, { bare: true });
+    const fetches: string[] = [];
+    const count = (message: unknown) => {
+      if ((message as GitProcessSpan).subcommand === 'fetch') fetches.push('fetch');
+    };
+    const a1 = await syncWorkspace({ url, branch, cacheDir: cacheA });
+    const aCommit = await commitAndPush(a1.repo, 'a.txt', 1);
+    gitProcessChannel.subscribe(count);
+    try {
+      // A pushed last: its remote-tracking ref holds the remote's head, so the next session's sync fetches nothing.
+      const heads = await branchHeads(origin, 'refs/heads/', [branch, 'no-such-branch']);
+      expect([...heads]).toEqual([[branch, aCommit]]);
+      await writeFile(path.join(cacheA, 'junk.txt'), 'junk');
+      const a2 = await syncWorkspace({ url, branch, cacheDir: cacheA, remoteHeads: heads });
+      expect(a2.head).toBe(aCommit);
+      expect(existsSync(path.join(cacheA, 'junk.txt'))).toBe(false);
+      expect(fetches).toHaveLength(0);
+
+      const b1 = await syncWorkspace({ url, branch, cacheDir: cacheB });
+      const bCommit = await commitAndPush(b1.repo, 'b.txt', 2);
+      fetches.length = 0;
+      // B moved the branch past A's last fetch: told the remote's head now, A's clone fetches it.
+      const moved = await branchHeads(origin, 'refs/heads/', [branch]);
+      const a3 = await syncWorkspace({ url, branch, cacheDir: cacheA, remoteHeads: moved });
+      expect(fetches).toHaveLength(1);
+      expect(a3.head).toBe(bCommit);
+      expect(await readFile(path.join(cacheA, 'b.txt'), 'utf8')).toBe('b.txt\n');
+    } finally {
+      gitProcessChannel.unsubscribe(count);
+    }
   });
 
   it('rejects a non-fast-forward push with PushRejectedError and never forces', async () => {
