@@ -10,45 +10,17 @@
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { moduleLogger } from '../core/log.js';
+import { ATTRIBUTES_FILE, endsWithOverride, withOverride } from './attributes-override.js';
 import { updateGitDirRecord } from './git-guard.js';
 import { lstatOrNull, makeWorkspaceDir, readWorkspaceFile, writeWorkspaceFile } from './safe-fs.js';
 
 const log = moduleLogger('handoff/git-attributes');
-
-/**
- * The override: no end-of-line conversion (`-text -eol -crlf`), no filter or ident expansion, no re-encoding;
- * `diff` and `merge` back to git's built-in behaviour (a committed `-merge` would turn every lane merge into a
- * conflict, a `diff=` driver would run a configured program).
- */
-export const HARNESS_ATTRIBUTES_LINE =
-  '* -text -eol -crlf -filter -ident -working-tree-encoding !diff !merge !conflict-marker-size';
-
-const HEADER = '# nightshift: harness git keeps the bytes of every blob (handoff/git-attributes.ts)';
-
-/** Where the override lives, relative to the work tree. */
-export const ATTRIBUTES_FILE = '.git/info/attributes';
 
 /** Files known to end with the override, by path, with the stat they had then (checked before every command). */
 const known = new Map<string, { ino: number; size: number; mtimeMs: number }>();
 
 function sameStat(a: { ino: number; size: number; mtimeMs: number } | undefined, b: Stats): boolean {
   return a !== undefined && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
-}
-
-/** True when the last non-empty line of `text` is the override. */
-export function endsWithOverride(text: string): boolean {
-  const lines = text.split('\n').filter((line) => line.trim() !== '');
-  return lines[lines.length - 1]?.trim() === HARNESS_ATTRIBUTES_LINE;
-}
-
-/** The file's text with the override as its last lines; the operator's own lines are kept above it. */
-export function withOverride(text: string): string {
-  const kept = text
-    .split('\n')
-    .filter((line) => line.trim() !== HARNESS_ATTRIBUTES_LINE && line.trim() !== HEADER)
-    .join('\n')
-    .trimEnd();
-  return `${kept === '' ? '' : `${kept}\n`}${HEADER}\n${HARNESS_ATTRIBUTES_LINE}\n`;
 }
 
 /** Options of {@link ensureHarnessAttributes}. */

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { withOverride } from '../../../handoff/attributes-override.js';
 import type { IntegrityViolation } from '../../../handoff/formats.js';
 import {
   checkpoint,
@@ -20,8 +21,8 @@ import {
   showFile,
   type WorkspaceRepo,
 } from '../../../handoff/git.js';
-import { withOverride } from '../../../handoff/git-attributes.js';
 import { harnessGitEnv } from '../../../handoff/git-env.js';
+import { enforceGitDir, recordGitDir } from '../../../handoff/git-guard.js';
 import { pushFastForward, syncWorkspace } from '../../../handoff/git-remote.js';
 import { agentGit, isolatedGitFile, tempDir } from './helpers.js';
 
@@ -114,6 +115,28 @@ describe('the known-good .git', () => {
     expect(s.violations[0]?.detail).toContain('.git/info/attributes changed');
     expect(fs.readFileSync(path.join(s.dir, '.git/config'), 'utf8')).toBe(configBefore);
     expect(fs.readFileSync(path.join(s.dir, '.git/info/attributes'), 'utf8')).toBe(`${ATTRIBUTES_TEXT}`);
+  });
+
+  it('the override another session wrote and has not recorded yet is kept and recorded; any other text in it is not', async () => {
+    const s = await setup();
+    const attributes = path.join(s.dir, '.git/info/attributes');
+    const guard = { recordFile: s.recordFile, onViolation: (v: IntegrityViolation) => s.violations.push(v) };
+    // The record as it stands before the first command of another session writes the override (a worker's first
+    // command on the repository: the write comes before the record, outside the mutex this guard holds).
+    fs.rmSync(attributes);
+    await recordGitDir(s.dir, s.recordFile);
+    fs.writeFileSync(attributes, ATTRIBUTES_TEXT);
+    expect(await enforceGitDir(s.dir, guard)).toBeNull();
+    expect(fs.readFileSync(attributes, 'utf8')).toBe(ATTRIBUTES_TEXT);
+    expect(JSON.parse(fs.readFileSync(s.recordFile, 'utf8')).entries['info/attributes']).toBeDefined();
+
+    // A line of its own above the override is not the harness's: removed and reported as before.
+    fs.rmSync(attributes);
+    await recordGitDir(s.dir, s.recordFile);
+    fs.writeFileSync(attributes, withOverride(`* filter=x\n`));
+    const violation = await enforceGitDir(s.dir, guard);
+    expect(violation?.detail).toContain('.git/info/attributes added');
+    expect(fs.existsSync(attributes)).toBe(false);
   });
 
   it('core.worktree pointing at another directory: nothing of it committed, nothing written there', async () => {
