@@ -3,6 +3,7 @@ import { priceForProvider } from '../agent/cost.js';
 import type { AgentEvent } from '../agent/events.js';
 import { type AgentResult, type LoopHooks, runAgent } from '../agent/loop.js';
 import { emptyUsage } from '../agent/messages.js';
+import type { Tool } from '../agent/tool.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
@@ -77,8 +78,8 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     ? await syncFeatureList(repo, input.featureListSync, { runId: input.runId, session: input.session })
     : undefined;
   const startCommit = synced?.sha ?? headCommit;
-  const prepared = await prepareBesideBackup(input, repo, startCommit);
-  const { finished, violations } = await runChecked(input, repo, startCommit, prepared);
+  const { prepared, backup } = await prepareBesideBackup(input, repo, startCommit);
+  const { finished, violations } = await runChecked(input, repo, startCommit, prepared, backup);
   if (input.role === 'evaluator' && finished.verdicts.length) {
     await applyVerdicts(repo, finished.verdicts);
   }
@@ -121,13 +122,14 @@ async function runChecked(
   repo: WorkspaceRepo,
   startCommit: string,
   prepared: PreparedSession | RoleFinish,
+  backup: Promise<void>,
 ): Promise<{ finished: FinishedSession; violations: IntegrityViolation[] }> {
   const preparedSession = 'system' in prepared ? prepared : undefined;
   let finished: FinishedSession;
   try {
     finished = preparedSession
-      ? await runPreparedSession(input, repo, preparedSession)
-      : { ...(prepared as RoleFinish), agent: undefined };
+      ? await runPreparedSession(input, repo, preparedSession, backup)
+      : { ...(await backup.then(() => prepared as RoleFinish)), agent: undefined };
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
@@ -201,43 +203,61 @@ export function cannotWriteWorkspace(input: Pick<RoleSessionInput, 'role' | 'san
 }
 
 /**
- * Prepares the role while the backup mirror is refreshed (the backup only reads the workspace). The agent starts
- * only once both are done: a session that can write must never run without a mirror holding its start commit.
+ * Prepares the role while the backup mirror is refreshed (the backup only reads the workspace). The agent does not
+ * wait for the backup: its first model request overlaps it, and its tools wait for it ({@link afterBackup}), so a
+ * session that can write never changes the workspace without a mirror holding its start commit.
  */
 async function prepareBesideBackup(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   startCommit: string,
-): Promise<PreparedSession | RoleFinish> {
+): Promise<{ prepared: PreparedSession | RoleFinish; backup: Promise<void> }> {
   const backup = cannotWriteWorkspace(input)
     ? Promise.resolve()
     : backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), { head: startCommit });
-  const [prepared, backedUp] = await Promise.allSettled([PREPARERS[input.role](input, repo), backup]);
-  if (backedUp.status === 'rejected') {
-    if (prepared.status === 'fulfilled' && 'system' in prepared.value) {
-      await prepared.value.release?.().catch((error) => log.warn({ err: error }, 'releasing failed'));
-    }
-    throw backedUp.reason;
+  // Awaited by whoever runs the session; until then a failure must not count as unhandled.
+  backup.catch(() => undefined);
+  try {
+    return { prepared: await PREPARERS[input.role](input, repo), backup };
+  } catch (error) {
+    await backup.catch(() => undefined);
+    throw error;
   }
-  if (prepared.status === 'rejected') throw prepared.reason;
-  return prepared.value;
+}
+
+/** The tools, each waiting for the backup mirror before it runs (any of them may write the workspace). */
+function afterBackup(tools: Tool[], backup: Promise<void>): Tool[] {
+  return tools.map(
+    (tool): Tool => ({
+      ...tool,
+      execute: async (args, context) => {
+        await backup;
+        return tool.execute(args, context);
+      },
+    }),
+  );
 }
 
 async function runPreparedSession(
   input: RoleSessionInput,
   repo: WorkspaceRepo,
   preparedSession: PreparedSession,
+  backup: Promise<void>,
 ): Promise<RoleFinish & { agent: AgentResult }> {
   const sessionId = `${input.runId}-${input.session}`;
   const context = preparedSession.context ?? DEFAULT_CONTEXT[input.role];
   const ending: LoopEnding = {};
+  // A backup that fails ends the session at once (its request aborted, its tools refused), as it did before it began.
+  const backupFailed = new AbortController();
+  backup.catch((error: unknown) => backupFailed.abort(error));
+  const signal = input.signal ? AbortSignal.any([input.signal, backupFailed.signal]) : backupFailed.signal;
   try {
     const agent = await runAgent({
       sessionId,
       provider: input.provider,
       system: preparedSession.system,
       firstMessage: preparedSession.firstMessage,
-      tools: preparedSession.tools,
+      tools: afterBackup(preparedSession.tools, backup),
       toolContext: {
         workspace: repo.dir,
         protectedPaths: preparedSession.protectedPaths,
@@ -260,10 +280,11 @@ async function runPreparedSession(
         sessionTranscriptPath(input.dataDir, input.runId, input.session),
         input.secrets,
       ),
-      ...(input.signal ? { signal: input.signal } : {}),
+      signal,
       ...(input.prices ? { prices: input.prices } : {}),
       ...(input.clock ? { clock: input.clock } : {}),
     });
+    await backup;
     const finished = await preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
     return { ...finished, agent };
   } finally {
