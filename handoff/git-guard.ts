@@ -6,6 +6,7 @@
  * a session uses it), and compared before every harness git command. Anything different is put back as
  * recorded and reported as a `git_config_tampered` violation; the run goes on.
  */
+import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -62,7 +63,8 @@ async function loadRecord(file: string): Promise<GitDirRecord | null> {
 
 async function saveRecord(file: string, record: GitDirRecord): Promise<void> {
   await mkdir(path.dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
+  // Two saves of one process may overlap (the guard's, under the repository's mutex, and the override's record).
+  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o600 });
   await rename(temp, file);
   const info = await stat(file);
@@ -138,7 +140,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
   const expected = record?.entries ?? {};
   const changes: string[] = [];
   const removed = new Set<string>();
-  let overrideSeen = false;
+  let override: GitDirEntry | undefined;
   const keys = [...new Set([...found.keys(), ...(record ? Object.keys(expected) : [])])].sort();
   for (const relative of keys) {
     if ([...removed].some((parent) => relative.startsWith(`${parent}/`))) continue;
@@ -147,7 +149,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
     if (!record && now?.type !== 'other') continue;
     if (sameEntry(now, want)) continue;
     if (isHarnessOverride(relative, now, want)) {
-      overrideSeen = true;
+      override = now as GitDirEntry;
       continue;
     }
     changes.push(describeChange(relative, now, want));
@@ -158,7 +160,11 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
   }
   if (changes.length === 0) {
     if (!record) await recordGitDir(workspace, guard.recordFile);
-    else if (overrideSeen) await updateGitDirRecord(workspace, guard.recordFile, 'info/attributes');
+    // What was checked is what is recorded: a second scan could record a file swapped in since.
+    else if (override) {
+      const entries = { ...record.entries, 'info/attributes': override };
+      await saveRecord(guard.recordFile, { ...record, recordedAt: new Date().toISOString(), entries });
+    }
     return null;
   }
   if (record) await restoreEntries(workspace, expected, found, removed);
