@@ -231,11 +231,21 @@ function afterBackup(tools: Tool[], backup: Promise<void>): Tool[] {
     (tool): Tool => ({
       ...tool,
       execute: async (args, context) => {
-        await backup;
+        await untilBackedUp(backup, context.signal);
         return tool.execute(args, context);
       },
     }),
   );
+}
+
+/** The backup, or the session's end (a stuck backup must not hold a tool past a stop or the session's time). */
+function untilBackedUp(backup: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const stop = () => reject(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    backup.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  });
 }
 
 async function runPreparedSession(
@@ -284,7 +294,7 @@ async function runPreparedSession(
       ...(input.prices ? { prices: input.prices } : {}),
       ...(input.clock ? { clock: input.clock } : {}),
     });
-    await backup;
+    await untilBackedUp(backup, signal);
     const finished = await preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
     return { ...finished, agent };
   } finally {

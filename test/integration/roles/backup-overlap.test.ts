@@ -69,4 +69,36 @@ describe('the backup mirror beside the first model request', () => {
     expect(fs.existsSync(path.join(workspace, 'canary.txt'))).toBe(false);
     removeWorkspace(workspace);
   });
+
+  it('a backup that never ends holds no tool and no session past a stop', async () => {
+    const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Spec\n' });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await new Promise<void>((acquired) => {
+      void withRepoLock(repoBackupDir(dataDir, 'r-test'), async () => {
+        acquired();
+        await held;
+      });
+    });
+    writeCanaryFirst();
+    const stop = new AbortController();
+    const before = server.requests.length;
+    const session = runSession(server, {
+      role: 'initializer',
+      workspace,
+      dataDir,
+      featureIds: [],
+      signal: stop.signal,
+    });
+    while (server.requests.length === before) await sleep(10);
+    await sleep(200);
+    stop.abort(new Error('the worker is shutting down'));
+    // Ends (as a failure) while the backup is still stuck, with nothing written.
+    await expect(session).rejects.toThrow(/shutting down/);
+    expect(fs.existsSync(path.join(workspace, 'canary.txt'))).toBe(false);
+    release();
+    removeWorkspace(workspace);
+  });
 });
