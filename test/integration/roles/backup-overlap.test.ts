@@ -28,20 +28,28 @@ function writeCanaryFirst(): void {
   );
 }
 
+/**
+ * Holds the backup mirror's lock from another async context (another session's refresh of it, in effect) until the
+ * returned function is called: the session's backup waits for it.
+ */
+async function holdMirrorLock(dataDir: string): Promise<() => void> {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await new Promise<void>((acquired) => {
+    void withRepoLock(repoBackupDir(dataDir, 'r-test'), async () => {
+      acquired();
+      await held;
+    });
+  });
+  return release;
+}
+
 describe('the backup mirror beside the first model request', () => {
   it('a tool runs only once the mirror holds the start commit, however quickly the model answers', async () => {
     const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Spec\n' });
-    // The mirror's lock is held elsewhere (another session's refresh of it, in effect): the backup waits for it.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await new Promise<void>((acquired) => {
-      void withRepoLock(repoBackupDir(dataDir, 'r-test'), async () => {
-        acquired();
-        await held;
-      });
-    });
+    const release = await holdMirrorLock(dataDir);
     writeCanaryFirst();
     const session = runSession(server, { role: 'initializer', workspace, dataDir, featureIds: [] });
     // The model answered with the write while the backup waited; without the wait in the tools it would run now.
@@ -72,16 +80,7 @@ describe('the backup mirror beside the first model request', () => {
 
   it('a backup that never ends holds no tool and no session past a stop', async () => {
     const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Spec\n' });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await new Promise<void>((acquired) => {
-      void withRepoLock(repoBackupDir(dataDir, 'r-test'), async () => {
-        acquired();
-        await held;
-      });
-    });
+    const release = await holdMirrorLock(dataDir);
     writeCanaryFirst();
     const stop = new AbortController();
     const before = server.requests.length;
