@@ -323,9 +323,12 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'the build from about 112 s of CPU to about 100 s. Since 2026-12-04 a lane branch is pushed once, by its ' +
     'session, pass gates, merge steps and sweeps borrow kept browser contexts instead of opening new ones, and a ' +
     'boxed evaluator refreshes no backup mirror (this bench runs unboxed): in 4-lane builds side by side, 82 → 74 s ' +
-    "and 105 → 91 s of CPU with all three. A lane's feature waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (the " +
-    "lane clone's fetch, the mirror's fetch, the push: 0.3–0.7 s each under load) and for the evaluator's app start " +
-    "(about 0.9 s under load). Tried and left out: starting the evaluator's app during the model's first request " +
+    "and 105 → 91 s of CPU with all three. Since that afternoon a lane's sync fetches nothing when the run's " +
+    'repository has not moved past the clone (an evaluator after its own generator: lane fetches 34 → 17 a build), ' +
+    "and the mirror's refresh overlaps the session's first model request (tools wait for it). A lane's feature " +
+    "waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (a generator's fetch, the push: " +
+    "0.3–0.7 s each under load) and for the evaluator's app start (about 0.9 s under load; the app copy's fetch " +
+    "alone 0.25 s). Tried and left out: starting the evaluator's app during the model's first request " +
     '(its first tool call waiting for it) made 4-lane builds slower here, 86–87 s against 78–81 s and 8 s more CPU: ' +
     "with both cores busy, overlapping moves work, it does not remove it. Figures move with the machine's load by up " +
     'to 1.6× in a day. Would move it: fewer git processes per session and merge (each fetch or push starts 6), and ' +
