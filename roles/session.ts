@@ -238,14 +238,18 @@ function afterBackup(tools: Tool[], backup: Promise<void>): Tool[] {
   );
 }
 
-/** The backup, or the session's end (a stuck backup must not hold a tool past a stop or the session's time). */
+/**
+ * The backup, or the session's stop, whichever comes first (a stuck backup must not hold a tool or a shutdown); a
+ * backup already done wins over a stop, so a stopped session still closes its work the usual way.
+ */
 function untilBackedUp(backup: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<void>((resolve, reject) => {
-    const stop = () => reject(signal.reason);
-    signal.addEventListener('abort', stop, { once: true });
-    backup.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+  const stopped = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   });
+  stopped.catch(() => undefined);
+  // Both settled already: the reactions run in this order, so the backup's result is taken.
+  return Promise.race([backup, stopped]);
 }
 
 async function runPreparedSession(

@@ -100,4 +100,26 @@ describe('the backup mirror beside the first model request', () => {
     release();
     removeWorkspace(workspace);
   });
+
+  it('a session stopped after its backup ended closes its work the usual way, not as a failure', async () => {
+    const { workspace, dataDir } = await makeWorkspace({ 'app_spec.md': '# Spec\n' });
+    const stop = new AbortController();
+    server.setPolicy((conversation) => {
+      if (turnOf(conversation) === 0) {
+        return { toolCalls: [{ name: 'write', arguments: { path: 'canary.txt', content: 'written\n' } }] };
+      }
+      stop.abort(new Error('the worker is shutting down'));
+      return { text: 'Done.' };
+    });
+    const result = await runSession(server, {
+      role: 'initializer',
+      workspace,
+      dataDir,
+      featureIds: [],
+      signal: stop.signal,
+    });
+    expect(result.outcome).not.toBe('completed');
+    expect(fs.existsSync(path.join(workspace, 'canary.txt'))).toBe(true);
+    removeWorkspace(workspace);
+  });
 });
