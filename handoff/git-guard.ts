@@ -149,7 +149,7 @@ export async function enforceGitDir(workspace: string, guard: GitGuard): Promise
     if (!record && now?.type !== 'other') continue;
     if (sameEntry(now, want)) continue;
     if (isHarnessOverride(relative, now, want)) {
-      override = now as GitDirEntry;
+      override = now;
       continue;
     }
     changes.push(describeChange(relative, now, want));
@@ -188,7 +188,7 @@ function isHarnessOverride(
   relative: string,
   now: ScannedEntry | undefined,
   want: GitDirEntry | undefined,
-): boolean {
+): now is Extract<GitDirEntry, { type: 'file' }> {
   if (relative !== 'info/attributes' || now?.type !== 'file' || (want && want.type !== 'file')) return false;
   const recorded = want?.type === 'file' ? Buffer.from(want.content, 'base64').toString('utf8') : '';
   return Buffer.from(now.content, 'base64').toString('utf8') === withOverride(recorded);
