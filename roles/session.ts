@@ -3,7 +3,6 @@ import { priceForProvider } from '../agent/cost.js';
 import type { AgentEvent } from '../agent/events.js';
 import { type AgentResult, type LoopHooks, runAgent } from '../agent/loop.js';
 import { emptyUsage } from '../agent/messages.js';
-import type { Tool } from '../agent/tool.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
@@ -12,6 +11,7 @@ import type { IntegrityViolation } from '../handoff/formats.js';
 import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
 import { backupRepo, verifyDescendsFrom } from '../handoff/git-history.js';
 import { guardFeatureList } from '../handoff/integrity.js';
+import { afterBackup, untilBackedUp } from './backup-wait.js';
 import { prepareEvaluator } from './evaluator.js';
 import { prepareGenerator } from './generator.js';
 import { prepareInitializer } from './initializer.js';
@@ -223,33 +223,6 @@ async function prepareBesideBackup(
     await backup.catch(() => undefined);
     throw error;
   }
-}
-
-/** The tools, each waiting for the backup mirror before it runs (any of them may write the workspace). */
-function afterBackup(tools: Tool[], backup: Promise<void>): Tool[] {
-  return tools.map(
-    (tool): Tool => ({
-      ...tool,
-      execute: async (args, context) => {
-        await untilBackedUp(backup, context.signal);
-        return tool.execute(args, context);
-      },
-    }),
-  );
-}
-
-/**
- * The backup, or the session's stop, whichever comes first (a stuck backup must not hold a tool or a shutdown); a
- * backup already done wins over a stop, so a stopped session still closes its work the usual way.
- */
-function untilBackedUp(backup: Promise<void>, signal: AbortSignal): Promise<void> {
-  const stopped = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
-  stopped.catch(() => undefined);
-  // Both settled already: the reactions run in this order, so the backup's result is taken.
-  return Promise.race([backup, stopped]);
 }
 
 async function runPreparedSession(
