@@ -23,8 +23,8 @@ describe('untilBackedUp', () => {
     const controller = new AbortController();
     controller.abort(new Error('stopped'));
     await expect(untilBackedUp(Promise.resolve(), controller.signal)).resolves.toBeUndefined();
-    await expect(untilBackedUp(Promise.reject(new Error('mirror failed')), controller.signal)).rejects.toThrow(
-      'mirror failed',
-    );
+    await expect(
+      untilBackedUp(Promise.reject(new Error('mirror failed')), controller.signal),
+    ).rejects.toThrow('mirror failed');
   });
 });
