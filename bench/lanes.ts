@@ -14,6 +14,7 @@ import { startRun } from '../orchestrator/start-run.js';
 import { startModelServer } from '../testkit/server.js';
 import { createLanesWorkspace, lanesPolicy } from './lanes-run.js';
 import { nightshiftPhases } from './overnight-phases.js';
+import { mergePhases, PhaseTotals, phaseTable } from './phase-spans.js';
 import { allEvents, peakOverlap, spawnWorker, type WorkerChild } from './scale.js';
 import type { WorkerProcessConfig, WorkerProcessReport } from './scale-protocol.js';
 import { BENCH_REDIS_URL, benchRunConfig, openBenchEnv, waitForRunsToEnd } from './wiring.js';
@@ -56,6 +57,8 @@ export const LanesRun = z.object({
   cpuMs: z.number().optional(),
   /** Recorded-check replays by where they ran (merge, sweep, gate, full_sweep). */
   replays: z.record(z.string(), z.number().int()).optional(),
+  /** Both workers' spans summed by phase (bench/phase-spans.ts), when recorded (`NSBENCH_PHASES=1`). */
+  phases: PhaseTotals.optional(),
 });
 export type LanesRun = z.infer<typeof LanesRun>;
 
@@ -121,6 +124,7 @@ export async function buildWithLanes(
       concurrency: Math.max(1, Math.ceil((lanes + 1) / 2)),
       anthropicBaseURL: server.anthropicBaseURL,
       eventLogMaxLength: EVENTS_KEPT,
+      phases: process.env.NSBENCH_PHASES === '1',
     };
     children.push(spawnWorker(config), spawnWorker(config));
     await Promise.all(children.map((worker) => worker.ready));
@@ -146,12 +150,19 @@ export async function buildWithLanes(
       mergeQueueMs: nightshiftPhases({ sessions, events, compression: 1 }, [0, 0]).mergeQueue,
       replays: replaysByWhere(events),
       cpuMs: workerCpuMs(reports),
+      ...phasesOf(reports),
     };
   } finally {
     for (const worker of children) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
     await server.close();
     await env.close();
   }
+}
+
+/** The workers' phase totals added together, when they recorded them. */
+function phasesOf(reports: ReadonlyArray<WorkerProcessReport | undefined>): { phases?: PhaseTotals } {
+  const recorded = reports.flatMap((report) => (report?.phases ? [report.phases] : []));
+  return recorded.length > 0 ? { phases: mergePhases(recorded) } : {};
 }
 
 /** Wall time, session counts and merge outcomes of one build. */
@@ -360,5 +371,20 @@ export function lanesSection(result: LanesResult | undefined, load: string): str
     '',
     `Load average when this section started: ${load}.`,
     '',
+    ...phasesPart(result),
   ].join('\n');
+}
+
+/** Where the builds' time went, phase by phase, when the workers recorded their spans (`NSBENCH_PHASES=1`). */
+function phasesPart(result: LanesResult): string[] {
+  const builds = result.runs.flatMap((run) =>
+    run.phases ? [{ label: `${run.lanes} lane${run.lanes === 1 ? '' : 's'}`, phases: run.phases }] : [],
+  );
+  if (builds.length === 0) return [];
+  return [
+    "Where the time went (`NSBENCH_PHASES=1`: the harness's OpenTelemetry spans, summed by name under the session role, merge step or full sweep they ran in; spans nest, so rows overlap; `-`: outside any of them, e.g. apps started ahead for pass gates):",
+    '',
+    ...phaseTable(builds),
+    '',
+  ];
 }

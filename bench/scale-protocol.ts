@@ -1,5 +1,6 @@
 /** The messages between bench/scale.ts and its worker processes (bench/scale-worker.ts). */
 import { z } from 'zod';
+import { PhaseTotals } from './phase-spans.js';
 
 /** What the parent tells a worker process. */
 export const WorkerProcessConfig = z.object({
@@ -10,6 +11,8 @@ export const WorkerProcessConfig = z.object({
   anthropicBaseURL: z.string(),
   /** Bound of a run's event stream (the store's default when absent): a long run needs all its events kept. */
   eventLogMaxLength: z.number().int().positive().optional(),
+  /** Sum the harness's spans by phase (bench/phase-spans.ts) and report them. */
+  phases: z.boolean().optional(),
 });
 export type WorkerProcessConfig = z.infer<typeof WorkerProcessConfig>;
 
@@ -28,5 +31,7 @@ export const WorkerProcessReport = z.object({
   rssPeakBytes: z.number(),
   /** Peak summed RSS of the process and all its descendants (Chromium, apps under test, git). */
   treeRssPeakBytes: z.number(),
+  /** Wall time per harness phase, when the config asked for it. */
+  phases: PhaseTotals.optional(),
 });
 export type WorkerProcessReport = z.infer<typeof WorkerProcessReport>;

@@ -11,6 +11,7 @@ import { openQueues } from '../orchestrator/queues.js';
 import { openBullConnection, openRedis } from '../orchestrator/redis-client.js';
 import { RunStore } from '../orchestrator/run/index.js';
 import { startWorker } from '../workers/worker.js';
+import { recordPhases } from './phase-spans.js';
 import { WorkerProcessConfig, type WorkerProcessReport } from './scale-protocol.js';
 
 const TICKS_PER_SECOND = 100;
@@ -60,6 +61,7 @@ function readdirSafe(dir: string): string[] {
 
 async function main(): Promise<void> {
   const config = WorkerProcessConfig.parse(JSON.parse(process.env.NSBENCH_WORKER ?? '{}'));
+  const phases = config.phases ? recordPhases() : undefined;
   const redis = openRedis(config.redisUrl);
   const bull = openBullConnection(config.redisUrl);
   const queues = openQueues(bull.connection, config.prefix);
@@ -121,7 +123,9 @@ async function main(): Promise<void> {
         rssBaselineBytes,
         rssPeakBytes,
         treeRssPeakBytes,
+        ...(phases ? { phases: phases.totals() } : {}),
       };
+      await phases?.stop();
       await queues.close();
       await orchestrator.store.close();
       redis.disconnect();

@@ -16,6 +16,7 @@ import type { ReplayResult } from '../checks/replay.js';
 import { ReplayContextResetError } from '../checks/replay-context.js';
 import { nextCheckVersion, saveReplay, writeCheck } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
+import { inSpan } from '../core/trace.js';
 import type { Feature, SubmittedVerdict } from '../handoff/formats.js';
 import type { LentReplayContext } from './kept-replay-contexts.js';
 import { type ReplayListener, reportReplays } from './replay-tally.js';
@@ -133,34 +134,41 @@ export class CheckGate {
   }
 }
 
-/**
- * A {@link FreshReplay} over an app starter and a source of replay contexts (a kept one, cleared of everything the
- * last app and replay left: as clean as a new context for this app, evaluation/kept-replay-contexts.ts).
- */
-export function freshReplay(deps: {
+/** What a {@link freshReplay} starts apps and borrows contexts from. */
+export interface FreshReplayDeps {
   startApp: () => Promise<
     { ok: true; app: { url: string; stop(): Promise<void> } } | { ok: false; reason: string }
   >;
   lendContext: (baseUrl: string) => Promise<LentReplayContext>;
   screenshotDir: string;
-}): FreshReplay {
-  return async (check) => {
-    const started = await deps.startApp();
-    if (!started.ok) {
-      return {
-        featureId: check.featureId,
-        version: check.version,
-        ok: false,
-        durationMs: 0,
-        failure: { stage: 'action', index: 0, description: 'start the app', message: started.reason },
-      };
-    }
-    try {
-      return await replayInLent(check, started.app.url, deps);
-    } finally {
-      await started.app.stop();
-    }
-  };
+}
+
+/**
+ * A {@link FreshReplay} over an app starter and a source of replay contexts (a kept one, cleared of everything the
+ * last app and replay left: as clean as a new context for this app, evaluation/kept-replay-contexts.ts).
+ */
+export function freshReplay(deps: FreshReplayDeps): FreshReplay {
+  return (check) =>
+    inSpan('checks.replay', { 'nightshift.replay.by': 'gate' }, () => replayOnFreshApp(check, deps));
+}
+
+/** Takes the fresh app, replays the check on it in a lent context, then stops the app. */
+async function replayOnFreshApp(check: RecordedCheck, deps: FreshReplayDeps): Promise<ReplayResult> {
+  const started = await deps.startApp();
+  if (!started.ok) {
+    return {
+      featureId: check.featureId,
+      version: check.version,
+      ok: false,
+      durationMs: 0,
+      failure: { stage: 'action', index: 0, description: 'start the app', message: started.reason },
+    };
+  }
+  try {
+    return await replayInLent(check, started.app.url, deps);
+  } finally {
+    await started.app.stop();
+  }
 }
 
 /** The replay in a lent context; in a second one when the first cannot be cleared (it crashed while kept). */

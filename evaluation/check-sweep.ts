@@ -11,6 +11,7 @@ import { withReplayData } from '../checks/replay-data.js';
 import { readCheckFile, readReplays, saveReplays } from '../checks/store.js';
 import { moduleLogger } from '../core/log.js';
 import { checkReplaysDir } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import type { Feature, VerdictRecord } from '../handoff/formats.js';
 import type { WorkspaceRepo } from '../handoff/git.js';
 import type { BrowserSource } from './browser-source.js';
@@ -80,12 +81,26 @@ export interface SweepInput extends AppStartInput {
  * the feature's last replay (`by`), one file per feature (checks/store.ts). Checks that must have the app to themselves (a clean app,
  * or counting what the whole app holds) replay first, one after another, with no other replay running.
  */
-export async function replayOnOneApp(
+export function replayOnOneApp(
   input: SweepInput,
   repo: WorkspaceRepo,
   browser: BrowserSource,
   checks: RecordedCheck[],
   by: 'sweep' | 'cli' = 'sweep',
+): Promise<Map<string, ReplayResult>> {
+  return inSpan(
+    'checks.replay',
+    { 'nightshift.replay.by': by, 'nightshift.replay.checks': checks.length },
+    () => sweepChecks(input, repo, browser, checks, by),
+  );
+}
+
+async function sweepChecks(
+  input: SweepInput,
+  repo: WorkspaceRepo,
+  browser: BrowserSource,
+  checks: RecordedCheck[],
+  by: 'sweep' | 'cli',
 ): Promise<Map<string, ReplayResult>> {
   const results = new Map<string, ReplayResult>();
   const contexts = input.replayContexts ?? replayContexts();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { runDataDir, sessionAppLogPath } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import { freshAppCopy } from '../handoff/app-copy.js';
 import { dependencyCacheDir, useDependencyCache } from '../handoff/app-deps.js';
 import { type RunningApp, startApp } from '../handoff/app-runner.js';
@@ -34,11 +35,14 @@ export async function startFreshApp(
   await mkdir(path.dirname(logFile), { recursive: true });
   const name = `${input.session}-${label}-${randomBytes(3).toString('hex')}`;
   const dir = path.join(runDataDir(input.dataDir, input.runId), 'app-copies', name);
-  const copy = await freshAppCopy(repo, dir);
-  const dependencies =
-    input.appDependencyCache === false
-      ? null
-      : await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId));
+  const { copy, dependencies } = await inSpan('app.copy', {}, async () => {
+    const copy = await freshAppCopy(repo, dir);
+    const dependencies =
+      input.appDependencyCache === false
+        ? null
+        : await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId));
+    return { copy, dependencies };
+  });
   const started = await startApp({
     workspace: copy.dir,
     logFile,

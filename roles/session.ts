@@ -6,6 +6,7 @@ import { emptyUsage } from '../agent/messages.js';
 import { TranscriptWriter } from '../agent/transcript.js';
 import { moduleLogger } from '../core/log.js';
 import { gitRecordPath, repoBackupDir, sessionTranscriptPath } from '../core/paths.js';
+import { inSpan } from '../core/trace.js';
 import { syncFeatureList } from '../handoff/feature-list-sync.js';
 import type { IntegrityViolation } from '../handoff/formats.js';
 import { commitsSince, head, openRepo, rollback, type WorkspaceRepo } from '../handoff/git.js';
@@ -69,22 +70,15 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
   const workspace = await realpath(input.workspace);
   const gitViolations: IntegrityViolation[] = [];
   const repo = openGuardedRepo(input, workspace, gitViolations);
-  const headCommit = await head(repo);
-  if (!headCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
-  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
-  await rollback(repo, headCommit);
-  // What a person changed in the list since (a feature added, one reopened) is in it before the session starts.
-  const synced = input.featureListSync
-    ? await syncFeatureList(repo, input.featureListSync, { runId: input.runId, session: input.session })
-    : undefined;
-  const startCommit = synced?.sha ?? headCommit;
+  const startCommit = await inSpan('session.open', {}, () => openSession(input, repo));
   const { prepared, backup } = await prepareBesideBackup(input, repo, startCommit);
   const { finished, violations } = await runChecked(input, repo, startCommit, prepared, backup);
-  if (input.role === 'evaluator' && finished.verdicts.length) {
-    await applyVerdicts(repo, finished.verdicts);
-  }
-  const endCommit = (await head(repo)) ?? startCommit;
-  const commits = await commitsSince(repo, startCommit);
+  const { endCommit, commits } = await inSpan('session.close', {}, async () => {
+    if (input.role === 'evaluator' && finished.verdicts.length) {
+      await applyVerdicts(repo, finished.verdicts);
+    }
+    return { endCommit: (await head(repo)) ?? startCommit, commits: await commitsSince(repo, startCommit) };
+  });
   for (const violation of finished.violations ?? [])
     input.onNotice?.({ type: 'integrity.violation', violation });
   return sessionResult(input, finished, {
@@ -94,6 +88,19 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     startedAt,
     violations: [...gitViolations, ...(finished.violations ?? []), ...violations],
   });
+}
+
+/** The commit the session starts from: the last one, leftovers removed, and a person's feature-list edits in. */
+async function openSession(input: RoleSessionInput, repo: WorkspaceRepo): Promise<string> {
+  const headCommit = await head(repo);
+  if (!headCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
+  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
+  await rollback(repo, headCommit);
+  // What a person changed in the list since (a feature added, one reopened) is in it before the session starts.
+  const synced = input.featureListSync
+    ? await syncFeatureList(repo, input.featureListSync, { runId: input.runId, session: input.session })
+    : undefined;
+  return synced?.sha ?? headCommit;
 }
 
 /** The workspace's repository, its `.git` compared with the known-good record before every harness git command. */
@@ -144,7 +151,10 @@ async function runChecked(
     };
     return { finished, violations };
   }
-  return { finished, violations: await checkIntegrity(input, repo, startCommit, preparedSession) };
+  const violations = await inSpan('session.integrity', {}, () =>
+    checkIntegrity(input, repo, startCommit, preparedSession),
+  );
+  return { finished, violations };
 }
 
 /** The session's record: the role's closing, the loop's usage and cost, the commits and every violation found. */
@@ -214,11 +224,13 @@ async function prepareBesideBackup(
 ): Promise<{ prepared: PreparedSession | RoleFinish; backup: Promise<void> }> {
   const backup = cannotWriteWorkspace(input)
     ? Promise.resolve()
-    : backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), { head: startCommit });
+    : inSpan('backup.mirror', {}, () =>
+        backupRepo(repo, repoBackupDir(input.dataDir, input.runId, input.lane), { head: startCommit }),
+      );
   // Awaited by whoever runs the session; until then a failure must not count as unhandled.
   backup.catch(() => undefined);
   try {
-    return { prepared: await PREPARERS[input.role](input, repo), backup };
+    return { prepared: await inSpan('role.prepare', {}, () => PREPARERS[input.role](input, repo)), backup };
   } catch (error) {
     await backup.catch(() => undefined);
     throw error;
@@ -272,7 +284,9 @@ async function runPreparedSession(
       ...(input.clock ? { clock: input.clock } : {}),
     });
     await untilBackedUp(backup, signal);
-    const finished = await preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {});
+    const finished = await inSpan('role.finish', {}, () =>
+      preparedSession.finish(agent, agent.outcome === 'ended_by_hook' ? ending : {}),
+    );
     return { ...finished, agent };
   } finally {
     await preparedSession

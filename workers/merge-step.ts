@@ -30,7 +30,10 @@ export async function runMerge(
     const before = await orchestrator.store.loadState(runId);
     const sweepStarted = orchestrator.now().getTime();
     // A sweep that cannot run must not hold up the merges, nor be retried forever: it counts, with its error.
-    const swept = await fullSweep(deps, before, seq).catch((error: unknown) => {
+    const sweeping = inSpan('full_sweep', { 'nightshift.run_id': runId, 'nightshift.session.seq': seq }, () =>
+      fullSweep(deps, before, seq),
+    );
+    const swept = await sweeping.catch((error: unknown) => {
       log.error({ err: error, runId, seq }, 'the full sweep failed');
       const message = error instanceof Error ? error.message : String(error);
       return { head: '', green: [], checked: 0, sentBack: [], error: message.split('\n')[0] ?? 'failed' };

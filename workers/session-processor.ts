@@ -212,9 +212,11 @@ async function runSessionSteps(
     workerId: deps.workerId,
     ...(lane ? { lane: lane.lane } : {}),
   });
-  const workspace = lane
-    ? await prepareLane(deps, run, lane, { refresh: action.role === 'generator', seq: data.seq })
-    : await prepareWorkspace(deps, run);
+  const workspace = await inSpan('workspace.prepare', { 'nightshift.lane': lane?.lane }, () =>
+    lane
+      ? prepareLane(deps, run, lane, { refresh: action.role === 'generator', seq: data.seq })
+      : prepareWorkspace(deps, run),
+  );
   // The worker's secrets and this run's own (its webhooks, its remote's credential).
   const secrets = [...new Set([...deps.secrets, ...(await runSecrets(run, deps.dataDir))])];
   const forwarder = new EventForwarder(orchestrator.store, run.id, data.seq, secrets);
@@ -222,9 +224,12 @@ async function runSessionSteps(
   const session = { seq: data.seq, action, lane, workspace, secrets, forwarder, signal };
   const people = await peopleInput(orchestrator, run, session);
   const result = await runRoleSession({ ...roleSessionInput(deps, run, session), ...people });
-  if (workspace.publish) await publishSession(workspace.publish, result);
-  await forwarder.flush();
-  await recordResult(orchestrator, run.id, data.seq, { role: action.role, dir: workspace.dir }, result);
+  const publish = workspace.publish;
+  if (publish) await inSpan('session.publish', {}, () => publishSession(publish, result));
+  await inSpan('session.record', {}, async () => {
+    await forwarder.flush();
+    await recordResult(orchestrator, run.id, data.seq, { role: action.role, dir: workspace.dir }, result);
+  });
   return result;
 }
 

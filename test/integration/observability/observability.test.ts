@@ -196,6 +196,16 @@ describe('metrics and traces of a small run', () => {
       'session evaluator',
       'model.request',
       'app.start',
+      // Where a session's time goes between its model requests (docs/operations.md, Traces).
+      'workspace.prepare',
+      'session.open',
+      'backup.mirror',
+      'role.prepare',
+      'role.finish',
+      'session.integrity',
+      'session.close',
+      'session.record',
+      'app.copy',
     ]) {
       expect(names, name).toContain(name);
     }
