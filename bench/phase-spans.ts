@@ -4,7 +4,7 @@
  * the session (or the merge step, or the full sweep) it ran in, e.g. `evaluator / app.copy` or `merge / checks.replay`. Spans of one
  * kind nest (a `git` span inside `workspace.prepare`), so the figures of different names overlap and do not add up.
  */
-import { context, propagation, trace } from '@opentelemetry/api';
+import { type Context, context, type ProxyTracerProvider, propagation, trace } from '@opentelemetry/api';
 import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { z } from 'zod';
@@ -27,22 +27,21 @@ function scopeOf(name: string): string | undefined {
 
 /** Sums span durations by scope and name (see the module comment). */
 class PhaseProcessor implements SpanProcessor {
-  private readonly scopes = new Map<string, string>();
+  /**
+   * Each open or parent span's scope, held as long as something can still start a child of it (an app started
+   * ahead begins its spans after the span that started it ended): a long benchmark's spans are not all kept.
+   */
+  private readonly scopes = new WeakMap<object, string>();
   readonly sums = new Map<string, { n: number; ms: number }>();
 
-  onStart(span: Span): void {
-    const id = span.spanContext().spanId;
-    const own = scopeOf(span.name);
-    const parent = span.parentSpanContext?.spanId;
-    const inherited = parent === undefined ? undefined : this.scopes.get(parent);
-    const scope = own ?? inherited;
-    if (scope !== undefined) this.scopes.set(id, scope);
+  onStart(span: Span, parentContext: Context): void {
+    const parent = trace.getSpan(parentContext);
+    const scope = scopeOf(span.name) ?? (parent ? this.scopes.get(parent) : undefined);
+    if (scope !== undefined) this.scopes.set(span, scope);
   }
 
   onEnd(span: ReadableSpan): void {
-    const id = span.spanContext().spanId;
-    // Kept after the span ends: work it started may begin its own spans later (an app started ahead).
-    const scope = this.scopes.get(id) ?? '-';
+    const scope = this.scopes.get(span) ?? '-';
     const name = span.name.startsWith('git ') ? 'git' : span.name.startsWith('tool ') ? 'tool' : span.name;
     const key = `${scope} / ${name}`;
     const [seconds, nanos] = span.duration;
@@ -66,6 +65,10 @@ export function recordPhases(): PhaseRecorder {
   const processor = new PhaseProcessor();
   const provider = new NodeTracerProvider({ spanProcessors: [processor] });
   provider.register();
+  // A provider registered before (tracing on in this process) would keep every span: say so, not report nothing.
+  const registered = (trace.getTracerProvider() as ProxyTracerProvider).getDelegate();
+  if (registered !== provider)
+    throw new Error('another tracer provider is registered: phases cannot be recorded');
   return {
     totals: () =>
       Object.fromEntries(

@@ -236,7 +236,14 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     "modules, then its list request), every file `no-store`; then about 30 ms for Playwright's injected script " +
     '(330 KB evaluated in every new document, about 20 ms even where the same text ran before). A replay makes 1.6 ' +
     'such navigations on average and clears the page (30 ms) first: 300 ms would leave about 60 ms for its 3 to 5 ' +
-    'other actions, each 15–45 ms plus the wait for the requests it started.'
+    'other actions, each 15–45 ms plus the wait for the requests it started. Why the injected script is paid in ' +
+    'every document (2026-12-04 evening, a renderer CPU profile and probes): V8 compiles its text again, ~40 ms on ' +
+    "an idle core here, since Playwright evaluates it with the protocol's `Runtime.evaluate`, whose compile cache " +
+    'is per document; the same text run as a classic script (`addInitScript`) would cost nothing after the first ' +
+    "document (V8's script cache is per renderer process: a 407 KB script added 0 ms to a navigation that way, 40 " +
+    'ms evaluated). Only Playwright can change how it injects. That evening, at load 1 on a freshly booted machine, ' +
+    'the median was 668 ms (page 42, navigation 204, actions 239, settle 110, expectations 66 ms) with the same ' +
+    "code: the machine's speed moves this figure more than any change left here."
   );
 }
 

@@ -6,8 +6,13 @@
  */
 import { type Attributes, type AttributeValue, type Span, SpanStatusCode, trace } from '@opentelemetry/api';
 
-/** The tracer every nightshift span comes from (a proxy: it starts exporting when an SDK registers). */
-const tracer = trace.getTracer('nightshift');
+/**
+ * The tracer of the provider registered now: asked for each span, since a proxy tracer keeps the first provider it
+ * met, and a provider registered after another (a benchmark's, after tracing was shut down) would get nothing.
+ */
+function tracer() {
+  return trace.getTracer('nightshift');
+}
 
 /** `user:password@` in a URL, wherever it appears in a string. */
 const URL_CREDENTIALS = /(\/\/)[^/@\s]+@/g;
@@ -50,7 +55,7 @@ export function inSpan<T>(
   attributes: Record<string, AttributeValue | undefined>,
   work: (notes: SpanNotes) => Promise<T>,
 ): Promise<T> {
-  return tracer.startActiveSpan(name, { attributes: safeAttributes(attributes) }, async (span: Span) => {
+  return tracer().startActiveSpan(name, { attributes: safeAttributes(attributes) }, async (span: Span) => {
     const notes: SpanNotes = {
       set: (more) => span.setAttributes(safeAttributes(more)),
       fail: (kind) => {

@@ -149,7 +149,9 @@ export interface FreshReplayDeps {
  */
 export function freshReplay(deps: FreshReplayDeps): FreshReplay {
   return (check) =>
-    inSpan('checks.replay', { 'nightshift.replay.by': 'gate' }, () => replayOnFreshApp(check, deps));
+    inSpan('checks.replay', { 'nightshift.replay.by': 'gate', 'nightshift.replay.checks': 1 }, () =>
+      replayOnFreshApp(check, deps),
+    );
 }
 
 /** Takes the fresh app, replays the check on it in a lent context, then stops the app. */

@@ -88,13 +88,13 @@ export function replayOnOneApp(
   checks: RecordedCheck[],
   by: 'sweep' | 'cli' = 'sweep',
 ): Promise<Map<string, ReplayResult>> {
-  return inSpan(
-    'checks.replay',
-    { 'nightshift.replay.by': by, 'nightshift.replay.checks': checks.length },
-    () => sweepChecks(input, repo, browser, checks, by),
+  // Where it runs (a merge, a full sweep, a session, the CLI) is the parent span's to say.
+  return inSpan('checks.replay', { 'nightshift.replay.checks': checks.length }, () =>
+    sweepChecks(input, repo, browser, checks, by),
   );
 }
 
+/** The sweep itself: the shared app's replays, red ones again on apps of their own, the results kept. */
 async function sweepChecks(
   input: SweepInput,
   repo: WorkspaceRepo,

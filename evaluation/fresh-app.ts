@@ -37,10 +37,13 @@ export async function startFreshApp(
   const dir = path.join(runDataDir(input.dataDir, input.runId), 'app-copies', name);
   const { copy, dependencies } = await inSpan('app.copy', {}, async () => {
     const copy = await freshAppCopy(repo, dir);
-    const dependencies =
-      input.appDependencyCache === false
-        ? null
-        : await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId));
+    if (input.appDependencyCache === false) return { copy, dependencies: null };
+    const dependencies = await useDependencyCache(copy, dependencyCacheDir(input.dataDir, input.runId)).catch(
+      async (error: unknown) => {
+        await copy.remove();
+        throw error;
+      },
+    );
     return { copy, dependencies };
   });
   const started = await startApp({

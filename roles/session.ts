@@ -140,7 +140,9 @@ async function runChecked(
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
-    const violations = await checkIntegrity(input, repo, startCommit, preparedSession);
+    const violations = await inSpan('session.integrity', {}, () =>
+      checkIntegrity(input, repo, startCommit, preparedSession),
+    );
     if (violations.length === 0) throw error;
     log.warn({ err: error, violations }, 'the session broke the workspace; restored');
     finished = {

@@ -206,6 +206,7 @@ describe('metrics and traces of a small run', () => {
       'session.close',
       'session.record',
       'app.copy',
+      'checks.replay',
     ]) {
       expect(names, name).toContain(name);
     }

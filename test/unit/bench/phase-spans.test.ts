@@ -43,6 +43,19 @@ describe('phase spans', () => {
     expect(totals['generator / git']?.n).toBe(2);
   });
 
+  it('records again after an earlier recorder stopped (each span asks for the provider registered now)', async () => {
+    const first = recordPhases();
+    await inSpan('session evaluator', {}, () => inSpan('app.copy', {}, async () => undefined));
+    await first.stop();
+    recorder = recordPhases();
+    await inSpan('merge', {}, () => inSpan('app.copy', {}, async () => undefined));
+    expect(Object.keys(first.totals()).sort()).toEqual([
+      'evaluator / app.copy',
+      'evaluator / session evaluator',
+    ]);
+    expect(Object.keys(recorder.totals()).sort()).toEqual(['merge / app.copy', 'merge / merge']);
+  });
+
   it('adds the workers together and tabulates a column per build', () => {
     const one = { 'generator / git': { n: 2, ms: 100 } };
     const two = { 'generator / git': { n: 1, ms: 50 }, 'merge / merge': { n: 1, ms: 2000 } };
