@@ -341,7 +341,13 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     "0.3–0.7 s each under load) and for the evaluator's app start (about 0.9 s under load; the app copy's fetch " +
     "alone 0.25 s). Tried and left out: starting the evaluator's app during the model's first request " +
     '(its first tool call waiting for it) made 4-lane builds slower here, 86–87 s against 78–81 s and 8 s more CPU: ' +
-    "with both cores busy, overlapping moves work, it does not remove it. Figures move with the machine's load by up " +
+    'with both cores busy, overlapping moves work, it does not remove it. Phase by phase (2026-12-04 evening, ' +
+    '`NSBENCH_PHASES=1`, a 1-lane build of 209 s against a 4-lane one of 81 s; docs/lanes.md has the table): a ' +
+    "generator session's time outside its two model requests grows from about 0.4 s to 2.1 s; an evaluator's is " +
+    "3.9 s at 4 lanes (an app copy of 0.54 s and a start of 0.35 s, twice: its own app and the pass gate's); a " +
+    "lane's generator runs 44 git processes (24 serially) at 43 ms each " +
+    'under load (15 ms at 1 lane), its evaluator 40 at 61 ms: git is about 2 s of every lane session. ' +
+    "Figures move with the machine's load by up " +
     'to 1.6× in a day. Would move it: fewer git processes per session and merge (each fetch or push starts 6), and ' +
     'more cores.'
   );
