@@ -132,6 +132,8 @@ async function runChecked(
   backup: Promise<void>,
 ): Promise<{ finished: FinishedSession; violations: IntegrityViolation[] }> {
   const preparedSession = 'system' in prepared ? prepared : undefined;
+  const integrity = () =>
+    inSpan('session.integrity', {}, () => checkIntegrity(input, repo, startCommit, preparedSession));
   let finished: FinishedSession;
   try {
     finished = preparedSession
@@ -140,9 +142,7 @@ async function runChecked(
   } catch (error) {
     // A session that destroyed the repository (e.g. `.git` deleted) makes the role's own git calls throw:
     // the history check must still run so the workspace is rebuilt, and the session ends as failed.
-    const violations = await inSpan('session.integrity', {}, () =>
-      checkIntegrity(input, repo, startCommit, preparedSession),
-    );
+    const violations = await integrity();
     if (violations.length === 0) throw error;
     log.warn({ err: error, violations }, 'the session broke the workspace; restored');
     finished = {
@@ -153,10 +153,7 @@ async function runChecked(
     };
     return { finished, violations };
   }
-  const violations = await inSpan('session.integrity', {}, () =>
-    checkIntegrity(input, repo, startCommit, preparedSession),
-  );
-  return { finished, violations };
+  return { finished, violations: await integrity() };
 }
 
 /** The session's record: the role's closing, the loop's usage and cost, the commits and every violation found. */
