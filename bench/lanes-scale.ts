@@ -6,7 +6,8 @@
  * writes, feature list parsing, dashboard updates). `npm run bench -- --only lanes-200` (about an hour on 2 cores).
  */
 import { z } from 'zod';
-import { buildWithLanes, cpuCell, LanesRun } from './lanes.js';
+import { buildWithLanes, LanesRun } from './lanes.js';
+import { cpuCell } from './lanes-report.js';
 
 /** One size of the spec built with 4 lanes. */
 export const LanesScaleSize = z.object({ features: z.number().int(), run: LanesRun });

@@ -4,7 +4,8 @@
  * the harness must merge them mechanically, so no feature is blocked by conflicts, 4 lanes stay faster, and a
  * passing feature costs about as many sessions as in the serial run.
  */
-import { cpuCell, type LanesResult, type LanesRun, measureLanes, speedup } from './lanes.js';
+import { type LanesResult, type LanesRun, measureLanes } from './lanes.js';
+import { cpuCell, speedup } from './lanes-report.js';
 
 /** Builds the shared-file spec with 1 and 4 lanes. */
 export function measureSharedLanes(options: {

@@ -1,6 +1,6 @@
 /** Renders bench/results/latest.json as docs/benchmarks.md (a short hand-written method intro + generated tables). */
 import { groundingSection } from './grounding.js';
-import { lanesSection } from './lanes.js';
+import { lanesSection } from './lanes-report.js';
 import { lanesScaleSection } from './lanes-scale.js';
 import { sharedLanesSection } from './lanes-shared.js';
 import { affectedChecksSection } from './merge-queue.js';

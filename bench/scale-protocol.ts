@@ -33,5 +33,7 @@ export const WorkerProcessReport = z.object({
   treeRssPeakBytes: z.number(),
   /** Wall time per harness phase, when the config asked for it. */
   phases: PhaseTotals.optional(),
+  /** The longest pause of the process's event loop while it took jobs (ms): every session of the process waits that long. */
+  eventLoopMaxMs: z.number().optional(),
 });
 export type WorkerProcessReport = z.infer<typeof WorkerProcessReport>;

@@ -4,6 +4,7 @@
  * Config comes as JSON in NSBENCH_WORKER (see {@link WorkerProcessConfig}).
  */
 import { readdirSync, readFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createProvider } from '../agent/providers/index.js';
 import { stopSpawnHelper } from '../core/spawn-helper.js';
 import type { Orchestrator } from '../orchestrator/orchestrator.js';
@@ -91,6 +92,9 @@ async function main(): Promise<void> {
     createProvider: (modelId) => createProvider(modelId, { env, maxRetries: 0 }),
     secrets: [env.ANTHROPIC_API_KEY],
   });
+  // Pauses of the loop freeze every session of the process at once (a module loaded mid-run, a synchronous read).
+  const eventLoop = monitorEventLoopDelay({ resolution: 10 });
+  eventLoop.enable();
   const rssTimer = setInterval(() => {
     rssPeakBytes = Math.max(rssPeakBytes, process.memoryUsage.rss());
   }, 100);
@@ -109,6 +113,7 @@ async function main(): Promise<void> {
     void (async () => {
       clearInterval(rssTimer);
       clearInterval(treeTimer);
+      eventLoop.disable();
       await worker.close();
       // Git runs under the process helper: its CPU (and its children's) counts here once it has been reaped.
       await stopSpawnHelper();
@@ -124,6 +129,7 @@ async function main(): Promise<void> {
         rssPeakBytes,
         treeRssPeakBytes,
         ...(phases ? { phases: phases.totals() } : {}),
+        eventLoopMaxMs: Math.round(eventLoop.max / 1e6),
       };
       await phases?.stop();
       await queues.close();

@@ -1,6 +1,6 @@
 /** The DESIGN.md performance targets, each checked against the measured figures. */
 import { groundingTargetRows } from './grounding.js';
-import { lanesTargetRow } from './lanes.js';
+import { lanesTargetRow } from './lanes-report.js';
 import { lanesScaleTargetRow } from './lanes-scale.js';
 import { sharedLanesTargetRow } from './lanes-shared.js';
 import { mergeQueueTargetRow } from './merge-queue.js';

@@ -77,7 +77,9 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
     if (input.role === 'evaluator' && finished.verdicts.length) {
       await applyVerdicts(repo, finished.verdicts);
     }
-    return { endCommit: (await head(repo)) ?? startCommit, commits: await commitsSince(repo, startCommit) };
+    const commits = await commitsSince(repo, startCommit);
+    // The newest of `start..HEAD` is HEAD; none means HEAD is the start or behind it (a history put back).
+    return { endCommit: commits.at(-1) ?? (await head(repo)) ?? startCommit, commits };
   });
   for (const violation of finished.violations ?? [])
     input.onNotice?.({ type: 'integrity.violation', violation });
@@ -92,10 +94,11 @@ export async function runRoleSession(input: RoleSessionInput): Promise<SessionRe
 
 /** The commit the session starts from: the last one, leftovers removed, and a person's feature-list edits in. */
 async function openSession(input: RoleSessionInput, repo: WorkspaceRepo): Promise<string> {
-  const headCommit = await head(repo);
+  const headCommit = input.startHead ?? (await head(repo));
   if (!headCommit) throw new Error(`${input.workspace} has no commit yet: create the workspace first`);
-  // Leftovers of a crashed session are not trusted: every session starts from the last commit.
-  await rollback(repo, headCommit);
+  // Leftovers of a crashed session are not trusted: every session starts from the last commit (a clone the harness
+  // has just synced starts there already).
+  if (!input.startHead) await rollback(repo, headCommit);
   // What a person changed in the list since (a feature added, one reopened) is in it before the session starts.
   const synced = input.featureListSync
     ? await syncFeatureList(repo, input.featureListSync, { runId: input.runId, session: input.session })

@@ -41,6 +41,11 @@ export interface RoleSessionInput {
   branch?: string;
   /** Lanes mode: the lane the session works on (its clone keeps its own backup). */
   lane?: number;
+  /**
+   * The commit the harness has just reset the workspace to, with nothing left over (a lane's or a remote run's
+   * clone, synced for this session): the session starts there without reading HEAD and rolling back again.
+   */
+  startHead?: string;
   /** Features to work on: one for a generator, one or more for an evaluator, none for the initializer. */
   featureIds: string[];
   /**

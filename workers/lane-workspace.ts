@@ -43,6 +43,13 @@ export async function runBranch(context: LaneWorkerContext, run: RunRecord): Pro
   return name || 'main';
 }
 
+/** A lane's clone as its sync left it: the commit checked out (nothing left over) and the run branch's name. */
+export interface SyncedLane {
+  repo: WorkspaceRepo;
+  head: string;
+  runBranch: string;
+}
+
 /**
  * This worker's clone of the lane, at the head of the lane's branch (made from the run branch the first time).
  * `laneOnly`: what follows reads the lane's branch alone (an evaluator's session), so the clone need not hold the run
@@ -53,7 +60,7 @@ export async function syncLane(
   run: RunRecord,
   lane: Pick<LaneRecord, 'lane' | 'branch'>,
   options: { laneOnly?: boolean } = {},
-): Promise<WorkspaceRepo> {
+): Promise<SyncedLane> {
   const cacheDir = path.join(context.dataDir, 'clones', context.workerId, run.id, `lane-${lane.lane}`);
   const baseBranch = await runBranch(context, run);
   const synced = await syncWorkspace({
@@ -67,7 +74,7 @@ export async function syncLane(
     pushNewBranch: false,
     ...(await localOriginHeads(context, run, options.laneOnly ? [lane.branch] : [lane.branch, baseBranch])),
   });
-  return synced.repo;
+  return { repo: synced.repo, head: synced.head, runBranch: baseBranch };
 }
 
 /**
@@ -88,23 +95,21 @@ async function localOriginHeads(
 
 /**
  * Merges the run branch into the lane's clone when it merges without conflict (a conflict is left for the merge
- * queue, which sends it to a generator with the files named); returns whether the lane moved.
+ * queue, which sends it to a generator with the files named); returns the lane's head after.
  */
 export async function refreshLane(
-  context: LaneWorkerContext,
   run: RunRecord,
-  repo: WorkspaceRepo,
+  synced: SyncedLane,
   lane: Pick<LaneRecord, 'lane' | 'featureId'>,
   seq: number,
-): Promise<boolean> {
-  const before = await head(repo);
+): Promise<string> {
   const message = mergeMessage(run.id, seq, lane, 'into');
   // Conflicts a rule fits are merged here too (the run branch's lines first), so the lane works on the run's lines.
-  const attempt = await mergeInto(repo, `refs/remotes/origin/${await runBranch(context, run)}`, {
+  const attempt = await mergeInto(synced.repo, `refs/remotes/origin/${synced.runBranch}`, {
     message,
     rules: { runBranch: 'theirs' },
   });
-  return attempt.kind === 'merged' && attempt.head !== before;
+  return attempt.kind === 'merged' ? attempt.head : synced.head;
 }
 
 /** The message of a merge commit of the merge queue: a lane into the run branch, or the run branch into a lane. */

@@ -64,7 +64,7 @@ export async function mergeLanes(
     const target = await runBranchCopy(context, run, branch);
     const before = (await head(target)) as string;
     await rollback(target, before);
-    train = { context, state, target, branch, seq, passed: [], resolved: new Map() };
+    train = { context, state, target, branch, seq, passed: [], resolved: new Map(), head: before };
   } catch (error) {
     log.error({ err: error, runId: run.id }, 'the merge queue could not start');
     return lanes.map((lane) => errorResult(lane, error));
@@ -83,6 +83,8 @@ interface MergeTrain {
   passed: string[];
   /** App files the rules merged, per lane (issue 29). */
   resolved: Map<number, string[]>;
+  /** The run branch's head in the copy now (kept here: every merge and undo of the step moves it). */
+  head: string;
 }
 
 async function mergeAndCheck(
@@ -92,7 +94,7 @@ async function mergeAndCheck(
 ): Promise<Map<number, MergeResult>> {
   const { context, state, target, seq } = train;
   const results = new Map<number, MergeResult>();
-  const before = (await head(target)) as string;
+  const before = train.head;
   const merged: LaneRecord[] = [];
   for (const lane of lanes) {
     const outcome = await mergeOne(train, lane).catch((error: unknown) => errorResult(lane, error));
@@ -103,6 +105,7 @@ async function mergeAndCheck(
   const checked = await checkHead(train, merged, before).catch((error: unknown) => error as Error);
   if (checked instanceof Error || checked.red.length > 0) {
     await undoMerge(target, before);
+    train.head = before;
     if (merged.length > 1 && mayRetryAlone) {
       for (const lane of merged)
         for (const [key, value] of await mergeAndCheck(train, [lane], false)) results.set(key, value);
@@ -118,7 +121,7 @@ async function mergeAndCheck(
     return results;
   }
   if (state.run.workspace.kind === 'remote') await pushFastForward(target, train.branch);
-  const headNow = await head(target);
+  const headNow = train.head;
   train.passed.push(...merged.map((lane) => lane.featureId));
   for (const lane of merged)
     results.set(lane.lane, {
@@ -152,7 +155,10 @@ async function mergeOne(train: MergeTrain, lane: LaneRecord): Promise<'merged' |
     rules,
   });
   train.resolved.set(lane.lane, attempt.resolved);
-  if (attempt.kind === 'merged') return 'merged';
+  if (attempt.kind === 'merged') {
+    train.head = attempt.head;
+    return 'merged';
+  }
   await sendBack(context, state.run, lane, branch, seq, conflictFeedback(lane, attempt.files));
   return {
     ...laneBase(lane),
@@ -170,7 +176,7 @@ async function checkHead(
 ): Promise<{ green: string[]; red: string[] }> {
   const { context, state, target, seq } = train;
   const { run } = state;
-  const after = (await head(target)) as string;
+  const after = train.head;
   const checks = await checksForMerge(target, state, { before, after, merged, passed: train.passed });
   const results = await replayOnOneApp(
     {
@@ -235,7 +241,7 @@ async function sendBack(
   seq: number,
   feedback: string,
 ): Promise<void> {
-  const repo = await syncLane(context, run, lane);
+  const { repo } = await syncLane(context, run, lane);
   const message = mergeMessage(run.id, seq, lane, 'into');
   await mergeInto(repo, `refs/remotes/origin/${branch}`, {
     message,

@@ -257,6 +257,7 @@ function roleSessionInput(
     workspace: workspace.dir,
     ...(workspace.branch ? { branch: workspace.branch } : {}),
     ...(lane ? { lane: lane.lane } : {}),
+    ...(workspace.head ? { startHead: workspace.head } : {}),
     featureIds,
     ...(mode ? { mode } : {}),
     provider: providerFor(deps, run, role),
@@ -345,6 +346,8 @@ interface PreparedWorkspace {
   branch?: string;
   /** Pushes the session's commits (a remote run's branch, a lane's branch). */
   publish?: () => Promise<void>;
+  /** The commit a clone was just synced to, nothing left over (see RoleSessionInput.startHead). */
+  head?: string;
 }
 
 /** A lane's session works in this worker's clone of the lane, and pushes the lane's branch after. */
@@ -354,11 +357,17 @@ async function prepareLane(
   lane: LaneRecord,
   options: { refresh: boolean; seq: number },
 ): Promise<PreparedWorkspace> {
-  const repo = await syncLane(deps, run, lane, { laneOnly: !options.refresh });
+  const synced = await syncLane(deps, run, lane, { laneOnly: !options.refresh });
+  const { repo } = synced;
   // A generator builds on what the run has now (features merged since the lane began), when that merges cleanly.
-  if (options.refresh) await refreshLane(deps, run, repo, lane, options.seq);
+  const head = options.refresh ? await refreshLane(run, synced, lane, options.seq) : synced.head;
   await fillCloneFromRun(deps, run, repo);
-  return { dir: repo.dir, branch: lane.branch, publish: () => publishLane(deps, run, repo, lane.branch) };
+  return {
+    dir: repo.dir,
+    branch: lane.branch,
+    head,
+    publish: () => publishLane(deps, run, repo, lane.branch),
+  };
 }
 
 /** A new clone gets the run's kept dependencies (unless `app.dependencyCache` is off), as app copies do. */
@@ -383,6 +392,7 @@ async function prepareWorkspace(deps: SessionWorkerDeps, run: RunRecord): Promis
   return {
     dir: synced.repo.dir,
     branch,
+    head: synced.head,
     publish: () => pushFastForward(synced.repo, branch).then(() => undefined),
   };
 }

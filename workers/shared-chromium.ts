@@ -99,6 +99,15 @@ export function sharedChromium(launch: {
   };
 }
 
+/**
+ * Loads playwright-core now. A worker does it before it takes its first job: the import is synchronous work of about
+ * a second (0.9–1.2 s per worker process in the lanes bench), and taken at the first evaluation it froze every other
+ * session of the process (their git, their model requests) for that long.
+ */
+export async function preloadPlaywright(): Promise<void> {
+  await import('playwright-core');
+}
+
 /** Launches Chromium once (the pool's `launches`-th time); a failure is a {@link BrowserLaunchError} with a hint. */
 async function launchChromium(
   launch: { executablePath: string; args: string[]; headless: boolean },
@@ -106,7 +115,7 @@ async function launchChromium(
 ): Promise<Browser> {
   const { executablePath } = launch;
   const started = Date.now();
-  // Loaded on the first launch: playwright-core takes seconds to import, and most commands never launch a browser.
+  // Loaded on the first launch (a worker preloads it, {@link preloadPlaywright}): most commands never launch a browser.
   // Playwright's own signal handlers are off: on SIGINT it would close every browser and exit the process
   // (130) before the CLI could pause the run and checkpoint. Its Chromium has a process group of its own, so a
   // terminal's Ctrl-C reaches only the CLI, which closes the pool when it is done.

@@ -18,6 +18,7 @@ import { type ControlHandlers, processControlJob } from './control-processor.js'
 import { closingInBackground, createDeferredWork, type DeferredWork } from './deferred-close.js';
 import type { NightshiftMetrics } from './metrics.js';
 import { processSessionJob } from './session-processor.js';
+import { preloadPlaywright } from './shared-chromium.js';
 
 const log = moduleLogger('workers/worker');
 
@@ -73,6 +74,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const deferred = createDeferredWork();
   const sessionBrowser = closingInBackground(browser, deferred);
   const failover = options.failover ?? FAILOVER_DEFAULTS;
+  // Before the first job: loaded at the first evaluation, it froze the sessions already running for about a second.
+  await preloadPlaywright();
   const { sessions, control } = queueWorkers(options, {
     workerId,
     browser: sessionBrowser,

@@ -1,7 +1,7 @@
 /**
  * The app's copy of the workspace (handoff/app-copy.ts), on real git: the head commit's files and nothing else — no
- * ignored or untracked files, and none of the history, which a local clone copied whole (the merge queue starts an
- * app per merge, so the copy grew with every merge).
+ * ignored or untracked files, and no object of the history, which a local clone copied whole (the merge queue starts
+ * an app per merge, so the copy grew with every merge); the workspace's objects are borrowed for the checkout only.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,7 +40,7 @@ async function workspaceWithHistory() {
 }
 
 describe('the app copy', () => {
-  it("holds the head commit's files only, and of the history only that commit", async () => {
+  it("holds the head commit's files only, and no object: the workspace's were borrowed for the checkout", async () => {
     const { temp, dir, repo, first, last } = await workspaceWithHistory();
     const copy = await freshAppCopy(repo, path.join(temp, 'copies', 'evaluation'));
     const files = fs.readdirSync(copy.dir, { recursive: true, encoding: 'utf8' });
@@ -52,9 +52,14 @@ describe('the app copy', () => {
     ]);
     expect(fs.readFileSync(path.join(copy.dir, 'server.js'), 'utf8')).toBe('v2\n');
     expect(agentGit(copy.dir, 'rev-parse', 'HEAD')).toBe(last);
-    expect(agentGit(copy.dir, 'rev-list', '--count', 'HEAD')).toBe('1');
-    // The first commit's objects never came over (a clone copied them all).
+    expect(copy.sha).toBe(last);
+    // No object came over (a clone copied them all), and the copy no longer reaches the workspace's.
+    expect(agentGit(copy.dir, 'count-objects', '-v')).toMatch(/^count: 0$[\s\S]*^in-pack: 0$/m);
+    expect(fs.existsSync(path.join(copy.dir, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+    expect(() => agentGit(copy.dir, 'cat-file', '-e', last)).toThrow();
     expect(() => agentGit(copy.dir, 'cat-file', '-e', first)).toThrow();
+    // Git questions about the copied commit go to the workspace it came from.
+    expect(copy.repo.dir).toBe(repo.dir);
     // The workspace is untouched: its ignored and untracked files, its head and branch.
     expect(fs.existsSync(path.join(dir, 'data', 'todos.json'))).toBe(true);
     expect((await runGit(repo, ['symbolic-ref', '--short', 'HEAD'])).trim()).toBe('main');

@@ -186,8 +186,8 @@ const ALLOWED: Allowed[] = [
   {
     file: 'handoff/app-copy.ts',
     fn: 'freshAppCopy',
-    apis: ['rm', 'mkdir'],
-    why: `the app copy's own directory in the data dir (${DATA_DIR}); rm works on the names it walks, a link inside the copy is removed, never followed`,
+    apis: ['rm', 'mkdir', 'writeFile'],
+    why: `the app copy's own directory in the data dir (${DATA_DIR}); rm works on the names it walks, a link inside the copy is removed, never followed; writeFile: the copy's objects/info/alternates, in the .git that git init has just made, before any file of the workspace is checked out there`,
   },
   { file: 'handoff/app-copy.ts', fn: 'remove', apis: ['rm'], why: 'removes that app copy (same)' },
   {
