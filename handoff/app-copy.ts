@@ -36,12 +36,18 @@ export async function freshAppCopy(repo: WorkspaceRepo, dir: string): Promise<Ap
   )
     .trim()
     .split('\n');
-  await runGit(repo, ['init', '-q', '--initial-branch=app', dir], { cwd: path.dirname(dir) });
-  const copy = { ...repo, dir, guard: undefined };
-  const alternates = path.join(dir, '.git', 'objects', 'info', 'alternates');
-  await writeFile(alternates, `${path.resolve(repo.dir, objects)}\n`);
-  await runGit(copy, ['checkout', '-q', '--detach', sha]);
-  // The app never reaches the workspace's objects through its copy (a box hides the clones, not every workspace).
-  await rm(alternates);
-  return { dir, repo, sha, remove: () => rm(dir, { recursive: true, force: true }) };
+  const remove = () => rm(dir, { recursive: true, force: true });
+  try {
+    await runGit(repo, ['init', '-q', '--initial-branch=app', dir], { cwd: path.dirname(dir) });
+    const copy = { ...repo, dir, guard: undefined };
+    const alternates = path.join(dir, '.git', 'objects', 'info', 'alternates');
+    await writeFile(alternates, `${path.resolve(repo.dir, objects)}\n`);
+    await runGit(copy, ['checkout', '-q', '--detach', sha]);
+    // The app never reaches the workspace's objects through its copy (a box hides the clones, not every workspace).
+    await rm(alternates);
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+  return { dir, repo, sha, remove };
 }

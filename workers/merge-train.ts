@@ -97,7 +97,11 @@ async function mergeAndCheck(
   const before = train.head;
   const merged: LaneRecord[] = [];
   for (const lane of lanes) {
-    const outcome = await mergeOne(train, lane).catch((error: unknown) => errorResult(lane, error));
+    const outcome = await mergeOne(train, lane).catch(async (error: unknown) => {
+      // A merge that threw halfway (a lockfile rule, the commit) must not be committed with the next lane's.
+      await undoMerge(target, train.head).catch(() => undefined);
+      return errorResult(lane, error);
+    });
     if (outcome === 'merged') merged.push(lane);
     else results.set(lane.lane, outcome);
   }

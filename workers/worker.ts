@@ -75,7 +75,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const sessionBrowser = closingInBackground(browser, deferred);
   const failover = options.failover ?? FAILOVER_DEFAULTS;
   // Before the first job: loaded at the first evaluation, it froze the sessions already running for about a second.
-  await preloadPlaywright();
+  // A failure here is reported by the first launch, with its hint.
+  await preloadPlaywright().catch((error: unknown) =>
+    log.warn({ err: error }, 'playwright-core did not load'),
+  );
   const { sessions, control } = queueWorkers(options, {
     workerId,
     browser: sessionBrowser,

@@ -3,6 +3,7 @@
  * ignored or untracked files, and no object of the history, which a local clone copied whole (the merge queue starts
  * an app per merge, so the copy grew with every merge); the workspace's objects are borrowed for the checkout only.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -78,5 +79,18 @@ describe('the app copy', () => {
     expect(fs.readFileSync(path.join(copy.dir, 'old.js'), 'utf8')).toBe('removed later\n');
     expect(fs.existsSync(path.join(copy.dir, 'stale.txt'))).toBe(false);
     expect(fs.existsSync(path.join(copy.dir, 'public'))).toBe(false);
+  });
+
+  it('removes itself when the checkout fails (a commit git refuses to check out), and says why', async () => {
+    const { temp, dir, repo } = await workspaceWithHistory();
+    // A tree with an entry named `.git`: anyone with the workspace's git can make one; no checkout takes it.
+    const blob = agentGit(dir, 'hash-object', '-w', 'server.js');
+    const tree = execFileSync('git', ['-C', dir, 'mktree'], { input: `100644 blob ${blob}\t.git\n` })
+      .toString()
+      .trim();
+    agentGit(dir, 'reset', '-q', '--soft', agentGit(dir, 'commit-tree', tree, '-m', 'a tree with .git'));
+    const target = path.join(temp, 'copies', 'refused');
+    await expect(freshAppCopy(repo, target)).rejects.toThrow(/invalid path '\.git'/);
+    expect(fs.existsSync(target)).toBe(false);
   });
 });

@@ -58,4 +58,31 @@ describe("a lane's clone, synced for a session", () => {
     expect(again.head).toBe(head);
     expect(await refreshLane(run, again, lane, 4)).toBe(head);
   });
+
+  it('a run branch that conflicts with the lane is left for the merge queue: the head and a clean tree stay', async () => {
+    const origin = await repoWith({ 'app.js': 'base\n' });
+    const branch = 'nightshift/r-test/lane-2-F-002';
+    await runGit(origin, ['checkout', '-q', '-b', branch]);
+    write(origin, { 'app.js': 'the lane\n' });
+    const laneHead = await checkpoint(origin, {
+      role: 'generator',
+      runId: 'r-test',
+      session: 1,
+      summary: 'lane',
+    });
+    await runGit(origin, ['checkout', '-q', 'main']);
+    write(origin, { 'app.js': 'the run branch\n' });
+    await checkpoint(origin, { role: 'merge', runId: 'r-test', session: 2, summary: 'another lane' });
+    const run = { id: 'r-test', workspace: { kind: 'local', path: origin.dir } } as unknown as RunRecord;
+    const context = { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ns-lane-data-')), workerId: 'w-test' };
+    dataDirs.push(context.dataDir);
+    const lane = { lane: 2, branch, featureId: 'F-002' };
+
+    const synced = await syncLane(context, run, lane);
+    expect(synced.head).toBe(laneHead);
+    expect(await refreshLane(run, synced, lane, 3)).toBe(laneHead);
+    expect((await runGit(synced.repo, ['rev-parse', 'HEAD'])).trim()).toBe(laneHead);
+    expect((await runGit(synced.repo, ['status', '--porcelain'])).trim()).toBe('');
+    expect(fs.readFileSync(path.join(synced.repo.dir, 'app.js'), 'utf8')).toBe('the lane\n');
+  });
 });

@@ -190,6 +190,44 @@ describe('generator', () => {
     removeWorkspace(workspace);
   });
 
+  it('starts at the last commit with leftovers rolled back, unless the harness has just synced the clone (startHead)', async () => {
+    for (const synced of [false, true]) {
+      const { workspace, dataDir } = await builtWorkspace();
+      const start = (await runGit(openRepo(workspace), ['rev-parse', 'HEAD'])).trim();
+      // What a crashed session left: a tracked file half-written, an untracked one.
+      fs.writeFileSync(path.join(workspace, 'server.js'), '// half-written\n');
+      fs.writeFileSync(path.join(workspace, 'junk.txt'), 'left over\n');
+      let seen = '';
+      server.setPolicy((conversation) => {
+        const turn = turnOf(conversation);
+        if (turn === 0) return { toolCalls: [{ name: 'read', arguments: { path: 'server.js' } }] };
+        if (turn === 1) {
+          seen = lastUserText(conversation);
+          return {
+            toolCalls: [
+              { name: 'write', arguments: { path: 'server.js', content: '// v2\n' } },
+              { name: 'commit', arguments: { message: 'F-001: add' } },
+            ],
+          };
+        }
+        return { text: 'Committed.' };
+      });
+      const result = await runSession(server, {
+        role: 'generator',
+        workspace,
+        dataDir,
+        featureIds: ['F-001'],
+        ...(synced ? { startHead: start } : {}),
+      });
+      expect(result.startCommit).toBe(start);
+      // Told the tree is fresh, the session trusts it (a lane's sync has just reset and cleaned its clone).
+      expect(seen).toContain(synced ? 'half-written' : '// app');
+      expect(seen).not.toContain(synced ? '// app' : 'half-written');
+      expect(fs.existsSync(path.join(workspace, 'junk.txt'))).toBe(synced);
+      removeWorkspace(workspace);
+    }
+  });
+
   it('cannot write the feature list with file tools, and a passes flip made through bash is reverted and recorded', async () => {
     const { workspace, dataDir } = await builtWorkspace();
     const refusals: string[] = [];
