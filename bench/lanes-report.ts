@@ -65,8 +65,14 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'repository has not moved past the clone (an evaluator after its own generator: lane fetches 34 → 17 a build), ' +
     "and the mirror's refresh overlaps the session's first model request (tools wait for it). A lane's feature " +
     "waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (a generator's fetch, the push: " +
-    "0.3–0.7 s each under load) and for the evaluator's app start (about 0.9 s under load; the app copy's fetch " +
-    "alone 0.25 s). Tried and left out: starting the evaluator's app during the model's first request " +
+    "0.3–0.7 s each under load) and for the evaluator's app start (about 0.6 s under load). Since 2026-12-05 an " +
+    "app copy borrows the workspace's objects for its checkout instead of fetching the head (0.54 → 0.23 s under " +
+    'load), a worker loads playwright-core before its first job (loaded at the first evaluation, it paused every ' +
+    'session of the worker for about a second: the longest event-loop pause of a 4-lane build 1.0–1.2 s → about ' +
+    "0.2 s), and a lane's session trusts the head its sync reports (no second HEAD read and rollback): side by side, " +
+    '4-lane builds 83 and 91 s → 80 and 79 s, 108–123 → 101–107 s of CPU; a lane generator runs 38 git processes, ' +
+    'an evaluator 34 (44 and 40 before). Tried and left out: ' +
+    "starting the evaluator's app during the model's first request " +
     '(its first tool call waiting for it) made 4-lane builds slower here, 86–87 s against 78–81 s and 8 s more CPU: ' +
     'with both cores busy, overlapping moves work, it does not remove it. Phase by phase (2026-12-04 evening, ' +
     '`NSBENCH_PHASES=1`, a 1-lane build of 209 s against a 4-lane one of 81 s; docs/lanes.md has the table): a ' +
@@ -75,7 +81,8 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     "lane's generator runs 44 git processes (24 serially) at 43 ms each " +
     'under load (15 ms at 1 lane), its evaluator 40 at 61 ms: git is about 2 s of every lane session. ' +
     "Figures move with the machine's load by up " +
-    'to 1.6× in a day. Would move it: fewer git processes per session and merge (each fetch or push starts 6), and ' +
+    'to 1.6× in a day. Would move it: fewer git processes per session and merge (each fetch or push starts 6; a ' +
+    "local run's lane clone could borrow the run repository's objects and take its heads without a fetch), and " +
     'more cores.'
   );
 }
