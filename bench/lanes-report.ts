@@ -65,7 +65,7 @@ function lanesMissNote(result: LanesResult, cores = os.cpus().length): string {
     'repository has not moved past the clone (an evaluator after its own generator: lane fetches 34 → 17 a build), ' +
     "and the mirror's refresh overlaps the session's first model request (tools wait for it). A lane's feature " +
     "waits for the model (4 requests of 1.5 s), for its sessions' git handoffs (a generator's fetch, the push: " +
-    "0.3–0.7 s each under load) and for the evaluator's app start (about 0.6 s under load). Since 2026-12-05 an " +
+    "0.3–0.7 s each under load) and for the evaluator's app start (about 0.6 s under load). Since the evening of 2026-12-04 an " +
     "app copy borrows the workspace's objects for its checkout instead of fetching the head (0.54 → 0.23 s under " +
     'load), a worker loads playwright-core before its first job (loaded at the first evaluation, it paused every ' +
     'session of the worker for about a second: the longest event-loop pause of a 4-lane build 1.0–1.2 s → about ' +

@@ -56,7 +56,7 @@ export const LanesRun = z.object({
   cpuMs: z.number().optional(),
   /** Recorded-check replays by where they ran (merge, sweep, gate, full_sweep). */
   replays: z.record(z.string(), z.number().int()).optional(),
-  /** The longest pause of either worker process's event loop during the build, ms (absent before 2026-12-05). */
+  /** The longest pause of either worker process's event loop during the build, ms (absent before the evening of 2026-12-04). */
   eventLoopMaxMs: z.number().optional(),
   /** Both workers' spans summed by phase (bench/phase-spans.ts), when recorded (`NSBENCH_PHASES=1`). */
   phases: PhaseTotals.optional(),

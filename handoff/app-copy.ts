@@ -23,7 +23,7 @@ export interface AppCopy {
  * head's files and nothing is hard-linked into the workspace. The copy's `.git` names the commit (HEAD) and holds
  * no object of it: an app that reads git history at its start finds none. Why not a clone: a local clone copies
  * every object of the history, and the merge queue starts an app per merge (5 s of a merge's 11 at 200 merged
- * features, bench merge-queue). Why not a fetch of the head alone (`--depth 1`, before 2026-12-05): upload-pack,
+ * features, bench merge-queue). Why not a fetch of the head alone (`--depth 1`, until 2026-12-04): upload-pack,
  * pack-objects and index-pack for every app start, 106 ms a copy on an idle core against 38 ms borrowed, and 200–400 ms
  * under a 4-lane build's load.
  */
