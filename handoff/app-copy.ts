@@ -5,7 +5,7 @@
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { runGit, type WorkspaceRepo } from './git.js';
+import { locked, runGit, type WorkspaceRepo } from './git.js';
 
 /** A clean checkout of the repository's HEAD; `remove` deletes it. */
 export interface AppCopy {
@@ -30,24 +30,29 @@ export interface AppCopy {
 export async function freshAppCopy(repo: WorkspaceRepo, dir: string): Promise<AppCopy> {
   await rm(dir, { recursive: true, force: true });
   await mkdir(path.dirname(dir), { recursive: true });
-  // One process for both: where the workspace keeps its objects, and its head.
-  const [objects = '', sha = ''] = (
-    await runGit(repo, ['rev-parse', '--git-path', 'objects', 'HEAD^{commit}'])
-  )
-    .trim()
-    .split('\n');
   const remove = () => rm(dir, { recursive: true, force: true });
-  try {
-    await runGit(repo, ['init', '-q', '--initial-branch=app', dir], { cwd: path.dirname(dir) });
-    const copy = { ...repo, dir, guard: undefined };
-    const alternates = path.join(dir, '.git', 'objects', 'info', 'alternates');
-    await writeFile(alternates, `${path.resolve(repo.dir, objects)}\n`);
-    await runGit(copy, ['checkout', '-q', '--detach', sha]);
-    // The app never reaches the workspace's objects through its copy (a box hides the clones, not every workspace).
-    await rm(alternates);
-  } catch (error) {
-    await remove();
-    throw error;
-  }
+  // Under the workspace's lock: its `.git` is checked against the known-good record first (no planted alternates or
+  // commondir for the copy to follow), and no harness command moves it while the copy borrows from it.
+  const sha = await locked(repo, async () => {
+    // One process for both: where the workspace keeps its objects, and its head.
+    const [objects = '', head = ''] = (
+      await runGit(repo, ['rev-parse', '--git-path', 'objects', 'HEAD^{commit}'])
+    )
+      .trim()
+      .split('\n');
+    try {
+      await runGit(repo, ['init', '-q', '--initial-branch=app', dir], { cwd: path.dirname(dir) });
+      const copy = { ...repo, dir, guard: undefined };
+      const alternates = path.join(dir, '.git', 'objects', 'info', 'alternates');
+      await writeFile(alternates, `${path.resolve(repo.dir, objects)}\n`);
+      await runGit(copy, ['checkout', '-q', '--detach', head]);
+      // The app never reaches the workspace's objects through its copy (a box hides the clones, not every workspace).
+      await rm(alternates);
+    } catch (error) {
+      await remove();
+      throw error;
+    }
+    return head;
+  });
   return { dir, repo, sha, remove };
 }

@@ -8,7 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freshAppCopy } from '../../../handoff/app-copy.js';
-import { checkpoint, ensureRepo, runGit } from '../../../handoff/git.js';
+import { checkpoint, ensureRepo, openRepo, runGit } from '../../../handoff/git.js';
+import { recordGitDir } from '../../../handoff/git-guard.js';
 import { agentGit, tempDir } from './helpers.js';
 
 const cleanups: Array<() => void> = [];
@@ -92,5 +93,20 @@ describe('the app copy', () => {
     const target = path.join(temp, 'copies', 'refused');
     await expect(freshAppCopy(repo, target)).rejects.toThrow(/invalid path '\.git'/);
     expect(fs.existsSync(target)).toBe(false);
+  });
+
+  it("checks the workspace's .git first: alternates planted there are removed before the copy borrows", async () => {
+    const { temp, dir } = await workspaceWithHistory();
+    const violations: string[] = [];
+    const recordFile = path.join(temp, 'known-good.json');
+    await recordGitDir(dir, recordFile);
+    const guarded = openRepo(dir, { guard: { recordFile, onViolation: (v) => violations.push(v.detail) } });
+    const other = path.join(temp, 'other.git');
+    execFileSync('git', ['init', '-q', '--bare', other]);
+    fs.writeFileSync(path.join(dir, '.git', 'objects', 'info', 'alternates'), `${other}/objects\n`);
+    const copy = await freshAppCopy(guarded, path.join(temp, 'copies', 'guarded'));
+    expect(violations.join('\n')).toContain('.git/objects/info/alternates added');
+    expect(fs.existsSync(path.join(dir, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+    expect(fs.readFileSync(path.join(copy.dir, 'server.js'), 'utf8')).toBe('v2\n');
   });
 });

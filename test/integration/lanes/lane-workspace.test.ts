@@ -15,15 +15,20 @@ afterEach(() => {
   for (const dir of dataDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true });
 });
 
+/** A local run on `workspace` and a worker's data dir (only the run's id and workspace matter to a lane's sync). */
+function localRun(workspace: string) {
+  const run = { id: 'r-test', workspace: { kind: 'local', path: workspace } } as unknown as RunRecord;
+  const context = { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ns-lane-data-')), workerId: 'w-test' };
+  dataDirs.push(context.dataDir);
+  return { run, context };
+}
+
 describe("a lane's clone, synced for a session", () => {
   it('drops what a crashed session left, merges the run branch in, and reports the head it ends at', async () => {
     const origin = await repoWith({ 'app.js': 'base\n', '.gitignore': 'node_modules/\n' });
     const branch = 'nightshift/r-test/lane-1-F-001';
     await runGit(origin, ['branch', branch]);
-    // Only the run's id and workspace matter to a lane's sync.
-    const run = { id: 'r-test', workspace: { kind: 'local', path: origin.dir } } as unknown as RunRecord;
-    const context = { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ns-lane-data-')), workerId: 'w-test' };
-    dataDirs.push(context.dataDir);
+    const { run, context } = localRun(origin.dir);
     const lane = { lane: 1, branch, featureId: 'F-001' };
 
     const first = await syncLane(context, run, lane);
@@ -73,9 +78,7 @@ describe("a lane's clone, synced for a session", () => {
     await runGit(origin, ['checkout', '-q', 'main']);
     write(origin, { 'app.js': 'the run branch\n' });
     await checkpoint(origin, { role: 'merge', runId: 'r-test', session: 2, summary: 'another lane' });
-    const run = { id: 'r-test', workspace: { kind: 'local', path: origin.dir } } as unknown as RunRecord;
-    const context = { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'ns-lane-data-')), workerId: 'w-test' };
-    dataDirs.push(context.dataDir);
+    const { run, context } = localRun(origin.dir);
     const lane = { lane: 2, branch, featureId: 'F-002' };
 
     const synced = await syncLane(context, run, lane);
