@@ -39,12 +39,12 @@ export async function startCliWorker(
       scheduledStart: handleScheduledStart,
       // Finished runs whose last session was still in flight are tidied once it has ended.
       ...(config.housekeeping.removeOnFinish && {
-        afterReconcile: async (orchestrator) => {
-          await tidyPending({ orchestrator, dataDir: context.dataDir });
-          await tidyFinishedClones({ orchestrator, dataDir: context.dataDir });
-        },
+        afterReconcile: (orchestrator) => tidyPending({ orchestrator, dataDir: context.dataDir }),
       }),
     },
+    ...(config.housekeeping.removeOnFinish && {
+      dataDirChores: (orchestrator) => tidyFinishedClones({ orchestrator, dataDir: context.dataDir }),
+    }),
     secrets: await harnessSecrets({ env, config, home: context.dataDir }),
     failover: { ...config.worker.failover, ...stalledIntervalFromEnv(env) },
     watchConnection: (emitter) => context.outage.watch(emitter),

@@ -206,7 +206,8 @@ export async function tidyPending(context: HousekeepingContext): Promise<number>
 /**
  * Removes this data dir's clones of finished runs that no session uses any more. The pending set above is
  * tidied once, by whichever process sees it first; a worker on another machine (its own data dir) keeps its
- * clones of the run until this sweep on its reconcile tick removes them. Returns how many clones went.
+ * clones of the run until this sweep, on that worker's own timer (`WorkerOptions.dataDirChores`), removes them.
+ * Returns how many clones went.
  */
 export async function tidyFinishedClones(context: HousekeepingContext): Promise<number> {
   let removed = 0;

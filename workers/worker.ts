@@ -38,6 +38,14 @@ export interface WorkerOptions {
   chromiumPath?: string;
   /** Scheduled starts and other control jobs handled by other modules. */
   controlHandlers?: ControlHandlers;
+  /**
+   * Chores on this process's own data dir (removing its clones of finished runs), every reconcile interval on a
+   * timer of its own: a reconcile tick is one job taken by one of the workers, so a worker's data dir tidied on
+   * ticks alone could wait for ever beside busier workers.
+   */
+  dataDirChores?(orchestrator: Orchestrator): Promise<unknown>;
+  /** How often {@link WorkerOptions.dataDirChores} run, in ms (default the reconcile interval, 30 s). */
+  dataDirChoresEveryMs?: number;
   secrets?: readonly string[];
   /** Job and run lock timing (default {@link FAILOVER_DEFAULTS}: a killed worker's session restarts in about 10 s). */
   failover?: FailoverConfig;
@@ -91,6 +99,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     { name: 'reconcile', data: { kind: 'reconcile' }, opts: { removeOnComplete: 100, removeOnFail: 100 } },
   );
   const stopMetrics = options.metrics ? watchForMetrics(orchestrator, options.metrics) : () => undefined;
+  const { dataDirChores } = options;
+  const stopChores = dataDirChores
+    ? repeatEvery(options.dataDirChoresEveryMs ?? RECONCILE_EVERY_MS, () =>
+        dataDirChores(orchestrator).catch((error: unknown) =>
+          log.warn({ err: error }, "the data dir's chores failed"),
+        ),
+      )
+    : async () => undefined;
   log.info({ workerId, concurrency: options.concurrency ?? 1, failover }, 'worker started');
   let closing: Promise<void> | undefined;
   return {
@@ -98,6 +114,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     close: () => {
       closing ??= closeWorker({
         stopMetrics,
+        stopChores,
         sessions,
         control,
         browser,
@@ -187,8 +204,33 @@ function watchForMetrics(orchestrator: Orchestrator, metrics: NightshiftMetrics)
   };
 }
 
+/**
+ * Runs a task every `ms` (the next wait starts when the task ends, so runs never overlap) without keeping the
+ * process alive; the returned stop waits for a run in progress.
+ */
+export function repeatEvery(ms: number, task: () => Promise<unknown>): () => Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> = Promise.resolve();
+  let stopped = false;
+  const schedule = () => {
+    timer = setTimeout(() => {
+      running = task().finally(() => {
+        if (!stopped) schedule();
+      });
+    }, ms);
+    timer.unref();
+  };
+  schedule();
+  return async () => {
+    stopped = true;
+    clearTimeout(timer);
+    await running.catch(() => undefined);
+  };
+}
+
 async function closeWorker(parts: {
   stopMetrics: () => void;
+  stopChores: () => Promise<void>;
   sessions: Worker;
   control: Worker;
   browser: BrowserPool;
@@ -206,7 +248,7 @@ async function closeWorker(parts: {
     parts.shutdown.abort(new Error('the worker is shutting down'));
   }, parts.graceMs);
   try {
-    await Promise.all([parts.sessions.close(), parts.control.close()]);
+    await Promise.all([parts.sessions.close(), parts.control.close(), parts.stopChores()]);
   } finally {
     clearTimeout(timer);
     await parts.deferred.drain();

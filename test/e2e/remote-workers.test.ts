@@ -121,7 +121,7 @@ describe('two workers sharing a run on a bare remote', () => {
     expect(byA).toBeGreaterThanOrEqual(3);
     expect(byB).toBeGreaterThanOrEqual(3);
     expect(byA + byB + byA2).toBe(sessions.length);
-    // Each data dir's clones of the finished run are removed by its own worker (housekeeping on its reconcile tick).
+    // Each data dir's clones of the finished run are removed by its own worker (its data dir's chores, on a timer of its own).
     await waitFor(
       "every clone of the finished run removed from both workers' data dirs",
       async () => (clonesOf(homeA).length + clonesOf(homeB).length === 0 ? true : undefined),

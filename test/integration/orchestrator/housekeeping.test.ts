@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cancelRun } from '../../../orchestrator/controls.js';
 import {
   pendingTidyKey,
+  tidyFinishedClones,
   tidyFinishedRun,
   tidyPending,
   withHousekeeping,
@@ -23,6 +24,8 @@ import { PruneReport } from '../../../orchestrator/prune.js';
 import { bullPrefix, openQueues, type Queues, SESSION_QUEUE } from '../../../orchestrator/queues.js';
 import { FINISHED_STATUSES, RunStore } from '../../../orchestrator/run/index.js';
 import { addSchedule } from '../../../orchestrator/schedules.js';
+import { createBrowserPool } from '../../../workers/browser-pool.js';
+import { startWorker } from '../../../workers/worker.js';
 import { cliEnv, runCli, tempDir } from '../cli/helpers.js';
 import { connect, deleteKeys, newRun, REDIS_URL, uniquePrefix } from './redis-helpers.js';
 
@@ -202,6 +205,66 @@ describe('a run that finishes', () => {
     expect(freed.laneBranches).toBe(1);
     expect(branches(workspace)).toContain('nightshift/r-failed/lane-1-F-002');
     expect(branches(workspace)).not.toContain('nightshift/r-failed/lane-2-F-003');
+  });
+});
+
+describe("a worker's own data dir", () => {
+  it('loses its clones of a finished run on its own timer, whichever worker takes the reconcile ticks', async () => {
+    // A prefix of its own: these workers' reconcile ticks must not advance the other tests' runs.
+    const ownPrefix = uniquePrefix();
+    const own: Orchestrator = {
+      redis,
+      store: new RunStore(redis, { prefix: ownPrefix }),
+      queues: openQueues({ url: REDIS_URL, maxRetriesPerRequest: null }, ownPrefix),
+      prefix: ownPrefix,
+      now: () => new Date(),
+    };
+    const workspace = workspaceWithLanes('ws-two-workers', ['r-two-workers', 'r-paused']);
+    for (const id of ['r-two-workers', 'r-paused']) {
+      await own.store.createRun({
+        ...newRun({ lanes: 2 }, id),
+        workspace: { kind: 'local', path: workspace },
+      });
+      await own.store.setStatus(id, 'initializing');
+      await own.store.setStatus(id, 'building');
+    }
+    await own.store.setStatus('r-two-workers', 'done');
+    await own.store.setStatus('r-paused', 'paused', { reason: 'user' });
+    const dataDirs = ['worker-a', 'worker-b'].map((name) => path.join(root, name));
+    const clone = (dataDir: string, runId: string) => {
+      const dir = path.join(dataDir, 'clones', `${path.basename(dataDir)}-1-ab12`, runId);
+      execFileSync('git', ['clone', '-q', workspace, path.join(dir, 'lane-1')]);
+      return dir;
+    };
+    const finished = dataDirs.map((dataDir) => clone(dataDir, 'r-two-workers'));
+    const kept = dataDirs.map((dataDir) => clone(dataDir, 'r-paused'));
+    // No reconcile handler at all: what goes, goes by the chores' own timer in each process.
+    const workers = await Promise.all(
+      dataDirs.map((dataDir) =>
+        startWorker({
+          orchestrator: own,
+          connection: { url: REDIS_URL, maxRetriesPerRequest: null },
+          dataDir,
+          browser: createBrowserPool(),
+          createProvider: () => {
+            throw new Error('no session runs in this test');
+          },
+          dataDirChores: (chores) => tidyFinishedClones({ orchestrator: chores, dataDir }),
+          dataDirChoresEveryMs: 200,
+        }),
+      ),
+    );
+    try {
+      await vi.waitFor(() => expect(finished.filter((dir) => fs.existsSync(dir))).toEqual([]), {
+        timeout: 30_000,
+      });
+      expect(kept.filter((dir) => fs.existsSync(dir))).toEqual(kept);
+    } finally {
+      await Promise.all(workers.map((worker) => worker.close()));
+      await own.queues.control.obliterate({ force: true }).catch(() => undefined);
+      await own.queues.close();
+      await deleteKeys(redis, ownPrefix);
+    }
   });
 });
 
