@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FeatureList } from '../../handoff/formats.js';
 import { shortTodoSpec, waitFor } from '../integration/runs/harness.js';
 import {
@@ -22,11 +22,12 @@ import {
 // Two `nightshift worker` processes with separate data dirs (separate clone caches) share one run whose workspace
 // is a bare git repository. Turns are made deterministic: A works alone, then B alone (A stopped gracefully), then
 // both together until the end.
+// A context per try: a retry on the first try's context found its run finished and could never pass.
 let context: E2eContext;
-beforeAll(() => {
+beforeEach(() => {
   context = createE2eContext('remote');
 });
-afterAll(() => context.close());
+afterEach(() => context.close());
 
 const ENDED = ['done', 'failed', 'cancelled', 'paused'];
 
