@@ -5,8 +5,10 @@
  * flight, else at the next reconcile tick — and again in `nightshift prune`. Never the workspace, never the run
  * branch; a resumable run (failed, incomplete) keeps the branches of the lanes it still holds.
  */
+
+import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 import { moduleLogger } from '../core/log.js';
@@ -79,6 +81,25 @@ export async function removeTree(target: string, dryRun: boolean | undefined): P
   const bytes = await treeBytes(target);
   if (!dryRun) await rm(target, { recursive: true, force: true });
   return bytes;
+}
+
+/**
+ * Moves the directory out of sight in one step, then removes it: a session of a run resumed right after the checks
+ * finds no clone (and makes one) instead of a clone half removed. False when it was gone already (another tidy).
+ */
+async function removeAtOnce(dir: string, trash: string): Promise<boolean> {
+  await mkdir(trash, { recursive: true });
+  const moved = path.join(trash, randomBytes(6).toString('hex'));
+  try {
+    await rename(dir, moved);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    // Another file system (a data dir whose clones live elsewhere): removed where it is.
+    await rm(dir, { recursive: true, force: true });
+    return true;
+  }
+  await rm(moved, { recursive: true, force: true });
+  return true;
 }
 
 async function subdirectories(dir: string): Promise<string[]> {
@@ -211,13 +232,15 @@ export async function tidyPending(context: HousekeepingContext): Promise<number>
  */
 export async function tidyFinishedClones(context: HousekeepingContext): Promise<number> {
   let removed = 0;
+  const trash = path.join(context.dataDir, 'housekeeping', 'removing');
+  // What a crash left halfway through its removal.
+  if (!context.dryRun) await rm(trash, { recursive: true, force: true });
   for (const worker of await subdirectories(path.join(context.dataDir, 'clones'))) {
     for (const dir of await subdirectories(worker)) {
       const run = await context.orchestrator.store.getRun(path.basename(dir)).catch(() => undefined);
       if (!run || !FINISHED_STATUSES.includes(run.status)) continue;
       if (await sessionInFlight(context.orchestrator, run)) continue;
-      await removeTree(dir, context.dryRun);
-      removed++;
+      if (context.dryRun || (await removeAtOnce(dir, trash))) removed++;
     }
   }
   if (removed > 0) log.info({ removed }, "removed this data dir's clones of finished runs");

@@ -38,11 +38,7 @@ export interface WorkerOptions {
   chromiumPath?: string;
   /** Scheduled starts and other control jobs handled by other modules. */
   controlHandlers?: ControlHandlers;
-  /**
-   * Chores on this process's own data dir (removing its clones of finished runs), every reconcile interval on a
-   * timer of its own: a reconcile tick is one job taken by one of the workers, so a worker's data dir tidied on
-   * ticks alone could wait for ever beside busier workers.
-   */
+  /** Chores on this process's own data dir (its clones of finished runs), on a timer of its own (docs/architecture.md). */
   dataDirChores?(orchestrator: Orchestrator): Promise<unknown>;
   /** How often {@link WorkerOptions.dataDirChores} run, in ms (default the reconcile interval, 30 s). */
   dataDirChoresEveryMs?: number;
@@ -214,9 +210,13 @@ export function repeatEvery(ms: number, task: () => Promise<unknown>): () => Pro
   let stopped = false;
   const schedule = () => {
     timer = setTimeout(() => {
-      running = task().finally(() => {
-        if (!stopped) schedule();
-      });
+      // A task that throws or rejects is the caller's to report; the next one runs all the same.
+      running = Promise.resolve()
+        .then(task)
+        .catch(() => undefined)
+        .finally(() => {
+          if (!stopped) schedule();
+        });
     }, ms);
     timer.unref();
   };
@@ -224,7 +224,7 @@ export function repeatEvery(ms: number, task: () => Promise<unknown>): () => Pro
   return async () => {
     stopped = true;
     clearTimeout(timer);
-    await running.catch(() => undefined);
+    await running;
   };
 }
 
@@ -248,9 +248,11 @@ async function closeWorker(parts: {
     parts.shutdown.abort(new Error('the worker is shutting down'));
   }, parts.graceMs);
   try {
-    await Promise.all([parts.sessions.close(), parts.control.close(), parts.stopChores()]);
+    await Promise.all([parts.sessions.close(), parts.control.close()]);
   } finally {
     clearTimeout(timer);
+    // Before the caller closes the connections the chores use, whatever the queues' close did.
+    await parts.stopChores();
     await parts.deferred.drain();
     await parts.browser.close();
     parts.stopMetrics();

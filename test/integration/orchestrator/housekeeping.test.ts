@@ -219,7 +219,9 @@ describe("a worker's own data dir", () => {
       prefix: ownPrefix,
       now: () => new Date(),
     };
-    const workspace = workspaceWithLanes('ws-two-workers', ['r-two-workers', 'r-paused']);
+    // Directories of this try's own (a retry starts clean).
+    const base = fs.mkdtempSync(path.join(root, 'two-workers-'));
+    const workspace = workspaceWithLanes(`${path.basename(base)}/ws`, ['r-two-workers', 'r-paused']);
     for (const id of ['r-two-workers', 'r-paused']) {
       await own.store.createRun({
         ...newRun({ lanes: 2 }, id),
@@ -230,7 +232,7 @@ describe("a worker's own data dir", () => {
     }
     await own.store.setStatus('r-two-workers', 'done');
     await own.store.setStatus('r-paused', 'paused', { reason: 'user' });
-    const dataDirs = ['worker-a', 'worker-b'].map((name) => path.join(root, name));
+    const dataDirs = ['worker-a', 'worker-b'].map((name) => path.join(base, name));
     const clone = (dataDir: string, runId: string) => {
       const dir = path.join(dataDir, 'clones', `${path.basename(dataDir)}-1-ab12`, runId);
       execFileSync('git', ['clone', '-q', workspace, path.join(dir, 'lane-1')]);
@@ -249,7 +251,7 @@ describe("a worker's own data dir", () => {
           createProvider: () => {
             throw new Error('no session runs in this test');
           },
-          dataDirChores: (chores) => tidyFinishedClones({ orchestrator: chores, dataDir }),
+          dataDirChores: (orchestrator) => tidyFinishedClones({ orchestrator, dataDir }),
           dataDirChoresEveryMs: 200,
         }),
       ),
@@ -258,7 +260,13 @@ describe("a worker's own data dir", () => {
       await vi.waitFor(() => expect(finished.filter((dir) => fs.existsSync(dir))).toEqual([]), {
         timeout: 30_000,
       });
+      // A few more sweeps of each worker: the paused run's clones stay, nothing is left half removed.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
       expect(kept.filter((dir) => fs.existsSync(dir))).toEqual(kept);
+      for (const dataDir of dataDirs) {
+        const trash = path.join(dataDir, 'housekeeping', 'removing');
+        expect(fs.existsSync(trash) ? fs.readdirSync(trash) : []).toEqual([]);
+      }
     } finally {
       await Promise.all(workers.map((worker) => worker.close()));
       await own.queues.control.obliterate({ force: true }).catch(() => undefined);
