@@ -3,12 +3,45 @@ import os from 'node:os';
 import type { LanesResult, LanesRun } from './lanes.js';
 import { phaseTable } from './phase-spans.js';
 
-/** The speed-up of `lanes` lanes over one, from the wall times (null when either is missing). */
+/** The speed-up of `lanes` lanes over one, from the median wall times of their builds (null when either is missing). */
 export function speedup(result: LanesResult, lanes: number): number | null {
-  const one = result.runs.find((run) => run.lanes === 1);
-  const many = result.runs.find((run) => run.lanes === lanes);
-  if (!one || !many || many.wallMs <= 0) return null;
-  return Number((one.wallMs / many.wallMs).toFixed(2));
+  const one = medianWallMs(result, 1);
+  const many = medianWallMs(result, lanes);
+  if (one === null || many === null || many <= 0) return null;
+  return Number((one / many).toFixed(2));
+}
+
+/** The median wall time of the builds with `lanes` lanes (one build: its own), or null when there is none. */
+export function medianWallMs(result: LanesResult, lanes: number): number | null {
+  const walls = result.runs
+    .filter((run) => run.lanes === lanes)
+    .map((run) => run.wallMs)
+    .sort((a, b) => a - b);
+  if (walls.length === 0) return null;
+  const middle = Math.floor(walls.length / 2);
+  return walls.length % 2 === 1
+    ? (walls[middle] as number)
+    : ((walls[middle - 1] as number) + (walls[middle] as number)) / 2;
+}
+
+/** Each lane count's wall time: `4: 67 s`, or with several builds their median and each (`4: 67 s (62, 67, 70)`). */
+function wallsText(result: LanesResult): string {
+  const counts = [...new Set(result.runs.map((run) => run.lanes))];
+  return counts
+    .map((lanes) => {
+      const builds = result.runs.filter((run) => run.lanes === lanes);
+      const median = Math.round((medianWallMs(result, lanes) ?? 0) / 1000);
+      const each = builds.map((run) => Math.round(run.wallMs / 1000)).join(', ');
+      return builds.length > 1 ? `${lanes}: ${median} s (builds ${each})` : `${lanes}: ${median} s`;
+    })
+    .join(', ');
+}
+
+/** A build's name in the report: `4 lanes`, or `4 lanes (build 2)` when that count was built more than once. */
+function buildLabel(result: LanesResult, run: LanesRun): string {
+  const label = `${run.lanes} lane${run.lanes === 1 ? '' : 's'}`;
+  const builds = result.runs.filter((other) => other.lanes === run.lanes);
+  return builds.length > 1 ? `${label} (build ${builds.indexOf(run) + 1})` : label;
 }
 
 /** The target row: ≥ 3× faster at 4 lanes than at 1, every feature passing, no commit lost (issue 16). */
@@ -18,7 +51,7 @@ export function lanesTargetRow(
   if (!result) return [];
   const at4 = speedup(result, 4);
   const complete = result.runs.every((run) => run.passing === result.features && run.commitsLost === 0);
-  const walls = result.runs.map((run) => `${run.lanes}: ${Math.round(run.wallMs / 1000)} s`).join(', ');
+  const walls = wallsText(result);
   const conflicts = result.runs.reduce((sum, run) => sum + run.merges.conflict, 0);
   const met = at4 !== null && at4 >= 3 && complete;
   return [
@@ -98,12 +131,12 @@ export function lanesSection(result: LanesResult | undefined, load: string): str
   if (!result) return '';
   const rows = result.runs.map(
     (run) =>
-      `| ${run.lanes} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error}${run.mergeSteps ? ` in ${run.mergeSteps} steps` : ''} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
+      `| ${buildLabel(result, run).replace(/ lanes?/, '')} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error}${run.mergeSteps ? ` in ${run.mergeSteps} steps` : ''} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
   );
   return [
     '## Parallel lanes',
     '',
-    `The same spec of ${result.features} independent features (every fourth also appends to one shared file, so lanes that run together conflict) built with 1, 2, 4 and 8 lanes by ${result.workers} worker processes, each with a slot per lane plus one for the merge queue. Every model request waits ${result.latencyMs} ms (a simulated model). One lane is the serial loop (no merge queue). Wall time is from the first session's start to the run's end. Worker CPU is what both worker processes and their children (git, the apps, Chromium) used; spread over the cores it is a floor under the wall time that no number of lanes can go below (absent in runs recorded before 2026-12-03). With \`NSBENCH_PHASES=1\` the workers also sum their OpenTelemetry spans by phase (a table below; docs/operations.md, Traces).`,
+    `The same spec of ${result.features} independent features (every fourth also appends to one shared file, so lanes that run together conflict) built with 1, 2, 4 and 8 lanes by ${result.workers} worker processes, each with a slot per lane plus one for the merge queue. Every model request waits ${result.latencyMs} ms (a simulated model). One lane is the serial loop (no merge queue). Wall time is from the first session's start to the run's end.${result.runs.length > new Set(result.runs.map((run) => run.lanes)).size ? ' A lane count built more than once has a row per build; its speed-up is from the median wall time of its builds (one build moves ±5 s here).' : ''} Worker CPU is what both worker processes and their children (git, the apps, Chromium) used; spread over the cores it is a floor under the wall time that no number of lanes can go below (absent in runs recorded before 2026-12-03). With \`NSBENCH_PHASES=1\` the workers also sum their OpenTelemetry spans by phase (a table below; docs/operations.md, Traces).`,
     '',
     '| lanes | run | wall time | speed-up | sessions | most at once | merges: merged / conflict / rejected / error | commits lost | model requests | worker CPU (over the cores) |',
     '|---|---|---|---|---|---|---|---|---|---|',
@@ -119,9 +152,7 @@ export function lanesSection(result: LanesResult | undefined, load: string): str
 /** The longest pause of a worker's event loop per build (every session of that worker waited through it). */
 function eventLoopPart(result: LanesResult): string[] {
   const builds = result.runs.flatMap((run) =>
-    run.eventLoopMaxMs === undefined
-      ? []
-      : [`${run.lanes} lane${run.lanes === 1 ? '' : 's'} ${run.eventLoopMaxMs} ms`],
+    run.eventLoopMaxMs === undefined ? [] : [`${buildLabel(result, run)} ${run.eventLoopMaxMs} ms`],
   );
   if (builds.length === 0) return [];
   return [
@@ -133,7 +164,7 @@ function eventLoopPart(result: LanesResult): string[] {
 /** Where the builds' time went, phase by phase, when the workers recorded their spans (`NSBENCH_PHASES=1`). */
 function phasesPart(result: LanesResult): string[] {
   const builds = result.runs.flatMap((run) =>
-    run.phases ? [{ label: `${run.lanes} lane${run.lanes === 1 ? '' : 's'}`, phases: run.phases }] : [],
+    run.phases ? [{ label: buildLabel(result, run), phases: run.phases }] : [],
   );
   if (builds.length === 0) return [];
   return [

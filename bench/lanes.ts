@@ -74,23 +74,29 @@ export const LanesResult = z.object({
 });
 export type LanesResult = z.infer<typeof LanesResult>;
 
-/** Builds the spec once per lane count and measures each build. */
+/** Builds the spec once per lane count (or `builds` times) and measures each build. */
 export async function measureLanes(options: {
   laneCounts: readonly number[];
   features: number;
   latencyMs: number;
   /** Every how many features one also adds a line to the shared file (default 4; 1: every feature). */
   sharedEvery?: number;
+  /** Builds per lane count where more than one (the report takes the median wall time of them). */
+  builds?: Readonly<Record<number, number>>;
   log?: (line: string) => void;
 }): Promise<LanesResult> {
   const runs: LanesRun[] = [];
   const sharedEvery = options.sharedEvery ?? 4;
   for (const lanes of options.laneCounts) {
-    const run = await buildWithLanes(lanes, options.features, options.latencyMs, sharedEvery);
-    options.log?.(
-      `${lanes} lane(s): ${run.status} ${run.passing}/${options.features} in ${Math.round(run.wallMs / 1000)} s`,
-    );
-    runs.push(run);
+    const builds = options.builds?.[lanes] ?? 1;
+    for (let build = 1; build <= builds; build++) {
+      const run = await buildWithLanes(lanes, options.features, options.latencyMs, sharedEvery);
+      const which = builds > 1 ? ` (build ${build} of ${builds})` : '';
+      options.log?.(
+        `${lanes} lane(s)${which}: ${run.status} ${run.passing}/${options.features} in ${Math.round(run.wallMs / 1000)} s`,
+      );
+      runs.push(run);
+    }
   }
   return { features: options.features, latencyMs: options.latencyMs, workers: 2, sharedEvery, runs };
 }
