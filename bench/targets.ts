@@ -243,7 +243,10 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     "document (V8's script cache is per renderer process: a 407 KB script added 0 ms to a navigation that way, 40 " +
     'ms evaluated). Only Playwright can change how it injects. That evening, at load 1 on a freshly booted machine, ' +
     'the median was 668 ms (page 42, navigation 204, actions 239, settle 110, expectations 66 ms) with the same ' +
-    "code: the machine's speed moves this figure more than any change left here."
+    "code: the machine's speed moves this figure more than any change left here. Late that evening (2026-12-04, " +
+    'a freshly booted machine) the code that had measured 443 ms that afternoon took 684 ms, beside 724 and 793 ms ' +
+    "for the evening's code (nothing between them touches a replay), and an hour later 571 ms, while the lanes " +
+    'bench ran its quickest builds yet: compare replay figures only taken side by side.'
   );
 }
 

@@ -332,6 +332,18 @@ const ALLOWED: Allowed[] = [
     apis: ['rm'],
     why: `removes a whole directory of the data dir (a finished run's clone, app copy or records), its path built from the data dir and the run id; rm unlinks links inside, never follows them`,
   },
+  {
+    file: 'orchestrator/housekeeping.ts',
+    fn: 'removeAtOnce',
+    apis: ['mkdir', 'rename', 'rm'],
+    why: `moves a finished run's clone (a real directory under <data>/clones, never a link) into <data>/housekeeping/removing and removes it there; rm unlinks links inside, never follows them`,
+  },
+  {
+    file: 'orchestrator/housekeeping.ts',
+    fn: 'tidyFinishedClones',
+    apis: ['rm'],
+    why: 'removes <data>/housekeeping/removing, what a crash left of clones being removed (a path of the data dir alone)',
+  },
   { file: 'testkit/app-registry.ts', fn: 'startAppRegistry', apis: ['mkdtemp', 'writeFile'], why: TEMP },
   { file: 'testkit/app-registry.ts', fn: 'stop', apis: ['rm'], why: `removes ${TEMP}` },
   {
