@@ -39,9 +39,13 @@ function wallsText(result: LanesResult): string {
 
 /** A build's name in the report: `4 lanes`, or `4 lanes (build 2)` when that count was built more than once. */
 function buildLabel(result: LanesResult, run: LanesRun): string {
-  const label = `${run.lanes} lane${run.lanes === 1 ? '' : 's'}`;
+  return `${run.lanes} lane${run.lanes === 1 ? '' : 's'}${whichBuild(result, run)}`;
+}
+
+/** ` (build 2)` for the second of several builds with the same lane count; nothing for a count built once. */
+function whichBuild(result: LanesResult, run: LanesRun): string {
   const builds = result.runs.filter((other) => other.lanes === run.lanes);
-  return builds.length > 1 ? `${label} (build ${builds.indexOf(run) + 1})` : label;
+  return builds.length > 1 ? ` (build ${builds.indexOf(run) + 1})` : '';
 }
 
 /** The target row: ≥ 3× faster at 4 lanes than at 1, every feature passing, no commit lost (issue 16). */
@@ -131,7 +135,7 @@ export function lanesSection(result: LanesResult | undefined, load: string): str
   if (!result) return '';
   const rows = result.runs.map(
     (run) =>
-      `| ${buildLabel(result, run).replace(/ lanes?/, '')} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error}${run.mergeSteps ? ` in ${run.mergeSteps} steps` : ''} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
+      `| ${run.lanes}${whichBuild(result, run)} | ${run.status} ${run.passing}/${result.features} | ${(run.wallMs / 1000).toFixed(1)} s | ${speedup(result, run.lanes) ?? '—'}× | ${run.sessions} | ${run.peakConcurrentSessions} | ${run.merges.merged} / ${run.merges.conflict} / ${run.merges.rejected} / ${run.merges.error}${run.mergeSteps ? ` in ${run.mergeSteps} steps` : ''} | ${run.commitsLost} | ${run.modelRequests} | ${cpuCell(run)} |`,
   );
   return [
     '## Parallel lanes',

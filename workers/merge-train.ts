@@ -125,14 +125,13 @@ async function mergeAndCheck(
     return results;
   }
   if (state.run.workspace.kind === 'remote') await pushFastForward(target, train.branch);
-  const headNow = train.head;
   train.passed.push(...merged.map((lane) => lane.featureId));
   for (const lane of merged)
     results.set(lane.lane, {
       ...laneBase(lane),
       outcome: 'merged',
       detail: '',
-      head: headNow,
+      head: train.head,
       checked: checked.green,
       resolved: train.resolved.get(lane.lane) ?? [],
     });
