@@ -302,15 +302,23 @@ export class ChaosRig {
 
   async stop(): Promise<void> {
     for (const worker of this.workers) await killWorker(worker);
-    for (const pid of this.appProcesses()) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
+    killProcesses(this.appProcesses());
     this.client?.disconnect();
     await this.server?.close();
     await this.redis?.stop('kill');
   }
+}
+
+/** SIGKILLs each process still there; returns how many were (one may exit between being listed and the kill). */
+export function killProcesses(pids: readonly number[]): number {
+  let killed = 0;
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+      killed++;
+    } catch {
+      // Already gone.
+    }
+  }
+  return killed;
 }

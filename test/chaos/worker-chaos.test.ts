@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FeatureList } from '../../handoff/formats.js';
 import { type Disruption, failoverMs, recoveryFigure, SOLO, summarize, writeFigures } from './figures.js';
 import { overlappingSessions, SmallDisk, sleep, type WorkerProcess } from './helpers.js';
-import { ChaosRig, type Moment } from './rig.js';
+import { ChaosRig, killProcesses, type Moment } from './rig.js';
 
 type Step =
   | { kind: 'kill'; at: Moment }
@@ -106,11 +106,19 @@ async function carryOut(
     }
     case 'app': {
       await rig.moment('evaluator', since);
-      await rig.until('the app under test', () => rig.appProcesses().length > 0, 60_000);
-      const apps = rig.appProcesses();
-      const at = Date.now();
-      for (const pid of apps) process.kill(pid, 'SIGKILL');
-      return { what: `app under test killed (${apps.length} processes)`, kind: 'app', role: 'evaluator', at };
+      // An app listed may stop on its own before the kill (its evaluation ended): wait for one the kill reaches.
+      let killed = 0;
+      let at = Date.now();
+      await rig.until(
+        'the app under test',
+        () => {
+          at = Date.now();
+          killed = killProcesses(rig.appProcesses());
+          return killed > 0;
+        },
+        60_000,
+      );
+      return { what: `app under test killed (${killed} processes)`, kind: 'app', role: 'evaluator', at };
     }
     case 'reject': {
       const before = rig.remote.refused();
