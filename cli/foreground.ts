@@ -5,7 +5,7 @@
 import { logFile } from '../core/log.js';
 import { pauseRun } from '../orchestrator/controls.js';
 import { usesLanes } from '../orchestrator/lanes/lanes.js';
-import type { RunRecord } from '../orchestrator/run/index.js';
+import { RunNotFoundError, type RunRecord, RunVanishedError } from '../orchestrator/run/index.js';
 import type { OpenCliContext, ResolvedDeps } from './context.js';
 import { followRun } from './follow.js';
 import { oneLine } from './terminal-text.js';
@@ -90,10 +90,19 @@ export async function detachOrFollow(
     }
   });
   // A terminal redraws the progress line in place (the sink passes on its width); a log gets a line per change.
-  const finished = await followRun(context.orchestrator, run.id, {
-    stream: resolved.stderr,
-    signal: stop.signal,
-  });
+  let finished: RunRecord;
+  try {
+    finished = await followRun(context.orchestrator, run.id, {
+      stream: resolved.stderr,
+      signal: stop.signal,
+    });
+  } catch (error) {
+    // Following failed (its record gone from Redis, say): the worker must stop too, or it keeps the process alive
+    // after the error is printed. Its session in flight gets the shutdown grace to checkpoint, as on SIGTERM.
+    resolved.stderr.write(`\nrun ${run.id}: following it failed; stopping this terminal's worker.\n`);
+    await worker.close().catch(() => undefined);
+    throw error instanceof RunNotFoundError ? new RunVanishedError(run.id, error) : error;
+  }
   await worker.close();
   if (interrupted || finished.status === 'paused') {
     resolved.stderr.write(`${goOnLine(finished, { interruptedHere: interrupted })}\n`);

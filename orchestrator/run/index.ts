@@ -2,7 +2,7 @@
 // Modules in orchestrator/ that the run files themselves depend on import the files directly (through this
 // module they would make a cycle).
 
-export { FeatureNotFoundError, RunNotFoundError } from './run-errors.js';
+export { FeatureNotFoundError, RunNotFoundError, RunVanishedError } from './run-errors.js';
 export { type AcquireRunLockOptions, acquireRunLock, runLockHolder } from './run-lock.js';
 export type { NewRun } from './run-records.js';
 export {

@@ -7,6 +7,16 @@ export class RunNotFoundError extends InputError {
   }
 }
 
+/** A run that was there and is gone from Redis while it was followed (Redis restarted without its data, keys removed). */
+export class RunVanishedError extends NightshiftError {
+  constructor(runId: string, cause: unknown) {
+    super('RUN_VANISHED', `Run ${runId} is gone from Redis while it ran: its record is no longer there.`, {
+      hint: 'Was Redis restarted without persistence (docs/reliability.md), flushed, or were its keys removed? The workspace keeps its commits.',
+      cause,
+    });
+  }
+}
+
 /** A feature id that is not in the run's feature list. */
 export class FeatureNotFoundError extends InputError {
   constructor(runId: string, featureId: string) {

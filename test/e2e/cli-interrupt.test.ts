@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knownCostUsd, type RunRecord } from '../../orchestrator/run/index.js';
@@ -10,6 +11,7 @@ import {
   createE2eContext,
   type E2eContext,
   sleep,
+  startCli,
   startCliInTerminal,
   startScriptedServer,
   writeConfig,
@@ -144,4 +146,32 @@ describe('nightshift run in a terminal', () => {
     expect(costs.some((cost) => !boundaries.has(cost))).toBe(true);
     expect(costs.at(-1) as number).toBeGreaterThan(cents(finalUsd - lastPaid));
   }, 600_000);
+
+  it('a run whose record vanishes from Redis: the CLI says so, stops its worker and exits 1', async () => {
+    const server = await startScriptedServer(context);
+    const env = {
+      ...cliEnv(context, {
+        home: path.join(context.root, 'home-vanish'),
+        configFile: writeConfig(context),
+        anthropicBaseURL: server.anthropicBaseURL,
+      }),
+      NIGHTSHIFT_SHUTDOWN_GRACE_SECONDS: '5',
+    };
+    const workspace = path.join(context.root, 'todo-vanish');
+    const cli = startCli(
+      context,
+      ['run', shortTodoSpec(context.root, 2), '--workspace', workspace],
+      env,
+      'vanish',
+    );
+    const { id } = await untilInFlight(workspace, 'generator');
+    // As a Redis restarted without its data would leave it: the run's keys are gone mid-session.
+    await context.store.deleteRun(id);
+    // Before the fix the error was printed and the process never ended: its worker kept it alive.
+    const code = await Promise.race([cli.exited, sleep(120_000).then(() => 'still running')]);
+    const log = fs.readFileSync(cli.logFile, 'utf8');
+    expect(code, log.slice(-3_000)).toBe(1);
+    expect(log).toContain(`run ${id}: following it failed; stopping this terminal's worker.`);
+    expect(log).toContain(`Run ${id} is gone from Redis while it ran`);
+  }, 300_000);
 });
