@@ -246,7 +246,13 @@ function checksNote(split: NonNullable<Measured['checks']>['replays']['split']):
     "code: the machine's speed moves this figure more than any change left here. Late that evening (2026-12-04, " +
     'a freshly booted machine) the code that had measured 443 ms that afternoon took 684 ms, beside 724 and 793 ms ' +
     "for the evening's code (nothing between them touches a replay), and an hour later 571 ms, while the lanes " +
-    'bench ran its quickest builds yet: compare replay figures only taken side by side.'
+    'bench ran its quickest builds yet: compare replay figures only taken side by side. On 2026-12-05 (02:05, ' +
+    'load 1.0) the median was 460 ms (page 29, navigation 121, actions 144, settle 88, expectations 43 ms). A probe ' +
+    "that made playwright-core's Chromium side inject its scripts with the protocol's `Runtime.compileScript` and " +
+    '`Runtime.runScript` instead of `Runtime.evaluate` (the package edited in place for the probe, then restored; 3 ' +
+    'rounds of 36 replays a variant, interleaved; about six injections a replay) gained nothing: 447 against 448 ms. ' +
+    "So that way of changing Playwright's injection does not reach 300 ms either; the target stays missed on this " +
+    'machine (issue 29 closed as blocked on it).'
   );
 }
 
