@@ -3,7 +3,9 @@ import type { Orchestrator } from '../orchestrator/orchestrator.js';
 import {
   FINISHED_STATUSES,
   knownCostUsd,
+  RunNotFoundError,
   type RunRecord,
+  RunVanishedError,
   type SessionRecord,
 } from '../orchestrator/run/index.js';
 import { progressNote } from './event-lines.js';
@@ -109,6 +111,7 @@ async function readConsistently(
 /**
  * Shows a run's live progress (passing/total bar, current role and feature, cost including the session in
  * flight, the run's elapsed time) until it ends, then prints the summary line and returns the final record.
+ * Throws RunVanishedError when the run's record goes from Redis meanwhile (its callers saw it there first).
  */
 export async function followRun(
   orchestrator: Orchestrator,
@@ -123,7 +126,9 @@ export async function followRun(
   const inFlight = new InFlightCost(orchestrator, runId, options.verdictLines ?? true);
   const workers = workerCheck(options.connectedWorkers, orchestrator.now);
   for (;;) {
-    const { run, latest } = await readConsistently(orchestrator, runId);
+    const { run, latest } = await readConsistently(orchestrator, runId).catch((error: unknown) => {
+      throw error instanceof RunNotFoundError ? new RunVanishedError(runId, error) : error;
+    });
     const elapsedMs = runElapsedMs(run, orchestrator.now()) ?? 0;
     const known = knownCostUsd(run.counters);
     if (hasEnded(run) || options.signal?.aborted) {

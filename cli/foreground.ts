@@ -2,20 +2,23 @@
  * A run worked in the terminal (`nightshift run` without --detach, `nightshift plan` that starts one): an in-process
  * worker, the live progress, and what the command says and exits with when the run stops — every way it can stop.
  */
-import { logFile } from '../core/log.js';
+import { logFile, moduleLogger } from '../core/log.js';
 import { pauseRun } from '../orchestrator/controls.js';
 import { usesLanes } from '../orchestrator/lanes/lanes.js';
-import { RunNotFoundError, type RunRecord, RunVanishedError } from '../orchestrator/run/index.js';
+import type { RunRecord } from '../orchestrator/run/index.js';
 import type { OpenCliContext, ResolvedDeps } from './context.js';
 import { followRun } from './follow.js';
 import { oneLine } from './terminal-text.js';
 import { startCliWorker, untilSignal } from './worker.js';
 
+const log = moduleLogger('cli/foreground');
+
 /**
  * Exit codes of a foreground `run` and of `follow`, by how the run stopped (docs/operations.md lists them):
- * 0 done (or paused at a budget, deadline, stuck or no-progress limit it was given), 1 ended `incomplete`, `failed`
- * or `cancelled`, or paused `harness-error`, 2 bad input (nothing was changed), 3 paused by a person (`nightshift pause`, the dashboard, a Ctrl-C
- * in another terminal), 130 interrupted here (Ctrl-C or SIGTERM: the run is paused).
+ * 0 done (or paused at a budget, deadline, stuck or no-progress limit it was given), 1 ended `incomplete`,
+ * `failed` or `cancelled`, paused `harness-error`, or gone from Redis while followed (RunVanishedError), 2 bad
+ * input (nothing was changed), 3 paused by a person (`nightshift pause`, the dashboard, a Ctrl-C in another
+ * terminal), 130 interrupted here (Ctrl-C or SIGTERM: the run is paused).
  */
 export const EXIT_CODES = {
   done: 0,
@@ -57,7 +60,8 @@ export function goOnLine(
  * in-process worker, shows progress until it ends and sets the exit code. The first Ctrl-C (or SIGTERM)
  * pauses the run — the session in flight stops at its next turn with a checkpoint — says how to resume it
  * and exits 130 once the worker has let go; a second one exits at once. A pause from elsewhere (the dashboard,
- * `nightshift pause`) ends it the same way with exit code 3. Returns the run to report.
+ * `nightshift pause`) ends it the same way with exit code 3. When following fails (the run's record gone from
+ * Redis: RunVanishedError) the worker is closed before the error goes on. Returns the run to report.
  */
 export async function detachOrFollow(
   context: OpenCliContext,
@@ -67,8 +71,8 @@ export async function detachOrFollow(
 ): Promise<RunRecord> {
   if (options.detach) return run;
   const where = run.workspace.kind === 'local' ? run.workspace.path : run.workspace.url;
-  const log = logFile();
-  resolved.stderr.write(`run ${run.id}: workspace ${where}${log ? ` (log: ${log})` : ''}\n`);
+  const logPath = logFile();
+  resolved.stderr.write(`run ${run.id}: workspace ${where}${logPath ? ` (log: ${logPath})` : ''}\n`);
   // The in-process worker runs every lane of the run at once (a run in lanes also takes other workers' slots), and
   // the merge queue beside them: lanes keep working while their passed features wait to merge.
   const lanesSlots = usesLanes(run.config) ? run.config.lanes + 1 : run.config.lanes;
@@ -97,11 +101,18 @@ export async function detachOrFollow(
       signal: stop.signal,
     });
   } catch (error) {
-    // Following failed (its record gone from Redis, say): the worker must stop too, or it keeps the process alive
-    // after the error is printed. Its session in flight gets the shutdown grace to checkpoint, as on SIGTERM.
-    resolved.stderr.write(`\nrun ${run.id}: following it failed; stopping this terminal's worker.\n`);
-    await worker.close().catch(() => undefined);
-    throw error instanceof RunNotFoundError ? new RunVanishedError(run.id, error) : error;
+    // Following failed (the run's record gone from Redis, say): the worker must stop too, or it keeps the process
+    // alive after the error is printed. Its session in flight gets the shutdown grace, as on SIGTERM.
+    const grace = context.config.worker.shutdownGraceSeconds;
+    resolved.stderr.write(
+      `\nrun ${run.id}: following it failed; stopping this terminal's worker (a session in flight gets up to ${grace} s to finish).\n`,
+    );
+    await worker
+      .close()
+      .catch((closeError: unknown) =>
+        log.warn({ err: closeError, runId: run.id }, 'closing the worker after a failed follow failed'),
+      );
+    throw error;
   }
   await worker.close();
   if (interrupted || finished.status === 'paused') {

@@ -10,10 +10,14 @@ export class RunNotFoundError extends InputError {
 /** A run that was there and is gone from Redis while it was followed (Redis restarted without its data, keys removed). */
 export class RunVanishedError extends NightshiftError {
   constructor(runId: string, cause: unknown) {
-    super('RUN_VANISHED', `Run ${runId} is gone from Redis while it ran: its record is no longer there.`, {
-      hint: 'Was Redis restarted without persistence (docs/reliability.md), flushed, or were its keys removed? The workspace keeps its commits.',
-      cause,
-    });
+    super(
+      'RUN_VANISHED',
+      `Run ${runId} disappeared from Redis while it was running (its record is no longer there).`,
+      {
+        hint: 'Was Redis restarted without its data (keep it with `--appendonly yes`: docs/operations.md), flushed, or were its keys removed? The workspace keeps its commits: the same `nightshift run … --workspace DIR` starts a new run that adopts its feature list.',
+        cause,
+      },
+    );
   }
 }
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followRun, InFlightCost } from '../../../cli/follow.js';
 import type { Orchestrator } from '../../../orchestrator/orchestrator.js';
-import type { RunRecord } from '../../../orchestrator/run/index.js';
+import { type RunRecord, RunVanishedError } from '../../../orchestrator/run/index.js';
 import { openStore, SteppingClock, seedRun } from '../dashboard/seed.js';
 import { type SeededLanes, seedLanes } from '../dashboard/seed-lanes.js';
 
@@ -131,6 +131,35 @@ describe('the end of a followed run', () => {
       const lines = text.trim().split('\n');
       expect(lines, text).toContain('F-002 fail (attempt 1): the last item stays after Delete (session 9)');
       expect(lines.at(-1)).toMatch(/^run cancelled/);
+    } finally {
+      await env.cleanup();
+    }
+  });
+
+  it('ends with RunVanishedError, not "does not exist", when the run goes from Redis while followed', async () => {
+    const clock = new SteppingClock(Date.now() - 3_600_000);
+    const env = await openStore(clock);
+    try {
+      const run = await seedRun(env.store, {
+        features: 2,
+        sessions: 1,
+        workspace: '/tmp/ns-follow-gone',
+        clock,
+      });
+      let deleted: Promise<void> | undefined;
+      const stream = {
+        isTTY: false,
+        write() {
+          // After the first poll, as a Redis restarted without its data would leave it.
+          deleted ??= env.store.deleteRun(run.id);
+          return true;
+        },
+      };
+      const orchestrator = { store: env.store, now: clock.now } as unknown as Orchestrator;
+      const followed = followRun(orchestrator, run.id, { stream, intervalMs: 5 });
+      await expect(followed).rejects.toThrow(RunVanishedError);
+      await expect(followed).rejects.toMatchObject({ code: 'RUN_VANISHED', exitCode: 1 });
+      await deleted;
     } finally {
       await env.cleanup();
     }
