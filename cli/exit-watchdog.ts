@@ -5,6 +5,7 @@
  * that never keeps the process alive itself (unref'd) waits a grace and then exits with the command's own code,
  * saying what was still open: such a bug costs seconds and a line on stderr, not a night.
  */
+import { terminalSink } from './terminal-text.js';
 
 /** How long a process may stay alive after its command ended, in ms. */
 export const EXIT_WATCHDOG_MS = 30_000;
@@ -20,7 +21,7 @@ export interface ExitWatchdogIo {
 }
 
 const processIo: ExitWatchdogIo = {
-  write: (text) => process.stderr.write(text),
+  write: (text) => terminalSink(process.stderr).write(text),
   exit: (code) => process.exit(code),
   openResources: () => process.getActiveResourcesInfo(),
 };
