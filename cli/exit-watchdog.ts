@@ -5,7 +5,10 @@
  * that never keeps the process alive itself (unref'd) waits a grace and then exits with the command's own code,
  * saying what was still open: such a bug costs seconds and a line on stderr, not a night.
  */
+import { moduleLogger } from '../core/log.js';
 import { terminalSink } from './terminal-text.js';
+
+const log = moduleLogger('cli/exit-watchdog');
 
 /** How long a process may stay alive after its command ended, in ms. */
 export const EXIT_WATCHDOG_MS = 30_000;
@@ -36,7 +39,9 @@ export function armExitWatchdog(
   delayMs = EXIT_WATCHDOG_MS,
 ): NodeJS.Timeout {
   const timer = setTimeout(() => {
-    const open = countKinds(io.openResources().filter((kind) => kind !== 'Timeout'));
+    // Node lists only what is ref'd: this timer never shows, a leaked interval does (as `Timeout`).
+    const open = countKinds(io.openResources());
+    log.warn({ open, exitCode }, 'the process was kept alive after its command ended; exiting');
     io.write(
       `nightshift: the command ended ${Math.round(delayMs / 1000)} s ago but the process was kept alive (open: ${open || 'nothing listed'}); exiting. This is a bug: please report it with the log.\n`,
     );

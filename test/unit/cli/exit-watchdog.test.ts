@@ -7,48 +7,62 @@ import { armExitWatchdog } from '../../../cli/exit-watchdog.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 
-/** A child process that sets its exit code, arms the watchdog (`delayMs`) and, with `leaveOpen`, leaves a server listening. */
-function child(delayMs: number, leaveOpen: boolean) {
+/** What the child leaves open after arming the watchdog for `delayMs`: nothing, a listening server or an interval. */
+type LeftOpen = 'nothing' | 'server' | 'interval';
+
+/** A child process that arms the watchdog with exit code 3 (its own exit code left unset) and leaves `open`. */
+function child(delayMs: number, open: LeftOpen) {
+  const leave = {
+    nothing: '',
+    server: `(await import('node:net')).createServer().listen(0, '127.0.0.1');`,
+    interval: 'setInterval(() => undefined, 1_000);',
+  }[open];
   const program = [
     `const { armExitWatchdog } = await import(${JSON.stringify(path.join(ROOT, 'cli/exit-watchdog.ts'))});`,
-    leaveOpen ? `(await import('node:net')).createServer().listen(0, '127.0.0.1');` : '',
-    `process.exitCode = 3;`,
+    leave,
     `armExitWatchdog(3, undefined, ${delayMs});`,
   ].join('\n');
   const started = Date.now();
-  const process_ = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
+  const spawned = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], {
     cwd: ROOT,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  process_.stderr.on('data', (chunk: Buffer) => {
+  spawned.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
   });
   return new Promise<{ code: number | null; stderr: string; ms: number }>((resolve) =>
-    process_.once('exit', (code) => resolve({ code, stderr, ms: Date.now() - started })),
+    spawned.once('exit', (code) => resolve({ code, stderr, ms: Date.now() - started })),
   );
 }
 
 describe('the exit watchdog', () => {
-  it('ends a process something keeps alive, with the command exit code, naming what is open', async () => {
-    const ended = await child(300, true);
-    expect(ended.code).toBe(3);
+  it('ends a process a server keeps alive, with the code it was armed with, naming what is open', async () => {
+    const ended = await child(1_000, 'server');
+    expect(ended.code, ended.stderr).toBe(3);
     expect(ended.stderr).toMatch(
-      /the command ended 0 s ago but the process was kept alive \(open: .*TCPServerWrap/,
+      /the command ended 1 s ago but the process was kept alive \(open: .*TCPServerWrap/,
     );
     expect(ended.stderr).toContain('This is a bug: please report it with the log.');
   }, 60_000);
 
-  it('never keeps a process alive itself: with nothing open it exits long before its delay, saying nothing', async () => {
-    const ended = await child(600_000, false);
-    expect(ended.code).toBe(3);
-    expect(ended.stderr).toBe('');
+  it('names a leaked interval (its own timer is never listed: Node lists only what is ref’d)', async () => {
+    const ended = await child(1_000, 'interval');
+    expect(ended.code, ended.stderr).toBe(3);
+    expect(ended.stderr).toMatch(/\(open: [^)]*Timeout/);
   }, 60_000);
 
-  it('counts the open resources by kind and leaves out its own timer', () => {
+  it('never keeps a process alive itself: with nothing open it exits long before its delay, saying nothing', async () => {
+    const ended = await child(600_000, 'nothing');
+    expect(ended.code).toBe(0);
+    expect(ended.stderr).toBe('');
+    expect(ended.ms).toBeLessThan(30_000);
+  }, 60_000);
+
+  it('counts the open resources by kind', async () => {
     const lines: string[] = [];
     const exits: number[] = [];
-    const timer = armExitWatchdog(
+    armExitWatchdog(
       1,
       {
         write: (text) => lines.push(text),
@@ -57,13 +71,8 @@ describe('the exit watchdog', () => {
       },
       0,
     );
-    return new Promise<void>((resolve) => {
-      setTimeout(() => {
-        clearTimeout(timer);
-        expect(exits).toEqual([1]);
-        expect(lines.join('')).toContain('(open: TCPSocketWrap ×2, FSReqCallback)');
-        resolve();
-      }, 50);
-    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(exits).toEqual([1]);
+    expect(lines.join('')).toContain('(open: TCPSocketWrap ×2, Timeout, FSReqCallback)');
   });
 });
